@@ -1,0 +1,348 @@
+//! `bloom`: template detection by offset signatures within block-style clusters, after Chen,
+//! Ye & Li, "Template Detection for Large Scale Search Engines" (SAC 2006).
+//!
+//! Blocks of one site with the same [`BlockStyle`] form a block-style cluster. Within it, each
+//! word of a block gets an [`OffsetSignature`]; signatures of the same word are grouped in one
+//! pass into word-feature clusters of similar signatures. A word is a *template word* in a
+//! block when the cluster its signature falls into holds at least
+//! [`BloomSettings::min_cluster_blocks`] blocks; a block whose share of template words
+//! reaches [`BloomSettings::drop_ratio`] is dropped.
+//!
+//! Two passes: the first learns every page of the input into a [`TemplateModel`] (signatures
+//! and counts, never text), the second decides each page against the finished model.
+
+mod model;
+mod signature;
+
+pub use model::{TemplateModel, WordFeatureCluster};
+pub use signature::OffsetSignature;
+
+use std::hash::Hasher;
+use std::sync::Mutex;
+
+use rustc_hash::{FxHashMap, FxHasher};
+
+use super::{Detector, Passes};
+use crate::segment::{Block, BlockStyle, SegmentedPage, WordId, stable_hash_bytes};
+
+/// Identifies a block by its site, style and text.
+fn block_key(site: u64, block: &Block) -> u64 {
+    let mut hasher = FxHasher::default();
+    hasher.write_u64(site);
+    hasher.write_u64(block.style.0);
+    hasher.write(block.text.as_bytes());
+    hasher.finish()
+}
+
+/// The thresholds of `bloom`; the defaults are the paper's.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BloomSettings {
+    /// Two signatures are similar when they share at least this share of their set bits.
+    pub similarity: f64,
+    /// A word is a template word when its word-feature cluster holds at least this many blocks.
+    pub min_cluster_blocks: u32,
+    /// A block is dropped when its share of template words reaches this.
+    pub drop_ratio: f64,
+    /// Words found in fewer blocks of a style cluster than this are not looked up: they are
+    /// non-template without a cluster search.
+    pub min_word_frequency: u32,
+}
+
+impl Default for BloomSettings {
+    fn default() -> Self {
+        BloomSettings {
+            similarity: 0.8,
+            min_cluster_blocks: 5,
+            drop_ratio: 0.8,
+            min_word_frequency: 5,
+        }
+    }
+}
+
+/// One block as `bloom` sees it: its style and each distinct word with its signature.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockSignatures {
+    /// The block's style.
+    pub style: BlockStyle,
+    /// Distinct words of the block (sorted by id) with their offset signatures.
+    pub words: Vec<(WordId, OffsetSignature)>,
+}
+
+impl BlockSignatures {
+    /// The signatures of one block.
+    pub fn of(block: &Block) -> Self {
+        let mut occurrences: Vec<(WordId, u32)> = block
+            .words
+            .iter()
+            .map(|word| (word.id, word.offset))
+            .collect();
+        occurrences.sort_unstable();
+        let mut words = Vec::new();
+        for run in occurrences.chunk_by(|a, b| a.0 == b.0) {
+            let signature =
+                OffsetSignature::from_offset_iter(run.iter().map(|&(_, offset)| offset), run.len());
+            words.push((run[0].0, signature));
+        }
+        BlockSignatures {
+            style: block.style,
+            words,
+        }
+    }
+}
+
+/// What `bloom` learns from one page.
+#[derive(Debug, Clone)]
+pub struct PageSignatures {
+    site: String,
+    blocks: Vec<BlockSignatures>,
+}
+
+/// The `bloom` detector.
+#[derive(Debug, Default)]
+pub struct Bloom {
+    settings: BloomSettings,
+    model: TemplateModel,
+    /// Decisions already made against the current model, by site, style and text: templates
+    /// repeat verbatim, so most template blocks are judged once per batch, not once per page.
+    decided: Mutex<FxHashMap<u64, bool>>,
+}
+
+impl Bloom {
+    /// A detector with the given thresholds and an empty model.
+    pub fn new(settings: BloomSettings) -> Self {
+        Bloom {
+            settings,
+            model: TemplateModel::new(settings.similarity),
+            decided: Mutex::default(),
+        }
+    }
+
+    /// The learned model.
+    pub fn model(&self) -> &TemplateModel {
+        &self.model
+    }
+
+    /// Whether a block of `site` is template, by its share of template words.
+    pub fn is_template_block(&self, site: &str, block: &BlockSignatures) -> bool {
+        let total = block.words.len();
+        if total == 0 {
+            return false;
+        }
+        // Dropped iff template/total ≥ drop_ratio, i.e. non-template/total ≤ 1 − drop_ratio:
+        // stop as soon as the non-template count makes that impossible.
+        let max_non_template = (1.0 - self.settings.drop_ratio) * total as f64;
+        let mut non_template = 0usize;
+        for &(word, signature) in &block.words {
+            let cluster_blocks = self.model.cluster_blocks(
+                site,
+                block.style,
+                word,
+                &signature,
+                self.settings.min_word_frequency,
+            );
+            if cluster_blocks < self.settings.min_cluster_blocks {
+                non_template += 1;
+                if non_template as f64 > max_non_template + 1e-9 {
+                    return false;
+                }
+            }
+        }
+        let template = total - non_template;
+        template as f64 / total as f64 >= self.settings.drop_ratio - 1e-12
+    }
+}
+
+impl Detector for Bloom {
+    type Observation = PageSignatures;
+
+    fn name(&self) -> &'static str {
+        "bloom"
+    }
+
+    fn passes(&self) -> Passes {
+        Passes::Two
+    }
+
+    fn observe(&self, page: &SegmentedPage) -> PageSignatures {
+        PageSignatures {
+            site: page.site.clone(),
+            blocks: page.blocks.iter().map(BlockSignatures::of).collect(),
+        }
+    }
+
+    fn learn(&mut self, observation: PageSignatures) {
+        let decided = self
+            .decided
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !decided.is_empty() {
+            decided.clear();
+        }
+        for block in &observation.blocks {
+            self.model.add_block(&observation.site, block);
+        }
+    }
+
+    fn decide(&self, page: &SegmentedPage) -> Vec<bool> {
+        let site = stable_hash_bytes(page.site.as_bytes());
+        page.blocks
+            .iter()
+            .map(|block| {
+                let key = block_key(site, block);
+                let known = self
+                    .decided
+                    .lock()
+                    .ok()
+                    .and_then(|decided| decided.get(&key).copied());
+                known.unwrap_or_else(|| {
+                    let keep = !self.is_template_block(&page.site, &BlockSignatures::of(block));
+                    if let Ok(mut decided) = self.decided.lock() {
+                        decided.insert(key, keep);
+                    }
+                    keep
+                })
+            })
+            .collect()
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.model.heap_bytes()
+    }
+
+    fn settings(&self) -> serde_json::Value {
+        serde_json::to_value(self.settings).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::segment::Word;
+
+    fn block(style: u64, text: &str) -> Block {
+        let words = text
+            .split_whitespace()
+            .enumerate()
+            .map(|(offset, word)| Word {
+                id: WordId::of(word),
+                offset: offset as u32,
+            })
+            .collect();
+        Block {
+            style: BlockStyle(style),
+            text: text.to_string(),
+            words,
+        }
+    }
+
+    fn page(blocks: Vec<Block>) -> SegmentedPage {
+        SegmentedPage {
+            url: String::new(),
+            site: "site".into(),
+            title: String::new(),
+            blocks,
+            html_bytes: 0,
+            limited: None,
+        }
+    }
+
+    fn learn_all(detector: &mut Bloom, pages: &[SegmentedPage]) {
+        for p in pages {
+            let observation = detector.observe(p);
+            detector.learn(observation);
+        }
+    }
+
+    #[test]
+    fn block_signatures_group_repeated_words() {
+        let signatures = BlockSignatures::of(&block(1, "a b a c a"));
+        assert_eq!(signatures.words.len(), 3);
+        let a = signatures
+            .words
+            .iter()
+            .find(|(id, _)| *id == WordId::of("a"))
+            .unwrap()
+            .1;
+        assert_eq!(a, OffsetSignature::from_offsets(&[0, 2, 4]));
+    }
+
+    #[test]
+    fn a_block_repeated_in_five_pages_is_template_and_in_four_is_not() {
+        let make = |n: usize| -> Vec<SegmentedPage> {
+            (0..n)
+                .map(|i| {
+                    page(vec![
+                        block(1, "home docs blog about contact"),
+                        block(2, &format!("unique content number{i} of page{i} here")),
+                    ])
+                })
+                .collect()
+        };
+        for (pages, expect_nav_kept) in [(5, false), (4, true)] {
+            let mut detector = Bloom::new(BloomSettings::default());
+            let pages = make(pages);
+            learn_all(&mut detector, &pages);
+            for p in &pages {
+                assert_eq!(detector.decide(p), vec![expect_nav_kept, true]);
+            }
+        }
+    }
+
+    #[test]
+    fn same_words_in_another_style_cluster_are_not_template() {
+        let mut detector = Bloom::new(BloomSettings::default());
+        let pages: Vec<_> = (0..6)
+            .map(|i| page(vec![block(i, "home docs blog about contact")]))
+            .collect();
+        learn_all(&mut detector, &pages);
+        assert!(detector.decide(&pages[0])[0]);
+    }
+
+    #[test]
+    fn drop_ratio_is_reached_at_exactly_eighty_percent() {
+        // Four template words, then one word unique to each page: 4 of 5 = 0.8 → dropped.
+        // With two unique words, 4 of 6 < 0.8 → kept.
+        for (extra_words, expect_kept) in [(1, false), (2, true)] {
+            let mut detector = Bloom::new(BloomSettings::default());
+            let pages: Vec<_> = (0..5)
+                .map(|i| {
+                    let extra: Vec<String> =
+                        (0..extra_words).map(|k| format!("w{i}x{k}")).collect();
+                    page(vec![block(
+                        1,
+                        &format!("home docs blog about {}", extra.join(" ")),
+                    )])
+                })
+                .collect();
+            learn_all(&mut detector, &pages);
+            for p in &pages {
+                assert_eq!(
+                    detector.decide(p),
+                    vec![expect_kept],
+                    "{extra_words} extra words"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn moved_words_get_dissimilar_signatures() {
+        // The same words in the same style cluster, but at shifting offsets: content, not template.
+        let mut detector = Bloom::new(BloomSettings::default());
+        let pages: Vec<_> = (0..8)
+            .map(|i| {
+                let filler = "x ".repeat(i * 3);
+                page(vec![block(1, &format!("{filler}alpha beta gamma delta"))])
+            })
+            .collect();
+        learn_all(&mut detector, &pages);
+        let kept = pages.iter().filter(|p| detector.decide(p)[0]).count();
+        assert_eq!(kept, 8);
+    }
+
+    #[test]
+    fn unseen_site_keeps_everything() {
+        let detector = Bloom::new(BloomSettings::default());
+        assert_eq!(detector.decide(&page(vec![block(1, "a b c")])), vec![true]);
+    }
+}

@@ -1,0 +1,204 @@
+//! The per-site statistics of `bloom`: for each (block style, word), its word-feature clusters.
+
+use std::hash::Hasher;
+
+use rustc_hash::{FxHashMap, FxHasher};
+
+use super::BlockSignatures;
+use super::signature::OffsetSignature;
+use crate::segment::{BlockStyle, WordId};
+
+/// A group of similar signatures of one word within one block-style cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WordFeatureCluster {
+    /// The first signature that opened the cluster; later ones join when similar to it.
+    pub representative: OffsetSignature,
+    /// Blocks whose signature joined the cluster.
+    pub blocks: u32,
+}
+
+/// The key of one word in one block-style cluster of a site.
+fn key(style: BlockStyle, word: WordId) -> u64 {
+    let mut hasher = FxHasher::default();
+    hasher.write_u64(style.0);
+    hasher.write_u64(word.0);
+    hasher.finish()
+}
+
+/// The clusters of one site. Most words have one cluster per style cluster, so the first is
+/// stored in the main table and any further ones in `more`.
+#[derive(Debug, Default)]
+struct SiteModel {
+    first: FxHashMap<u64, WordFeatureCluster>,
+    more: FxHashMap<u64, Vec<WordFeatureCluster>>,
+}
+
+impl SiteModel {
+    fn clusters(&self, key: u64) -> impl Iterator<Item = &WordFeatureCluster> {
+        self.first
+            .get(&key)
+            .into_iter()
+            .chain(self.more.get(&key).into_iter().flatten())
+    }
+}
+
+/// Word-feature clusters of every site, keyed by site, block style and word.
+#[derive(Debug, Default)]
+pub struct TemplateModel {
+    similarity: f64,
+    sites: FxHashMap<String, SiteModel>,
+}
+
+impl TemplateModel {
+    /// An empty model in which signatures sharing `similarity` of their bits are similar.
+    pub fn new(similarity: f64) -> Self {
+        TemplateModel {
+            similarity,
+            sites: FxHashMap::default(),
+        }
+    }
+
+    /// Adds one block of `site`: each word's signature joins the first similar cluster of that
+    /// word in the block's style cluster, or opens a new one.
+    pub fn add_block(&mut self, site: &str, block: &BlockSignatures) {
+        if block.words.is_empty() {
+            return;
+        }
+        let model = match self.sites.get_mut(site) {
+            Some(model) => model,
+            None => self.sites.entry(site.to_string()).or_default(),
+        };
+        let similarity = self.similarity;
+        for &(word, signature) in &block.words {
+            let key = key(block.style, word);
+            let opened = WordFeatureCluster {
+                representative: signature,
+                blocks: 1,
+            };
+            let first = model.first.entry(key).or_insert(WordFeatureCluster {
+                blocks: 0,
+                ..opened
+            });
+            if first.representative.is_similar(&signature, similarity) {
+                first.blocks += 1;
+                continue;
+            }
+            let more = model.more.entry(key).or_default();
+            match more
+                .iter_mut()
+                .find(|cluster| cluster.representative.is_similar(&signature, similarity))
+            {
+                Some(cluster) => cluster.blocks += 1,
+                None => more.push(opened),
+            }
+        }
+    }
+
+    /// Blocks in the cluster that `signature` of `word` falls into (the first similar one), or
+    /// 0 when the word was seen in fewer than `min_word_frequency` blocks of the style cluster.
+    pub fn cluster_blocks(
+        &self,
+        site: &str,
+        style: BlockStyle,
+        word: WordId,
+        signature: &OffsetSignature,
+        min_word_frequency: u32,
+    ) -> u32 {
+        let Some(model) = self.sites.get(site) else {
+            return 0;
+        };
+        let key = key(style, word);
+        let total: u32 = model.clusters(key).map(|cluster| cluster.blocks).sum();
+        if total < min_word_frequency {
+            return 0;
+        }
+        model
+            .clusters(key)
+            .find(|cluster| {
+                cluster
+                    .representative
+                    .is_similar(signature, self.similarity)
+            })
+            .map_or(0, |cluster| cluster.blocks)
+    }
+
+    /// The clusters of `word` in style cluster `style` of `site`.
+    pub fn clusters(&self, site: &str, style: BlockStyle, word: WordId) -> Vec<WordFeatureCluster> {
+        self.sites
+            .get(site)
+            .map(|model| model.clusters(key(style, word)).copied().collect())
+            .unwrap_or_default()
+    }
+
+    /// Sites in the model.
+    pub fn site_count(&self) -> usize {
+        self.sites.len()
+    }
+
+    /// Approximate heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        let first = std::mem::size_of::<(u64, WordFeatureCluster)>() + 1;
+        let more = std::mem::size_of::<(u64, Vec<WordFeatureCluster>)>() + 1;
+        self.sites
+            .iter()
+            .map(|(site, model)| {
+                site.capacity()
+                    + std::mem::size_of::<SiteModel>()
+                    + model.first.capacity() * first
+                    + model.more.capacity() * more
+                    + model
+                        .more
+                        .values()
+                        .map(|clusters| {
+                            clusters.capacity() * std::mem::size_of::<WordFeatureCluster>()
+                        })
+                        .sum::<usize>()
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_word_block(style: u64, word: &str, offsets: &[u32]) -> BlockSignatures {
+        BlockSignatures {
+            style: BlockStyle(style),
+            words: vec![(WordId::of(word), OffsetSignature::from_offsets(offsets))],
+        }
+    }
+
+    #[test]
+    fn similar_signatures_share_a_cluster_and_dissimilar_ones_open_another() {
+        let mut model = TemplateModel::new(0.8);
+        for _ in 0..3 {
+            model.add_block("s", &one_word_block(1, "w", &[2]));
+        }
+        model.add_block("s", &one_word_block(1, "w", &[9]));
+        model.add_block("s", &one_word_block(1, "w", &[9]));
+        let clusters = model.clusters("s", BlockStyle(1), WordId::of("w"));
+        let counts: Vec<u32> = clusters.iter().map(|c| c.blocks).collect();
+        assert_eq!(counts, [3, 2]);
+        let probe = OffsetSignature::from_offsets(&[2]);
+        assert_eq!(
+            model.cluster_blocks("s", BlockStyle(1), WordId::of("w"), &probe, 5),
+            3
+        );
+        // Below the word-frequency floor the word is not looked up at all.
+        assert_eq!(
+            model.cluster_blocks("s", BlockStyle(1), WordId::of("w"), &probe, 6),
+            0
+        );
+        // Other sites and styles are separate.
+        assert_eq!(
+            model.cluster_blocks("t", BlockStyle(1), WordId::of("w"), &probe, 1),
+            0
+        );
+        assert_eq!(
+            model.cluster_blocks("s", BlockStyle(2), WordId::of("w"), &probe, 1),
+            0
+        );
+        assert!(model.heap_bytes() > 0);
+    }
+}

@@ -1,0 +1,36 @@
+//! The baseline detector: every block is kept.
+
+use super::{Detector, Passes};
+use crate::segment::SegmentedPage;
+
+/// Keeps everything; what every comparison is made against.
+#[derive(Debug, Default)]
+pub struct KeepEverything;
+
+impl Detector for KeepEverything {
+    type Observation = ();
+
+    fn name(&self) -> &'static str {
+        "none"
+    }
+
+    fn passes(&self) -> Passes {
+        Passes::One
+    }
+
+    fn observe(&self, _page: &SegmentedPage) {}
+
+    fn learn(&mut self, _observation: ()) {}
+
+    fn decide(&self, page: &SegmentedPage) -> Vec<bool> {
+        vec![true; page.blocks.len()]
+    }
+
+    fn state_bytes(&self) -> usize {
+        0
+    }
+
+    fn settings(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
+}

@@ -1,0 +1,478 @@
+//! Index: pages with their kept text in, a tantivy index on disk out — plus the build summary
+//! stored beside it and the figures `stats` and `compare` report.
+//!
+//! # Layout on disk
+//!
+//! ```text
+//! IDX/
+//!   CURRENT          name of the live generation (replaced atomically by rename)
+//!   LOCK             held (advisory file lock) while a build runs
+//!   gen-<id>/        one complete tantivy index + build.json
+//! ```
+//!
+//! A build writes a new generation and only then points `CURRENT` at it, so a failed or
+//! interrupted build leaves the previous index intact and searchable. Generations that
+//! `CURRENT` does not name are left-overs of interrupted builds and are removed by the next
+//! build that holds the lock.
+
+mod stats;
+
+pub use stats::{IndexStats, stats};
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+};
+use tantivy::store::{Compressor, ZstdCompressor};
+use tantivy::{Index, IndexSettings, IndexWriter, TantivyDocument};
+
+use crate::analyze::{TOKENIZER_NAME, WebTokenizer};
+
+const CURRENT: &str = "CURRENT";
+const LOCK: &str = "LOCK";
+const SUMMARY: &str = "build.json";
+const GENERATION_PREFIX: &str = "gen-";
+
+/// Errors of the index stage.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// A file-system operation failed.
+    #[error("{action} {path}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// On what.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// tantivy failed.
+    #[error("index {path}: {source}")]
+    Tantivy {
+        /// The index directory.
+        path: PathBuf,
+        /// tantivy's error.
+        source: tantivy::TantivyError,
+    },
+    /// Another build holds the lock.
+    #[error("another build is writing {0} (its LOCK file is held); wait for it to finish")]
+    Locked(PathBuf),
+    /// The directory is not an index made by this tool.
+    #[error("{0} is not an indexer index (no CURRENT file){1}")]
+    NotAnIndex(PathBuf, &'static str),
+    /// The stored build summary cannot be read.
+    #[error("build summary {path}: {message}")]
+    Summary {
+        /// The summary file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+fn io_error<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> IndexError + 'a {
+    move |source| IndexError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn tantivy_error(path: &Path) -> impl FnOnce(tantivy::TantivyError) -> IndexError + '_ {
+    move |source| IndexError::Tantivy {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The fields of an index.
+#[derive(Debug, Clone, Copy)]
+pub struct Fields {
+    /// The page URL: exact, stored.
+    pub url: Field,
+    /// The page's site: exact, fast.
+    pub site: Field,
+    /// The page title: analyzed, stored.
+    pub title: Field,
+    /// Text of the kept blocks, one per line: analyzed with positions, stored.
+    pub body: Field,
+    /// Blocks kept.
+    pub kept_blocks: Field,
+    /// Blocks dropped as template.
+    pub dropped_blocks: Field,
+}
+
+impl Fields {
+    fn schema() -> (Schema, Fields) {
+        let mut builder = Schema::builder();
+        let analyzed = TextOptions::default().set_stored().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(TOKENIZER_NAME)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        );
+        let fields = Fields {
+            url: builder.add_text_field("url", STRING | STORED),
+            site: builder.add_text_field("site", STRING | FAST | STORED),
+            title: builder.add_text_field("title", analyzed.clone()),
+            body: builder.add_text_field("body", analyzed),
+            kept_blocks: builder.add_u64_field("kept_blocks", INDEXED | FAST | STORED),
+            dropped_blocks: builder.add_u64_field("dropped_blocks", INDEXED | FAST | STORED),
+        };
+        (builder.build(), fields)
+    }
+
+    fn of(schema: &Schema) -> Result<Fields, tantivy::TantivyError> {
+        Ok(Fields {
+            url: schema.get_field("url")?,
+            site: schema.get_field("site")?,
+            title: schema.get_field("title")?,
+            body: schema.get_field("body")?,
+            kept_blocks: schema.get_field("kept_blocks")?,
+            dropped_blocks: schema.get_field("dropped_blocks")?,
+        })
+    }
+}
+
+/// One page as it goes into the index.
+#[derive(Debug, Clone)]
+pub struct IndexedPage<'a> {
+    /// URL.
+    pub url: &'a str,
+    /// Site.
+    pub site: &'a str,
+    /// Title.
+    pub title: &'a str,
+    /// Kept text, a block per line.
+    pub body: &'a str,
+    /// Blocks kept.
+    pub kept_blocks: u64,
+    /// Blocks dropped.
+    pub dropped_blocks: u64,
+}
+
+/// An index being written: a new generation that becomes live on [`commit`](Self::commit).
+/// Dropped without committing, it removes its generation and the live index stays as it was.
+pub struct IndexBuild {
+    root: PathBuf,
+    generation: PathBuf,
+    writer: Option<IndexWriter>,
+    index: Index,
+    fields: Fields,
+    _lock: File,
+    committed: bool,
+}
+
+impl IndexBuild {
+    /// Takes the lock of `root` (creating the directory if needed), removes left-over
+    /// generations of interrupted builds, and starts a new generation written by `threads`
+    /// indexing threads.
+    pub fn begin(root: &Path, threads: usize) -> Result<IndexBuild, IndexError> {
+        if root.exists() && !root.is_dir() {
+            return Err(IndexError::NotAnIndex(root.to_path_buf(), ": it is a file"));
+        }
+        if root.is_dir()
+            && !root.join(CURRENT).exists()
+            && fs::read_dir(root)
+                .map_err(io_error("read", root))?
+                .filter_map(Result::ok)
+                .any(|entry| {
+                    let name = entry.file_name();
+                    let name = name.to_string_lossy();
+                    name != LOCK && !name.starts_with(GENERATION_PREFIX)
+                })
+        {
+            return Err(IndexError::NotAnIndex(
+                root.to_path_buf(),
+                " and it is not empty; refusing to write into it",
+            ));
+        }
+        fs::create_dir_all(root).map_err(io_error("create", root))?;
+        let lock_path = root.join(LOCK);
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_error("open", &lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(IndexError::Locked(root.to_path_buf()));
+            }
+            Err(fs::TryLockError::Error(source)) => {
+                return Err(IndexError::Io {
+                    action: "lock",
+                    path: lock_path,
+                    source,
+                });
+            }
+        }
+        remove_stale_generations(root)?;
+
+        let name = format!(
+            "{GENERATION_PREFIX}{}-{}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_micros())
+                .unwrap_or(0),
+            std::process::id()
+        );
+        let generation = root.join(name);
+        fs::create_dir(&generation).map_err(io_error("create", &generation))?;
+        let (schema, fields) = Fields::schema();
+        let settings = IndexSettings {
+            docstore_compression: Compressor::Zstd(ZstdCompressor::default()),
+            ..IndexSettings::default()
+        };
+        let index = Index::builder()
+            .schema(schema)
+            .settings(settings)
+            .create_in_dir(&generation)
+            .map_err(tantivy_error(&generation))?;
+        index.tokenizers().register(TOKENIZER_NAME, WebTokenizer);
+        let threads = threads.clamp(1, 8);
+        let writer = index
+            .writer_with_num_threads(threads, threads * 60_000_000)
+            .map_err(tantivy_error(&generation))?;
+        Ok(IndexBuild {
+            root: root.to_path_buf(),
+            generation,
+            writer: Some(writer),
+            index,
+            fields,
+            _lock: lock,
+            committed: false,
+        })
+    }
+
+    /// Adds one page.
+    pub fn add(&mut self, page: &IndexedPage<'_>) -> Result<(), IndexError> {
+        let fields = self.fields;
+        let mut document = TantivyDocument::default();
+        document.add_text(fields.url, page.url);
+        document.add_text(fields.site, page.site);
+        document.add_text(fields.title, page.title);
+        document.add_text(fields.body, page.body);
+        document.add_u64(fields.kept_blocks, page.kept_blocks);
+        document.add_u64(fields.dropped_blocks, page.dropped_blocks);
+        if let Some(writer) = &self.writer {
+            writer
+                .add_document(document)
+                .map_err(tantivy_error(&self.generation))?;
+        }
+        Ok(())
+    }
+
+    /// Commits, merges into one segment, stores `summary` beside the index and makes this
+    /// generation the live one. Returns the generation's directory.
+    pub fn commit(mut self, summary: &impl Serialize) -> Result<PathBuf, IndexError> {
+        let generation = self.generation.clone();
+        let mut writer = self.writer.take().ok_or_else(|| IndexError::Summary {
+            path: generation.clone(),
+            message: "index writer already closed".into(),
+        })?;
+        writer.commit().map_err(tantivy_error(&generation))?;
+        let segments = self
+            .index
+            .searchable_segment_ids()
+            .map_err(tantivy_error(&generation))?;
+        if segments.len() > 1 {
+            writer
+                .merge(&segments)
+                .wait()
+                .map_err(tantivy_error(&generation))?;
+        }
+        writer
+            .wait_merging_threads()
+            .map_err(tantivy_error(&generation))?;
+
+        let summary_path = generation.join(SUMMARY);
+        let json = serde_json::to_vec_pretty(summary).map_err(|error| IndexError::Summary {
+            path: summary_path.clone(),
+            message: error.to_string(),
+        })?;
+        write_synced(&summary_path, &json)?;
+
+        // The switch: write CURRENT beside, then rename over (atomic on POSIX).
+        let name = generation
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let staged = self.root.join(format!("{CURRENT}.new"));
+        write_synced(&staged, name.as_bytes())?;
+        let current = self.root.join(CURRENT);
+        fs::rename(&staged, &current).map_err(io_error("replace", &current))?;
+        if let Ok(directory) = File::open(&self.root) {
+            let _ = directory.sync_all();
+        }
+        self.committed = true;
+        remove_stale_generations(&self.root)?;
+        Ok(generation)
+    }
+}
+
+impl Drop for IndexBuild {
+    fn drop(&mut self) {
+        if !self.committed {
+            drop(self.writer.take());
+            let _ = fs::remove_dir_all(&self.generation);
+        }
+    }
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), IndexError> {
+    let mut file = File::create(path).map_err(io_error("create", path))?;
+    file.write_all(bytes).map_err(io_error("write", path))?;
+    file.sync_all().map_err(io_error("sync", path))
+}
+
+fn live_generation_name(root: &Path) -> Option<String> {
+    fs::read_to_string(root.join(CURRENT))
+        .ok()
+        .map(|name| name.trim().to_string())
+}
+
+fn remove_stale_generations(root: &Path) -> Result<(), IndexError> {
+    let live = live_generation_name(root);
+    for entry in fs::read_dir(root).map_err(io_error("read", root))? {
+        let entry = entry.map_err(io_error("read", root))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(GENERATION_PREFIX) && Some(&name) != live.as_ref() {
+            fs::remove_dir_all(entry.path()).map_err(io_error("remove", &entry.path()))?;
+        }
+    }
+    Ok(())
+}
+
+/// A live index opened for reading.
+pub struct OpenIndex {
+    /// The tantivy index.
+    pub index: Index,
+    /// Its fields.
+    pub fields: Fields,
+    /// The generation directory.
+    pub directory: PathBuf,
+}
+
+impl OpenIndex {
+    /// Opens the live generation of the index at `root`.
+    pub fn open(root: &Path) -> Result<OpenIndex, IndexError> {
+        if !root.exists() {
+            return Err(IndexError::Io {
+                action: "open",
+                path: root.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory"),
+            });
+        }
+        let name = live_generation_name(root).ok_or_else(|| {
+            IndexError::NotAnIndex(root.to_path_buf(), "; build one with `indexer build`")
+        })?;
+        let directory = root.join(&name);
+        let index = Index::open_in_dir(&directory).map_err(tantivy_error(&directory))?;
+        index.tokenizers().register(TOKENIZER_NAME, WebTokenizer);
+        let fields = Fields::of(&index.schema()).map_err(tantivy_error(&directory))?;
+        Ok(OpenIndex {
+            index,
+            fields,
+            directory,
+        })
+    }
+
+    /// The build summary stored with the index.
+    pub fn summary<T: DeserializeOwned>(&self) -> Result<T, IndexError> {
+        let path = self.directory.join(SUMMARY);
+        let bytes = fs::read(&path).map_err(io_error("read", &path))?;
+        serde_json::from_slice(&bytes).map_err(|error| IndexError::Summary {
+            path,
+            message: error.to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page<'a>(url: &'a str, body: &'a str) -> IndexedPage<'a> {
+        IndexedPage {
+            url,
+            site: "example.org",
+            title: "t",
+            body,
+            kept_blocks: 1,
+            dropped_blocks: 0,
+        }
+    }
+
+    #[test]
+    fn a_build_that_is_not_committed_leaves_the_previous_index_live() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("idx");
+        let mut first = IndexBuild::begin(&root, 1).unwrap();
+        first
+            .add(&page("http://example.org/1", "first body"))
+            .unwrap();
+        first.commit(&serde_json::json!({"build": 1})).unwrap();
+
+        let mut second = IndexBuild::begin(&root, 1).unwrap();
+        second
+            .add(&page("http://example.org/2", "second body"))
+            .unwrap();
+        drop(second);
+
+        let open = OpenIndex::open(&root).unwrap();
+        assert_eq!(open.summary::<serde_json::Value>().unwrap()["build"], 1);
+        assert_eq!(open.index.reader().unwrap().searcher().num_docs(), 1);
+        let generations = fs::read_dir(&root)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with(GENERATION_PREFIX)
+            })
+            .count();
+        assert_eq!(generations, 1);
+    }
+
+    #[test]
+    fn a_second_concurrent_build_fails_fast() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("idx");
+        let _first = IndexBuild::begin(&root, 1).unwrap();
+        assert!(matches!(
+            IndexBuild::begin(&root, 1),
+            Err(IndexError::Locked(_))
+        ));
+    }
+
+    #[test]
+    fn refuses_to_write_into_a_foreign_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("precious.txt"), "do not delete").unwrap();
+        assert!(matches!(
+            IndexBuild::begin(dir.path(), 1),
+            Err(IndexError::NotAnIndex(..))
+        ));
+        assert!(dir.path().join("precious.txt").exists());
+    }
+
+    #[test]
+    fn opening_a_missing_or_empty_directory_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(OpenIndex::open(&dir.path().join("missing")).is_err());
+        assert!(matches!(
+            OpenIndex::open(dir.path()),
+            Err(IndexError::NotAnIndex(..))
+        ));
+    }
+}

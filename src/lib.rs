@@ -1,0 +1,25 @@
+//! # indexer
+//!
+//! Builds a full-text search index (tantivy) from web crawls and strips each site's
+//! *template* — navigation, headers, footers, sidebars — while it indexes.
+//!
+//! Data flows one way through one module per stage:
+//!
+//! | stage | in | out |
+//! |---|---|---|
+//! | [`read`] | WARC files or a folder of pages | [`read::Record`]s, then decoded [`read::Page`]s |
+//! | [`segment`] | a [`read::Page`] | [`segment::SegmentedPage`]: title and [`segment::Block`]s |
+//! | [`detect`] | blocks of one site | a keep/drop decision per block ([`detect::Detector`]) |
+//! | [`index`] | kept text | a tantivy index with a stored build summary |
+//! | [`search`] | a query | ranked hits with snippets |
+//!
+//! [`build`] wires the stages into the [`indexer_pipeline`] stage graph and decides, in one
+//! place, whether a build makes one pass over the input or two.
+
+pub mod analyze;
+pub mod build;
+pub mod detect;
+pub mod index;
+pub mod read;
+pub mod search;
+pub mod segment;

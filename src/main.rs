@@ -1,0 +1,474 @@
+//! The `indexer` command line: parses arguments, calls the library, prints.
+
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use indexer::build::{self, BuildOptions, BuildSummary, Progress};
+use indexer::detect::DetectorKind;
+use indexer::detect::bloom::BloomSettings;
+use indexer::index::{IndexStats, OpenIndex, stats};
+use indexer::search::search;
+use indexer::segment::SegmentLimits;
+
+const EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (bad input, unreadable index, nothing to index — \
+a failed build leaves the previous index as it was); 2 invalid arguments.";
+
+/// Build a full-text search index from web crawls, stripping each site's template
+/// (navigation, headers, footers, sidebars) while indexing.
+#[derive(Parser)]
+#[command(version, after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build (or rebuild) an index from WARC files and folders of HTML pages.
+    #[command(after_help = EXIT_CODES)]
+    Build {
+        /// WARC files (.warc, .warc.gz) and folders of .html files.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The index directory; replaced only when the new index is complete.
+        #[arg(long)]
+        index: PathBuf,
+        #[command(flatten)]
+        run: RunArgs,
+        /// Print the build summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search an index (BM25 over title and body).
+    #[command(after_help = EXIT_CODES)]
+    Search {
+        /// The index directory.
+        index: PathBuf,
+        /// The query: words, "phrases", +required, -excluded.
+        query: String,
+        /// How many results.
+        #[arg(short = 'n', long, default_value_t = 10)]
+        limit: usize,
+        /// Print results as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Size figures of an index and the summary of the build that made it.
+    #[command(after_help = EXIT_CODES)]
+    Stats {
+        /// The index directory.
+        index: PathBuf,
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Two indexes side by side, with ratios (B / A).
+    #[command(after_help = EXIT_CODES)]
+    Compare {
+        /// The index compared against (usually built with `--detector none`).
+        a: PathBuf,
+        /// The other index.
+        b: PathBuf,
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the kept text of every HTML page as JSON lines {"url","site","title","text"}.
+    #[command(after_help = EXIT_CODES)]
+    Extract {
+        /// WARC files (.warc, .warc.gz) and folders of .html files.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Template detector.
+    #[arg(long, value_enum, default_value_t = DetectorKind::Bloom)]
+    detector: DetectorKind,
+    /// Segmenting threads (default: the number of cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Base URL for pages read from a folder (default: file:// + the folder's path).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// bloom: two offset signatures are similar when they share this share of set bits.
+    #[arg(long, default_value_t = BloomSettings::default().similarity)]
+    bloom_similarity: f64,
+    /// bloom: a word is template when this many blocks of its style cluster share its signature.
+    #[arg(long, default_value_t = BloomSettings::default().min_cluster_blocks)]
+    bloom_min_blocks: u32,
+    /// bloom: a block is dropped when its share of template words reaches this.
+    #[arg(long, default_value_t = BloomSettings::default().drop_ratio)]
+    bloom_drop_ratio: f64,
+    /// bloom: words in fewer blocks of a style cluster than this are not looked up.
+    #[arg(long, default_value_t = BloomSettings::default().min_word_frequency)]
+    bloom_min_word_frequency: u32,
+    /// Two-pass detectors: MiB of pages held while waiting for their decision; beyond it,
+    /// waiting pages are decided with what has been learned so far.
+    #[arg(long, default_value_t = BuildOptions::default().batch_memory >> 20)]
+    batch_memory: usize,
+    /// Per page: HTML bytes read; the rest is cut off and counted.
+    #[arg(long, default_value_t = SegmentLimits::default().max_page_bytes)]
+    max_page_bytes: usize,
+    /// Per page: nesting depth tracked; deeper elements count as inline.
+    #[arg(long, default_value_t = SegmentLimits::default().max_depth)]
+    max_depth: usize,
+    /// Per page: blocks; further layout elements count as inline.
+    #[arg(long, default_value_t = SegmentLimits::default().max_blocks)]
+    max_blocks: usize,
+}
+
+impl RunArgs {
+    fn options(&self) -> Result<BuildOptions> {
+        for (name, value) in [
+            ("--bloom-similarity", self.bloom_similarity),
+            ("--bloom-drop-ratio", self.bloom_drop_ratio),
+        ] {
+            anyhow::ensure!(
+                (0.0..=1.0).contains(&value),
+                "{name} must be between 0 and 1, got {value}"
+            );
+        }
+        let defaults = BuildOptions::default();
+        Ok(BuildOptions {
+            detector: self.detector,
+            bloom: BloomSettings {
+                similarity: self.bloom_similarity,
+                min_cluster_blocks: self.bloom_min_blocks,
+                drop_ratio: self.bloom_drop_ratio,
+                min_word_frequency: self.bloom_min_word_frequency,
+            },
+            threads: self.threads.unwrap_or(defaults.threads).max(1),
+            limits: SegmentLimits {
+                max_page_bytes: self.max_page_bytes,
+                max_depth: self.max_depth,
+                max_blocks: self.max_blocks,
+            },
+            base_url: self.base_url.clone(),
+            batch_memory: self.batch_memory.saturating_mul(1 << 20),
+        })
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Build {
+            inputs,
+            index,
+            run,
+            json,
+        } => {
+            let options = run.options()?;
+            let progress = TerminalProgress::new();
+            let summary = build::build_index(&inputs, &index, &options, &progress)
+                .with_context(|| format!("building {}", index.display()))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&summary)?);
+            } else {
+                print_summary(&summary);
+                println!("index: {}", index.display());
+            }
+        }
+        Command::Extract { inputs, run } => {
+            let options = run.options()?;
+            let progress = TerminalProgress::new();
+            let stdout = std::io::stdout();
+            let mut out = BufWriter::new(stdout.lock());
+            let summary = build::extract(&inputs, &options, &progress, &mut |decided| {
+                let line = serde_json::json!({
+                    "url": decided.page.url,
+                    "site": decided.page.site,
+                    "title": decided.page.title,
+                    "text": decided.kept_text(),
+                });
+                serde_json::to_writer(&mut out, &line).map_err(std::io::Error::from)?;
+                out.write_all(b"\n")?;
+                Ok(())
+            })?;
+            out.flush()?;
+            eprintln!(
+                "extracted {} pages with {} ({} records{}) in {:.1}s",
+                summary.pages,
+                summary.detector,
+                summary.records,
+                build::format_skips(&summary.skipped),
+                summary.seconds
+            );
+        }
+        Command::Search {
+            index,
+            query,
+            limit,
+            json,
+        } => {
+            let open = OpenIndex::open(&index)?;
+            let hits = search(&open, &query, limit)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&hits)?);
+            } else if hits.is_empty() {
+                println!("no results");
+            } else {
+                let bold = std::io::stdout().is_terminal();
+                for hit in &hits {
+                    println!("{:>3}. {:.3}  {}", hit.rank, hit.score, hit.url);
+                    if !hit.title.is_empty() {
+                        println!("     {}", hit.title);
+                    }
+                    println!("     {}", mark(&hit.snippet, &hit.highlights, bold));
+                }
+            }
+        }
+        Command::Stats { index, json } => {
+            let open = OpenIndex::open(&index)?;
+            let figures = stats(&open)?;
+            let summary: BuildSummary = open.summary()?;
+            if json {
+                let both = serde_json::json!({ "index": figures, "build": summary });
+                println!("{}", serde_json::to_string_pretty(&both)?);
+            } else {
+                print_stats(&figures);
+                println!();
+                print_summary(&summary);
+            }
+        }
+        Command::Compare { a, b, json } => {
+            let (open_a, open_b) = (OpenIndex::open(&a)?, OpenIndex::open(&b)?);
+            let (stats_a, stats_b) = (stats(&open_a)?, stats(&open_b)?);
+            let rows = compare_rows(&stats_a, &stats_b);
+            if json {
+                let rows: Vec<_> = rows
+                    .iter()
+                    .map(|(name, x, y)| serde_json::json!({"figure": name, "a": x, "b": y, "ratio": ratio(*x, *y)}))
+                    .collect();
+                let out = serde_json::json!({"a": a, "b": b, "figures": rows});
+                println!("{}", serde_json::to_string_pretty(&out)?);
+            } else {
+                println!("A = {}\nB = {}\n", a.display(), b.display());
+                println!(
+                    "{:<24} {:>14} {:>14} {:>8} {:>8}",
+                    "figure", "A", "B", "B/A", "change"
+                );
+                for (name, x, y) in rows {
+                    let r = ratio(x, y);
+                    println!(
+                        "{:<24} {:>14} {:>14} {:>8} {:>8}",
+                        name,
+                        x,
+                        y,
+                        r.map_or("-".into(), |r| format!("{r:.3}")),
+                        r.map_or("-".into(), |r| format!("{:+.1}%", (r - 1.0) * 100.0)),
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn ratio(a: u64, b: u64) -> Option<f64> {
+    (a > 0).then(|| b as f64 / a as f64)
+}
+
+fn compare_rows(a: &IndexStats, b: &IndexStats) -> Vec<(String, u64, u64)> {
+    let mut rows = vec![
+        ("documents".to_string(), a.documents, b.documents),
+        ("unique terms".to_string(), a.unique_terms, b.unique_terms),
+        ("postings".to_string(), a.postings, b.postings),
+        ("tokens".to_string(), a.tokens, b.tokens),
+    ];
+    let components: std::collections::BTreeSet<&String> =
+        a.bytes.keys().chain(b.bytes.keys()).collect();
+    for component in components {
+        rows.push((
+            format!("bytes: {component}"),
+            a.bytes.get(component).copied().unwrap_or(0),
+            b.bytes.get(component).copied().unwrap_or(0),
+        ));
+    }
+    rows.push(("bytes: total".to_string(), a.total_bytes, b.total_bytes));
+    rows
+}
+
+fn mark(snippet: &str, highlights: &[(usize, usize)], bold: bool) -> String {
+    let (open, close) = if bold {
+        ("\x1b[1m", "\x1b[0m")
+    } else {
+        ("[", "]")
+    };
+    let mut out = String::new();
+    let mut at = 0;
+    for &(start, end) in highlights {
+        if start < at
+            || end > snippet.len()
+            || !snippet.is_char_boundary(start)
+            || !snippet.is_char_boundary(end)
+        {
+            continue;
+        }
+        out.push_str(&snippet[at..start]);
+        out.push_str(open);
+        out.push_str(&snippet[start..end]);
+        out.push_str(close);
+        at = end;
+    }
+    out.push_str(&snippet[at..]);
+    out
+}
+
+fn print_stats(figures: &IndexStats) {
+    println!("documents      {}", figures.documents);
+    println!("unique terms   {}", figures.unique_terms);
+    println!("postings       {}", figures.postings);
+    println!("tokens         {}", figures.tokens);
+    println!("bytes on disk  {}", figures.total_bytes);
+    for (component, bytes) in &figures.bytes {
+        println!("  {component:<20} {bytes}");
+    }
+}
+
+fn print_summary(summary: &BuildSummary) {
+    let blocks = summary.blocks_kept + summary.blocks_dropped;
+    let text = summary.text_bytes_kept + summary.text_bytes_dropped;
+    let share = |part: u64, whole: u64| {
+        if whole == 0 {
+            0.0
+        } else {
+            100.0 * part as f64 / whole as f64
+        }
+    };
+    println!(
+        "detector       {} ({} pass{}) {}",
+        summary.detector,
+        summary.passes,
+        if summary.passes == 1 { "" } else { "es" },
+        summary.settings
+    );
+    println!(
+        "pages          {} of {} records",
+        summary.pages, summary.records
+    );
+    for (reason, count) in &summary.skipped {
+        println!("  skipped      {count} {reason}");
+    }
+    for (limit, count) in &summary.limited {
+        println!("  cut short    {count} by {limit} limit");
+    }
+    println!(
+        "blocks         {} kept, {} dropped ({:.1}% dropped)",
+        summary.blocks_kept,
+        summary.blocks_dropped,
+        share(summary.blocks_dropped, blocks)
+    );
+    println!(
+        "text bytes     {} kept, {} dropped ({:.1}% dropped)",
+        summary.text_bytes_kept,
+        summary.text_bytes_dropped,
+        share(summary.text_bytes_dropped, text)
+    );
+    println!(
+        "memory         {} bytes of detector state, {} bytes of pages waiting ({} batch{}) at peak",
+        summary.peak_state_bytes,
+        summary.peak_batch_bytes,
+        summary.batches,
+        if summary.batches == 1 { "" } else { "es" }
+    );
+    let mb = summary.html_bytes as f64 / 1e6;
+    println!(
+        "time           {:.2}s for {:.1} MB of HTML ({:.1} MB/s, {} threads)",
+        summary.seconds,
+        mb,
+        if summary.seconds > 0.0 {
+            mb / summary.seconds
+        } else {
+            0.0
+        },
+        summary.threads
+    );
+}
+
+/// Progress on stderr when it is a terminal; nothing otherwise.
+struct TerminalProgress {
+    bar: ProgressBar,
+    pass_started: std::sync::Mutex<Instant>,
+    records: AtomicU64,
+    html_bytes: AtomicU64,
+}
+
+impl TerminalProgress {
+    fn new() -> Self {
+        let bar = ProgressBar::new_spinner();
+        if std::io::stderr().is_terminal() {
+            bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(5));
+        } else {
+            bar.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {prefix} {msg}") {
+            bar.set_style(style);
+        }
+        TerminalProgress {
+            bar,
+            pass_started: std::sync::Mutex::new(Instant::now()),
+            records: AtomicU64::new(0),
+            html_bytes: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Progress for TerminalProgress {
+    fn start_pass(&self, name: &str) {
+        self.records.store(0, Ordering::Relaxed);
+        self.html_bytes.store(0, Ordering::Relaxed);
+        if let Ok(mut started) = self.pass_started.lock() {
+            *started = Instant::now();
+        }
+        self.bar.set_prefix(name.to_string());
+    }
+
+    fn record_done(&self, html_bytes: usize) {
+        let records = self.records.fetch_add(1, Ordering::Relaxed) + 1;
+        let bytes = self
+            .html_bytes
+            .fetch_add(html_bytes as u64, Ordering::Relaxed)
+            + html_bytes as u64;
+        if records.is_multiple_of(32) && !self.bar.is_hidden() {
+            let seconds = self
+                .pass_started
+                .lock()
+                .map(|started| started.elapsed().as_secs_f64())
+                .unwrap_or(0.0)
+                .max(1e-6);
+            self.bar.set_message(format!(
+                "{records} records, {:.0} pages/s, {:.1} MB/s of HTML",
+                records as f64 / seconds,
+                bytes as f64 / 1e6 / seconds
+            ));
+            self.bar.tick();
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

@@ -1,0 +1,503 @@
+//! The inputs of one run and the records they hold.
+//!
+//! In: paths (WARC files, folders of `.html`/`.htm` files) and an optional base URL for
+//! folder files. Out: an [`InputSet`] whose [`InputSet::records`] yields every record in a
+//! deterministic order.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use super::source::Stream;
+use super::warc::WarcRecords;
+use super::{ReadError, Record, RecordKind, Skip, SkipReason};
+
+/// Caps on what reading holds in memory at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// Largest record block (or folder file) read; larger ones are skipped as
+    /// [`SkipReason::TooLarge`] without being loaded.
+    pub max_record_bytes: usize,
+}
+
+impl Default for ReadLimits {
+    /// 64 MiB per record.
+    fn default() -> Self {
+        ReadLimits {
+            max_record_bytes: 64 << 20,
+        }
+    }
+}
+
+/// One thing to read, in order.
+#[derive(Debug, Clone)]
+enum Input {
+    /// A WARC file, plain or gzip.
+    Warc { path: PathBuf, bytes: u64 },
+    /// One HTML file and the URL it gets.
+    Html {
+        path: PathBuf,
+        url: String,
+        bytes: u64,
+    },
+}
+
+/// The inputs of one run: WARC files (plain or gzip) and folders of .html/.htm files.
+#[derive(Debug, Clone)]
+pub struct InputSet {
+    inputs: Vec<Input>,
+    limits: ReadLimits,
+}
+
+impl InputSet {
+    /// Checks every path exists and is readable (clear error naming the path if not). A
+    /// folder is walked recursively (sorted, deterministic order) for .html/.htm files.
+    ///
+    /// A folder's files get the URL `base_url` (default: `file://` and the folder's canonical
+    /// path, with a trailing `/`) joined with their path relative to the folder, with forward
+    /// slashes and percent-encoding where a URL path needs it. A file given directly with an
+    /// `.html`/`.htm` extension is read as one page; any other file as WARC.
+    pub fn open(paths: &[PathBuf], base_url: Option<&str>) -> Result<InputSet, ReadError> {
+        InputSet::open_with(paths, base_url, ReadLimits::default())
+    }
+
+    /// [`InputSet::open`] with explicit limits.
+    pub fn open_with(
+        paths: &[PathBuf],
+        base_url: Option<&str>,
+        limits: ReadLimits,
+    ) -> Result<InputSet, ReadError> {
+        let base_url = base_url.map(normalise_base_url).transpose()?;
+        let mut inputs = Vec::new();
+        for path in paths {
+            let metadata = fs::metadata(path).map_err(|e| io_error(path, e))?;
+            if metadata.is_dir() {
+                let base = match &base_url {
+                    Some(base) => base.clone(),
+                    None => folder_url(path)?,
+                };
+                let mut files = Vec::new();
+                walk_html(path, &mut files)?;
+                for file in files {
+                    let relative = file.strip_prefix(path).unwrap_or(&file);
+                    let bytes = fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+                    let url = format!("{base}{}", url_path(relative));
+                    inputs.push(Input::Html {
+                        path: file,
+                        url,
+                        bytes,
+                    });
+                }
+            } else if metadata.is_file() {
+                File::open(path).map_err(|e| io_error(path, e))?;
+                let bytes = metadata.len();
+                if has_html_extension(path) {
+                    let url = match &base_url {
+                        Some(base) => {
+                            let name = path.file_name().map(Path::new).unwrap_or(path);
+                            format!("{base}{}", url_path(name))
+                        }
+                        None => file_url(path)?,
+                    };
+                    inputs.push(Input::Html {
+                        path: path.clone(),
+                        url,
+                        bytes,
+                    });
+                } else {
+                    inputs.push(Input::Warc {
+                        path: path.clone(),
+                        bytes,
+                    });
+                }
+            } else {
+                return Err(ReadError::NotFileOrFolder { path: path.clone() });
+            }
+        }
+        Ok(InputSet { inputs, limits })
+    }
+
+    /// Replaces the limits.
+    pub fn set_limits(&mut self, limits: ReadLimits) {
+        self.limits = limits;
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> ReadLimits {
+        self.limits
+    }
+
+    /// Total size of the input files in bytes (compressed size for gzip), for progress.
+    pub fn total_bytes(&self) -> u64 {
+        self.inputs
+            .iter()
+            .map(|input| match input {
+                Input::Warc { bytes, .. } | Input::Html { bytes, .. } => *bytes,
+            })
+            .sum()
+    }
+
+    /// Every record of every input in a deterministic order (inputs in the given order).
+    /// Yields `Err(Skip)` for each record passed over or broken, so callers can count skips
+    /// by reason. Memory-maps each WARC file (memmap2) and streams it: never holds a whole
+    /// decompressed file in memory.
+    pub fn records(&self) -> impl Iterator<Item = Result<Record, Skip>> + Send + '_ {
+        Records {
+            inputs: self.inputs.iter(),
+            limits: self.limits,
+            current: None,
+        }
+    }
+}
+
+/// Iterator behind [`InputSet::records`].
+struct Records<'a> {
+    inputs: std::slice::Iter<'a, Input>,
+    limits: ReadLimits,
+    current: Option<WarcRecords>,
+}
+
+impl Iterator for Records<'_> {
+    type Item = Result<Record, Skip>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(records) = &mut self.current {
+                if let Some(item) = records.next() {
+                    return Some(item);
+                }
+                self.current = None;
+            }
+            match self.inputs.next()? {
+                Input::Warc { path, .. } => match open_warc(path, self.limits) {
+                    Ok(Some(records)) => self.current = Some(records),
+                    Ok(None) => {}
+                    Err(skip) => return Some(Err(skip)),
+                },
+                Input::Html { path, url, .. } => {
+                    return Some(read_html_file(path, url, self.limits));
+                }
+            }
+        }
+    }
+}
+
+/// Maps a WARC file and starts reading it; `None` for an empty file.
+fn open_warc(path: &Path, limits: ReadLimits) -> Result<Option<WarcRecords>, Skip> {
+    let unreadable = |error: io::Error| {
+        Skip::new(
+            SkipReason::UnreadableFile,
+            None,
+            format!("{}: {error}", path.display()),
+        )
+    };
+    let file = File::open(path).map_err(unreadable)?;
+    if file.metadata().map_err(unreadable)?.len() == 0 {
+        return Ok(None);
+    }
+    // SAFETY: the map is only read. If another process truncates the file while it is
+    // mapped, reads past the new end fault; inputs are assumed not to change during a run.
+    let map = unsafe { Mmap::map(&file) }.map_err(unreadable)?;
+    #[cfg(unix)]
+    {
+        // Only a hint; reading works the same if the kernel ignores it.
+        let _ = map.advise(memmap2::Advice::Sequential);
+    }
+    let label = path.display().to_string();
+    Ok(Some(WarcRecords::new(
+        Stream::new(map),
+        label,
+        limits.max_record_bytes,
+    )))
+}
+
+/// Reads one HTML file of a folder into a record.
+fn read_html_file(path: &Path, url: &str, limits: ReadLimits) -> Result<Record, Skip> {
+    let skip = |reason: SkipReason, message: String| {
+        Skip::new(
+            reason,
+            Some(url.to_string()),
+            format!("{}: {message}", path.display()),
+        )
+    };
+    let bytes = fs::metadata(path)
+        .map_err(|e| skip(SkipReason::UnreadableFile, e.to_string()))?
+        .len();
+    if bytes > limits.max_record_bytes as u64 {
+        let message = format!(
+            "{bytes} bytes, over the limit of {}",
+            limits.max_record_bytes
+        );
+        return Err(skip(SkipReason::TooLarge, message));
+    }
+    let block = fs::read(path).map_err(|e| skip(SkipReason::UnreadableFile, e.to_string()))?;
+    Ok(Record {
+        url: url.to_string(),
+        kind: RecordKind::File,
+        content_type: None,
+        block,
+        source_offset: 0,
+    })
+}
+
+fn io_error(path: &Path, error: io::Error) -> ReadError {
+    if error.kind() == io::ErrorKind::NotFound {
+        ReadError::NotFound {
+            path: path.to_path_buf(),
+        }
+    } else {
+        ReadError::Unreadable {
+            path: path.to_path_buf(),
+            source: error,
+        }
+    }
+}
+
+/// Whether a path ends in `.html` or `.htm` (any case).
+fn has_html_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
+}
+
+/// Collects the HTML files under `dir`, depth first, entries sorted by name. Symbolic links
+/// to folders are not followed (no cycles); links to files are.
+fn walk_html(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ReadError> {
+    let mut entries = fs::read_dir(dir)
+        .map_err(|e| io_error(dir, e))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| io_error(dir, e))?;
+    entries.sort_by_key(|entry| entry.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let file_type = entry.file_type().map_err(|e| io_error(&path, e))?;
+        if file_type.is_dir() {
+            walk_html(&path, out)?;
+        } else if has_html_extension(&path) && (file_type.is_file() || path.is_file()) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// A base URL checked and ending in `/`.
+fn normalise_base_url(base: &str) -> Result<String, ReadError> {
+    url::Url::parse(base).map_err(|source| ReadError::BadBaseUrl {
+        url: base.to_string(),
+        source,
+    })?;
+    let mut base = base.to_string();
+    if !base.ends_with('/') {
+        base.push('/');
+    }
+    Ok(base)
+}
+
+/// `file://` URL of a folder, ending in `/`.
+fn folder_url(dir: &Path) -> Result<String, ReadError> {
+    let canonical = fs::canonicalize(dir).map_err(|e| io_error(dir, e))?;
+    url::Url::from_directory_path(&canonical)
+        .map(String::from)
+        .map_err(|()| ReadError::NoFileUrl { path: canonical })
+}
+
+/// `file://` URL of a file.
+fn file_url(file: &Path) -> Result<String, ReadError> {
+    let canonical = fs::canonicalize(file).map_err(|e| io_error(file, e))?;
+    url::Url::from_file_path(&canonical)
+        .map(String::from)
+        .map_err(|()| ReadError::NoFileUrl { path: canonical })
+}
+
+/// A relative path as a URL path: segments joined by `/`, each percent-encoded.
+fn url_path(relative: &Path) -> String {
+    relative
+        .components()
+        .map(|component| percent_encode_segment(&component.as_os_str().to_string_lossy()))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Percent-encodes the bytes of one path segment that may not appear in it literally.
+fn percent_encode_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for &byte in segment.as_bytes() {
+        let keep = byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&byte);
+        if keep {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::test_support::fixture;
+    use crate::read::{page_from_record, site_of};
+
+    fn write(path: &Path, contents: &[u8]) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, contents).unwrap();
+    }
+
+    #[test]
+    fn missing_path_is_named() {
+        let missing = PathBuf::from("/no/such/input.warc.gz");
+        let error = InputSet::open(std::slice::from_ref(&missing), None).unwrap_err();
+        assert!(matches!(error, ReadError::NotFound { .. }));
+        assert!(error.to_string().contains("/no/such/input.warc.gz"));
+    }
+
+    #[test]
+    fn bad_base_url_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = InputSet::open(&[dir.path().to_path_buf()], Some("not a url")).unwrap_err();
+        assert!(matches!(error, ReadError::BadBaseUrl { .. }));
+    }
+
+    #[test]
+    fn folder_is_walked_in_sorted_order_with_urls() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(&root.join("b.html"), b"<html>b</html>");
+        write(&root.join("a/z.htm"), b"<html>z</html>");
+        write(&root.join("a/deeper/x y.HTML"), b"<html>x</html>");
+        write(&root.join("a/notes.txt"), b"ignored");
+        write(&root.join("c.css"), b"ignored");
+
+        let inputs =
+            InputSet::open(&[root.to_path_buf()], Some("https://Docs.Example.org/v1")).unwrap();
+        assert_eq!(inputs.total_bytes(), 14 * 3);
+        let records: Vec<Record> = inputs.records().map(Result::unwrap).collect();
+        let urls: Vec<&str> = records.iter().map(|r| r.url.as_str()).collect();
+        assert_eq!(
+            urls,
+            [
+                "https://Docs.Example.org/v1/a/deeper/x%20y.HTML",
+                "https://Docs.Example.org/v1/a/z.htm",
+                "https://Docs.Example.org/v1/b.html",
+            ]
+        );
+        assert!(
+            records
+                .iter()
+                .all(|r| r.kind == RecordKind::File && r.source_offset == 0)
+        );
+        let page = page_from_record(records[2].clone(), 1 << 20).unwrap();
+        assert_eq!(page.site, "docs.example.org");
+        assert_eq!(page.html, "<html>b</html>");
+    }
+
+    #[test]
+    fn folder_default_url_is_file_url_of_canonical_path() {
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("sub/page.html"), b"<p>hi");
+        let inputs = InputSet::open(&[dir.path().to_path_buf()], None).unwrap();
+        let record = inputs.records().next().unwrap().unwrap();
+        let canonical = fs::canonicalize(dir.path()).unwrap();
+        let expected = format!(
+            "{}sub/page.html",
+            url::Url::from_directory_path(&canonical).unwrap()
+        );
+        assert_eq!(record.url, expected);
+        assert!(record.url.starts_with("file:///"));
+        assert_eq!(site_of(&record.url), "local");
+        // A folder file is HTML by its extension, even without tags.
+        let page = page_from_record(record, 1 << 20).unwrap();
+        assert_eq!(page.site, "local");
+    }
+
+    #[test]
+    fn inputs_keep_their_order_and_bad_files_do_not_stop_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let garbage = dir.path().join("garbage.warc");
+        write(&garbage, b"\x00\x01\x02 definitely not WARC");
+        let text = dir.path().join("text.warc.gz");
+        write(&text, b"hello, plain text\n");
+        let empty = dir.path().join("empty.warc");
+        write(&empty, b"");
+        let paths = [
+            garbage.clone(),
+            fixture("warcio-example.warc.gz"),
+            empty,
+            text,
+            fixture("warcio-example-iana.org-chunked.warc"),
+        ];
+        let inputs = InputSet::open(&paths, None).unwrap();
+        let items: Vec<Result<Record, Skip>> = inputs.records().collect();
+        let unreadable: Vec<&Skip> = items
+            .iter()
+            .filter_map(|i| i.as_ref().err())
+            .filter(|s| s.reason == SkipReason::UnreadableFile)
+            .collect();
+        assert_eq!(unreadable.len(), 2);
+        assert!(unreadable[0].detail.contains("garbage.warc"));
+        assert!(unreadable[1].detail.contains("text.warc.gz"));
+        let urls: Vec<&str> = items
+            .iter()
+            .filter_map(|i| i.as_ref().ok())
+            .map(|r| r.url.as_str())
+            .collect();
+        assert_eq!(urls, ["http://example.com/", "http://www.iana.org/"]);
+        assert!(matches!(&items[0], Err(s) if s.reason == SkipReason::UnreadableFile));
+    }
+
+    #[test]
+    fn html_file_given_directly_is_a_page() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("one.html");
+        write(&file, b"<html>1</html>");
+        let inputs =
+            InputSet::open(std::slice::from_ref(&file), Some("http://h.example/")).unwrap();
+        let record = inputs.records().next().unwrap().unwrap();
+        assert_eq!(record.url, "http://h.example/one.html");
+    }
+
+    #[test]
+    fn oversized_folder_file_is_too_large() {
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("big.html"), &[b'a'; 100]);
+        let mut inputs = InputSet::open(&[dir.path().to_path_buf()], None).unwrap();
+        inputs.set_limits(ReadLimits {
+            max_record_bytes: 50,
+        });
+        let skip = inputs.records().next().unwrap().unwrap_err();
+        assert_eq!(skip.reason, SkipReason::TooLarge);
+    }
+
+    #[test]
+    fn records_iterator_is_send() {
+        fn assert_send<T: Send>(_: &T) {}
+        let inputs = InputSet::open(&[fixture("warcio-example.warc.gz")], None).unwrap();
+        assert_send(&inputs.records());
+    }
+
+    #[test]
+    fn over_cap_warc_record_is_too_large() {
+        let inputs = InputSet::open_with(
+            &[fixture("warcio-example-iana.org-chunked.warc")],
+            None,
+            ReadLimits {
+                max_record_bytes: 1000,
+            },
+        )
+        .unwrap();
+        let reasons: Vec<SkipReason> = inputs
+            .records()
+            .map(|item| item.unwrap_err().reason)
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                SkipReason::NonPageRecord,
+                SkipReason::TooLarge,
+                SkipReason::NonPageRecord
+            ]
+        );
+    }
+}

@@ -1,0 +1,250 @@
+//! Read: WARC files or folders of HTML in, [`Record`]s and decoded [`Page`]s out.
+//!
+//! Reading happens in two steps so that the cheap, sequential part can run on one reader
+//! thread and the CPU-heavy part on workers:
+//!
+//! 1. [`InputSet::records`] walks the inputs in order and yields one [`Record`] per
+//!    `response` or `resource` record of each WARC file (plain, gzip per record, or one gzip
+//!    stream) and one per `.html`/`.htm` file of each folder. It only frames records: the
+//!    block is copied out as stored, nothing is decoded. Every record it passes over or cannot
+//!    read comes out as a [`Skip`] with a [`SkipReason`], so callers can count them.
+//! 2. [`page_from_record`] turns a [`Record`] into a [`Page`]: it parses the HTTP message,
+//!    undoes chunked transfer-encoding and gzip/deflate/brotli content-encoding, checks that
+//!    the document is HTML and decodes its character set to a `String`.
+//!
+//! Nothing here panics on bad input, and no allocation is sized by a header value beyond
+//! the caps in [`ReadLimits`] and `max_page_bytes`.
+
+mod charset;
+mod http;
+mod inputs;
+mod page;
+mod site;
+mod source;
+mod warc;
+
+pub use inputs::{InputSet, ReadLimits};
+pub use page::page_from_record;
+pub use site::site_of;
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where a record came from and what it holds, before any decoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// `WARC-Target-URI`, trimmed, surrounding `<>` removed (invalid UTF-8 replaced by
+    /// U+FFFD); may contain spaces. For folder input, the file's URL.
+    pub url: String,
+    /// What [`Record::block`] holds.
+    pub kind: RecordKind,
+    /// The WARC `Content-Type` of a [`RecordKind::Resource`] record; `None` otherwise.
+    pub content_type: Option<String>,
+    /// [`RecordKind::Response`]: the whole HTTP message (status line, headers, body) as
+    /// stored. [`RecordKind::Resource`] and [`RecordKind::File`]: the document bytes.
+    pub block: Vec<u8>,
+    /// Byte offset of the record in its file. In a gzip file this is the offset of the gzip
+    /// member holding the record's first byte (exact for one member per record). `0` for
+    /// folder files.
+    pub source_offset: u64,
+}
+
+/// What kind of bytes a [`Record`] carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RecordKind {
+    /// A WARC `response` record: an HTTP response message.
+    Response,
+    /// A WARC `resource` record (or a `response` record whose block is not HTTP): a bare
+    /// document.
+    Resource,
+    /// A file read from a folder.
+    File,
+}
+
+/// A decoded HTML page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// The record's URL.
+    pub url: String,
+    /// The page's site, as given by [`site_of`].
+    pub site: String,
+    /// The document, decoded to UTF-8.
+    pub html: String,
+    /// Bytes of HTML before character-set decoding (after content decoding).
+    pub raw_bytes: usize,
+}
+
+/// Why a record was not turned into a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipReason {
+    /// A record that never holds a page (request, metadata, warcinfo, revisit, conversion,
+    /// continuation, ...): passed over on purpose.
+    NonPageRecord,
+    /// WARC headers that cannot be used: no version line, missing or unreadable
+    /// `Content-Length`, a `Content-Length` that does not match where the record ends, ...
+    BrokenRecordHeaders,
+    /// The file ends inside this record.
+    TruncatedRecord,
+    /// A record block over `max_record_bytes`, or a decoded body over `max_page_bytes`.
+    TooLarge,
+    /// A stretch of a gzip file that could not be decompressed; reading went on at the next
+    /// gzip member.
+    BadCompression,
+    /// A `response` block that is not an HTTP response (no status line).
+    BadHttpMessage,
+    /// An HTTP status outside 200–299.
+    HttpStatus,
+    /// A body whose `Content-Encoding` could not be undone.
+    BadContentEncoding,
+    /// A document that is not HTML.
+    NotHtml,
+    /// A whole file that could not be read as WARC (neither WARC nor gzip, or an I/O error).
+    UnreadableFile,
+}
+
+impl SkipReason {
+    /// Every reason, in declaration order.
+    pub const ALL: [SkipReason; 10] = [
+        SkipReason::NonPageRecord,
+        SkipReason::BrokenRecordHeaders,
+        SkipReason::TruncatedRecord,
+        SkipReason::TooLarge,
+        SkipReason::BadCompression,
+        SkipReason::BadHttpMessage,
+        SkipReason::HttpStatus,
+        SkipReason::BadContentEncoding,
+        SkipReason::NotHtml,
+        SkipReason::UnreadableFile,
+    ];
+
+    /// A stable kebab-case name, e.g. `"truncated-record"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::NonPageRecord => "non-page-record",
+            SkipReason::BrokenRecordHeaders => "broken-record-headers",
+            SkipReason::TruncatedRecord => "truncated-record",
+            SkipReason::TooLarge => "too-large",
+            SkipReason::BadCompression => "bad-compression",
+            SkipReason::BadHttpMessage => "bad-http-message",
+            SkipReason::HttpStatus => "http-status",
+            SkipReason::BadContentEncoding => "bad-content-encoding",
+            SkipReason::NotHtml => "not-html",
+            SkipReason::UnreadableFile => "unreadable-file",
+        }
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A record (or a whole file) passed over, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip {
+    /// Why it was passed over.
+    pub reason: SkipReason,
+    /// The record's URL, when it was known.
+    pub url: Option<String>,
+    /// Human-readable detail: where (file name, offset) and what was wrong.
+    pub detail: String,
+}
+
+impl Skip {
+    pub(crate) fn new(reason: SkipReason, url: Option<String>, detail: impl Into<String>) -> Skip {
+        Skip {
+            reason,
+            url,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl fmt::Display for Skip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.reason, self.detail)?;
+        if let Some(url) = &self.url {
+            write!(f, " ({url})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why the inputs of a run could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// An input path does not exist.
+    #[error("input not found: {}", path.display())]
+    NotFound {
+        /// The missing path.
+        path: PathBuf,
+    },
+    /// An input path exists but cannot be read (permission denied, I/O error, ...).
+    #[error("cannot read {}: {source}", path.display())]
+    Unreadable {
+        /// The path that failed.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An input is neither a regular file nor a folder.
+    #[error("not a file or folder: {}", path.display())]
+    NotFileOrFolder {
+        /// The offending path.
+        path: PathBuf,
+    },
+    /// The base URL given for folder input does not parse.
+    #[error("invalid base URL {url:?}: {source}")]
+    BadBaseUrl {
+        /// The URL as given.
+        url: String,
+        /// Why it does not parse.
+        #[source]
+        source: url::ParseError,
+    },
+    /// A folder path that cannot be turned into a `file:` URL.
+    #[error("cannot make a file: URL for {}", path.display())]
+    NoFileUrl {
+        /// The folder.
+        path: PathBuf,
+    },
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::path::PathBuf;
+
+    /// Path of a fixture file in `tests/data/fixtures/`.
+    pub fn fixture(name: &str) -> PathBuf {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fixtures")).join(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skip_reason_names_are_unique_kebab_case() {
+        let mut names: Vec<&str> = SkipReason::ALL.iter().map(|r| r.as_str()).collect();
+        for name in &names {
+            assert!(
+                name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'),
+                "{name}"
+            );
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), SkipReason::ALL.len());
+        assert_eq!(SkipReason::TruncatedRecord.as_str(), "truncated-record");
+    }
+
+    #[test]
+    fn skip_reason_all_is_in_declaration_order() {
+        let mut sorted = SkipReason::ALL;
+        sorted.sort();
+        assert_eq!(sorted, SkipReason::ALL);
+    }
+}

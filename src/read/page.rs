@@ -1,0 +1,443 @@
+//! From a [`Record`] to a [`Page`]: HTTP, content decoding, the HTML check, the charset.
+//!
+//! This is the CPU-heavy half of reading and runs on worker threads.
+
+use super::charset::{charset_param, decode_html};
+use super::http::{DecodeError, HttpResponse, dechunk, decode_content};
+use super::{Page, Record, RecordKind, Skip, SkipReason, site_of};
+
+/// MIME types that say nothing about the content: the body is sniffed instead.
+const GENERIC_TYPES: &[&str] = &[
+    "",
+    "application/octet-stream",
+    "binary/octet-stream",
+    "application/unknown",
+    "unknown/unknown",
+    "application/x-unknown-content-type",
+    "text/plain",
+    "*/*",
+];
+
+/// How far into a document the HTML sniffer looks.
+const SNIFF_BYTES: usize = 1024;
+
+/// Decodes one record into a page: HTTP status line and headers (Response), chunked
+/// transfer-encoding, gzip/deflate/brotli content-encoding, HTML check, character set.
+///
+/// A decoded body over `max_page_bytes` is skipped as [`SkipReason::TooLarge`].
+pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, Skip> {
+    let Record {
+        url,
+        kind,
+        content_type,
+        block,
+        source_offset,
+    } = record;
+    let fail = |reason: SkipReason, url: &str, message: String| {
+        Skip::new(
+            reason,
+            Some(url.to_string()),
+            format!("record at offset {source_offset}: {message}"),
+        )
+    };
+
+    let (body, content_type) = match kind {
+        RecordKind::Response => {
+            let response = HttpResponse::parse(&block)
+                .map_err(|e| fail(SkipReason::BadHttpMessage, &url, e.0))?;
+            if !(200..300).contains(&response.status) {
+                let message = format!("HTTP status {}", response.status);
+                return Err(fail(SkipReason::HttpStatus, &url, message));
+            }
+            // Of several Content-Type fields, the last one counts.
+            let content_type = response
+                .header_values("content-type")
+                .last()
+                .map(str::to_string);
+            let transfer_encoding = response.joined("transfer-encoding").to_ascii_lowercase();
+            let body = if transfer_encoding.contains("chunked") {
+                dechunk(response.body).unwrap_or_else(|| response.body.to_vec())
+            } else {
+                response.body.to_vec()
+            };
+            let content_encoding = response.joined("content-encoding");
+            let body = decode_content(body, &content_encoding, max_page_bytes).map_err(
+                |error| match error {
+                    DecodeError::TooLarge => fail(
+                        SkipReason::TooLarge,
+                        &url,
+                        format!("decoded body over {max_page_bytes} bytes"),
+                    ),
+                    DecodeError::Bad(message) => {
+                        fail(SkipReason::BadContentEncoding, &url, message)
+                    }
+                },
+            )?;
+            (body, content_type)
+        }
+        RecordKind::Resource | RecordKind::File => {
+            if block.len() > max_page_bytes {
+                let message = format!("{} bytes, over {max_page_bytes}", block.len());
+                return Err(fail(SkipReason::TooLarge, &url, message));
+            }
+            (block, content_type)
+        }
+    };
+
+    // Folder files are HTML by their extension; the rest must say so or look like it.
+    if kind != RecordKind::File && !is_html(content_type.as_deref(), &body) {
+        let message = match &content_type {
+            Some(ct) => format!("Content-Type {ct:?}"),
+            None => "no Content-Type and does not look like HTML".to_string(),
+        };
+        return Err(fail(SkipReason::NotHtml, &url, message));
+    }
+
+    let site = site_of(&url);
+    let tld = site.rsplit('.').next().filter(|_| site.contains('.'));
+    let header_charset = content_type.as_deref().and_then(charset_param);
+    let html = decode_html(&body, header_charset, tld);
+    Ok(Page {
+        url,
+        site,
+        html,
+        raw_bytes: body.len(),
+    })
+}
+
+/// Whether a document is HTML: its MIME type says so, or the type is absent or generic and
+/// the first bytes look like HTML.
+fn is_html(content_type: Option<&str>, body: &[u8]) -> bool {
+    let essence = content_type
+        .and_then(|ct| ct.split(';').next())
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if essence.contains("html") {
+        return true;
+    }
+    GENERIC_TYPES.contains(&essence.as_str()) && sniffs_as_html(body)
+}
+
+/// Whether `bytes`, past a byte-order mark, whitespace, comments and an XML declaration,
+/// start with `<!doctype html`, `<html`, `<head` or `<body` (any case).
+pub(crate) fn sniffs_as_html(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    if let Some((encoding, _)) = encoding_rs::Encoding::for_bom(head)
+        && encoding != encoding_rs::UTF_8
+    {
+        // UTF-16: look at the text, not the bytes.
+        let (text, _) = encoding.decode_with_bom_removal(head);
+        return sniff_ascii(text.as_bytes());
+    }
+    sniff_ascii(head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head))
+}
+
+fn sniff_ascii(mut rest: &[u8]) -> bool {
+    loop {
+        rest = rest.trim_ascii_start();
+        let skip_past = if rest.starts_with(b"<!--") {
+            b"-->".as_slice()
+        } else if rest.starts_with(b"<?") {
+            b"?>".as_slice()
+        } else {
+            break;
+        };
+        match rest.windows(skip_past.len()).position(|w| w == skip_past) {
+            Some(end) => rest = &rest[end + skip_past.len()..],
+            None => return false,
+        }
+    }
+    let starts_with = |prefix: &[u8]| {
+        rest.len() >= prefix.len() && rest[..prefix.len()].eq_ignore_ascii_case(prefix)
+    };
+    if starts_with(b"<!doctype") {
+        let after = rest[9..].trim_ascii_start();
+        return after.len() >= 4 && after[..4].eq_ignore_ascii_case(b"html");
+    }
+    [b"<html".as_slice(), b"<head", b"<body"].iter().any(|tag| {
+        starts_with(tag)
+            && rest
+                .get(tag.len())
+                .is_none_or(|&b| !b.is_ascii_alphanumeric())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::test_support::fixture;
+    use crate::read::{InputSet, ReadLimits};
+
+    const MAX: usize = 8 << 20;
+
+    fn response(block: &[u8]) -> Record {
+        Record {
+            url: "http://www.example.jp/page".to_string(),
+            kind: RecordKind::Response,
+            content_type: None,
+            block: block.to_vec(),
+            source_offset: 0,
+        }
+    }
+
+    fn pages_of(name: &str) -> Vec<Result<Page, Skip>> {
+        let inputs = InputSet::open_with(&[fixture(name)], None, ReadLimits::default()).unwrap();
+        inputs
+            .records()
+            .filter_map(Result::ok)
+            .map(|record| page_from_record(record, MAX))
+            .collect()
+    }
+
+    #[test]
+    fn warcio_example_page_is_gunzipped() {
+        let pages = pages_of("warcio-example.warc.gz");
+        assert_eq!(pages.len(), 1);
+        let page = pages[0].as_ref().unwrap();
+        assert_eq!(page.site, "example.com");
+        assert!(
+            page.html.contains("<title>Example Domain</title>"),
+            "{}",
+            page.html
+        );
+        assert_eq!(page.raw_bytes, page.html.len());
+    }
+
+    #[test]
+    fn chunked_iana_page_decodes_to_html() {
+        let pages = pages_of("warcio-example-iana.org-chunked.warc");
+        assert_eq!(pages.len(), 1);
+        let page = pages[0].as_ref().unwrap();
+        assert_eq!(page.url, "http://www.iana.org/");
+        assert!(
+            page.html.starts_with("<!doctype html>"),
+            "{:?}",
+            &page.html[..40]
+        );
+        assert!(page.html.trim_end().ends_with("</html>"));
+        // No chunk-size lines left in the text.
+        assert!(!page.html.contains("\r\n001c37\r\n"));
+        assert!(!page.html.contains("\r\n0\r\n"));
+    }
+
+    #[test]
+    fn record_over_several_gzip_members_decodes() {
+        let pages = pages_of("warcio-example-wrong-chunks.warc.gz");
+        assert_eq!(pages.len(), 1);
+        let page = pages[0].as_ref().unwrap();
+        assert!(page.html.contains("<title>Example Domain</title>"));
+        assert!(page.html.trim_end().ends_with("</html>"));
+    }
+
+    #[test]
+    fn gzip_body_missing_its_trailer_still_decodes() {
+        let pages = pages_of("warcio-example-trunc.warc");
+        assert_eq!(pages.len(), 1);
+        let page = pages[0].as_ref().unwrap();
+        assert!(page.html.contains("<title>Example Domain</title>"));
+    }
+
+    #[test]
+    fn png_resource_with_space_in_uri_is_not_html() {
+        let pages = pages_of("warcio-example-space-in-target-uri.warc.gz");
+        assert_eq!(pages.len(), 1);
+        let skip = pages[0].as_ref().unwrap_err();
+        assert_eq!(skip.reason, SkipReason::NotHtml);
+        assert_eq!(skip.url.as_deref(), Some("file:///example with spaces.png"));
+    }
+
+    #[test]
+    fn clueweb_euc_jp_pages_decode_to_japanese() {
+        let pages = pages_of("resiliparse-clueweb-quirk.warc.gz");
+        assert_eq!(pages.len(), 29);
+        let pages: Vec<&Page> = pages.iter().map(|p| p.as_ref().unwrap()).collect();
+        // The bodies are stored decoded despite `Content-Encoding: gzip`.
+        assert!(pages[0].html.starts_with("<html>"));
+        assert!(
+            pages[0].html.contains(
+                "<title>ブラウニー ブリーフケース【ヘッドポーター HEADPORTER 吉田かばん】"
+            ),
+            "{}",
+            &pages[0].html[..300]
+        );
+        for page in &pages {
+            assert_eq!(page.site, "www.uraharajuku.st");
+            assert!(page.html.contains("ヘッドポーター"), "{}", page.url);
+            assert!(!page.html.contains('\u{fffd}') || page.html.matches('\u{fffd}').count() < 5);
+        }
+    }
+
+    #[test]
+    fn cc2020_slice_pages_all_decode() {
+        let pages = pages_of("resiliparse-cc2020-slice.warc.gz");
+        assert_eq!(pages.len(), 16);
+        let pages: Vec<&Page> = pages.iter().map(|p| p.as_ref().unwrap()).collect();
+        let sites: std::collections::BTreeSet<&str> =
+            pages.iter().map(|p| p.site.as_str()).collect();
+        assert_eq!(sites.len(), 15);
+        let russian = pages.iter().find(|p| p.site == "01spb.ru").unwrap();
+        // windows-1251 from the header: Cyrillic text, no replacement characters.
+        assert!(russian.html.chars().any(|c| ('а'..='я').contains(&c)));
+        assert!(!russian.html.contains('\u{fffd}'));
+    }
+
+    #[test]
+    fn non_2xx_is_skipped() {
+        let skip =
+            page_from_record(response(b"HTTP/1.1 404 Not Found\r\n\r\n<html>"), MAX).unwrap_err();
+        assert_eq!(skip.reason, SkipReason::HttpStatus);
+        let skip = page_from_record(response(b"HTTP/1.1 301 Moved\r\nLocation: /\r\n\r\n"), MAX)
+            .unwrap_err();
+        assert_eq!(skip.reason, SkipReason::HttpStatus);
+    }
+
+    #[test]
+    fn bad_http_is_skipped() {
+        let skip = page_from_record(response(b"<html>no head</html>"), MAX).unwrap_err();
+        assert_eq!(skip.reason, SkipReason::BadHttpMessage);
+    }
+
+    #[test]
+    fn not_html_is_skipped_and_generic_types_are_sniffed() {
+        let skip = page_from_record(
+            response(b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n<html>"),
+            MAX,
+        )
+        .unwrap_err();
+        assert_eq!(skip.reason, SkipReason::NotHtml);
+        let skip = page_from_record(
+            response(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nplain words"),
+            MAX,
+        )
+        .unwrap_err();
+        assert_eq!(skip.reason, SkipReason::NotHtml);
+        for block in [
+            &b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n  <!DOCTYPE  HTML><p>x"[..],
+            b"HTTP/1.1 200 OK\r\n\r\n\xef\xbb\xbf<?xml version='1.0'?><!-- c --><HTML lang=en>",
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/xhtml+xml\r\n\r\n<?xml?><x/>",
+        ] {
+            assert!(page_from_record(response(block), MAX).is_ok(), "{block:?}");
+        }
+    }
+
+    #[test]
+    fn bad_content_encoding_is_skipped() {
+        let skip = page_from_record(
+            response(b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Type: text/html\r\n\r\n\x00\xffnot brotli"),
+            MAX,
+        )
+        .unwrap_err();
+        assert_eq!(skip.reason, SkipReason::BadContentEncoding);
+    }
+
+    #[test]
+    fn oversized_bodies_are_skipped() {
+        let mut block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec();
+        block.extend(std::iter::repeat_n(b'a', 2000));
+        let skip = page_from_record(response(&block), 1000).unwrap_err();
+        assert_eq!(skip.reason, SkipReason::TooLarge);
+    }
+
+    #[test]
+    fn charset_order_across_the_record() {
+        // Header charset beats meta.
+        let page = page_from_record(
+            response(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=windows-1251\r\n\r\n<meta charset=utf-8><p>\xcf\xf0\xe8\xe2\xe5\xf2</p>"),
+            MAX,
+        )
+        .unwrap();
+        assert!(page.html.contains("Привет"), "{}", page.html);
+        // Meta is used when the header has no charset.
+        let page = page_from_record(
+            response(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<meta charset=windows-1251><p>\xcf\xf0\xe8\xe2\xe5\xf2</p>"),
+            MAX,
+        )
+        .unwrap();
+        assert!(page.html.contains("Привет"), "{}", page.html);
+        // BOM beats meta, and is removed.
+        let page = page_from_record(
+            response("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n\u{feff}<meta charset=windows-1251><p>Привет</p>".as_bytes()),
+            MAX,
+        )
+        .unwrap();
+        assert!(page.html.starts_with("<meta"));
+        assert!(page.html.contains("Привет"));
+    }
+
+    #[test]
+    fn resource_charset_comes_from_warc_content_type() {
+        let record = Record {
+            url: "http://a.example/".into(),
+            kind: RecordKind::Resource,
+            content_type: Some("text/html; charset=windows-1251".into()),
+            block: b"<p>\xcf\xf0\xe8\xe2\xe5\xf2</p>".to_vec(),
+            source_offset: 0,
+        };
+        assert!(
+            page_from_record(record, MAX)
+                .unwrap()
+                .html
+                .contains("Привет")
+        );
+    }
+
+    /// Runs the whole read path over `bytes` written as a file; must not panic or hang.
+    fn read_everything(dir: &std::path::Path, bytes: &[u8]) -> usize {
+        let path = dir.join("damaged.warc");
+        std::fs::write(&path, bytes).unwrap();
+        let inputs = InputSet::open(&[path], None).unwrap();
+        let mut items = 0;
+        for item in inputs.records() {
+            items += 1;
+            if let Ok(record) = item {
+                let _ = page_from_record(record, MAX);
+            }
+        }
+        items
+    }
+
+    #[test]
+    fn cut_and_damaged_files_never_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "warcio-example.warc.gz",
+            "warcio-example-iana.org-chunked.warc",
+            "warcio-example-bad-non-chunked.warc.gz",
+        ] {
+            let original = std::fs::read(fixture(name)).unwrap();
+            for cut in (0..original.len()).step_by(89) {
+                read_everything(dir.path(), &original[..cut]);
+            }
+            // Flip bytes at pseudo-random places (a fixed linear congruential sequence).
+            let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+            for _ in 0..40 {
+                let mut damaged = original.clone();
+                for _ in 0..3 {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let at = (state >> 33) as usize % damaged.len();
+                    damaged[at] ^= (state >> 8) as u8 | 1;
+                }
+                assert!(read_everything(dir.path(), &damaged) > 0);
+            }
+        }
+    }
+
+    #[test]
+    fn sniffer_needs_a_real_tag() {
+        assert!(sniffs_as_html(b"\n\t<html>"));
+        assert!(sniffs_as_html(b"<BODY>"));
+        assert!(sniffs_as_html(b"<head"));
+        assert!(!sniffs_as_html(b"<header>"));
+        assert!(!sniffs_as_html(b"<!doctype svg>"));
+        assert!(!sniffs_as_html(b"<!-- unterminated"));
+        assert!(!sniffs_as_html(b""));
+        let mut utf16le = vec![0xff, 0xfe];
+        for unit in "<html>".encode_utf16() {
+            utf16le.extend_from_slice(&unit.to_le_bytes());
+        }
+        assert!(sniffs_as_html(&utf16le));
+    }
+}

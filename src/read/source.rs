@@ -1,0 +1,577 @@
+//! The bytes of one memory-mapped WARC file as a single stream, whether the file is plain
+//! or gzip (one member per record, one member for the whole file, or anything between).
+//!
+//! In: a [`memmap2::Mmap`]. Out: a [`Stream`], a buffered window over the decompressed
+//! bytes with the few operations the WARC parser needs (peek, consume, copy out, skip,
+//! push back), plus a mapping from stream positions to file offsets.
+//!
+//! Gzip members are decoded one at a time, so the offset of the member that holds a record
+//! is known, and a member that fails to decode can be stepped over: decoding resumes at the
+//! next gzip header in the file.
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Read};
+use std::sync::Arc;
+
+use flate2::bufread::GzDecoder;
+use memmap2::Mmap;
+
+/// The first bytes of every gzip member: magic number and the deflate method.
+const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+
+/// How much the [`Stream`] asks its source for at a time.
+const CHUNK: usize = 256 * 1024;
+
+/// Something wrong with the file itself, met while reading it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// A gzip member could not be decoded. The source has already moved on to the next
+    /// gzip member (if any); the bytes in between are lost.
+    Corrupt(String),
+}
+
+/// The bytes of a mapped file as a cursor, so that a gzip decoder can own its input.
+struct MapCursor {
+    map: Arc<Mmap>,
+    pos: usize,
+}
+
+impl MapCursor {
+    fn rest(&self) -> &[u8] {
+        self.map.get(self.pos..).unwrap_or_default()
+    }
+}
+
+impl Read for MapCursor {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let rest = self.rest();
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+impl BufRead for MapCursor {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        Ok(self.rest())
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.pos = self.pos.saturating_add(amount).min(self.map.len());
+    }
+}
+
+/// Where the decompressed bytes come from.
+enum Source {
+    /// An uncompressed file: stream positions are file offsets.
+    Plain(MapCursor),
+    /// A gzip file, decoded member by member.
+    Gzip(Box<GzipMembers>),
+}
+
+/// A gzip file decoded one member at a time.
+struct GzipMembers {
+    map: Arc<Mmap>,
+    /// The member being decoded, if any.
+    decoder: Option<GzDecoder<MapCursor>>,
+    /// File offset of the member being decoded, or of the next one to start.
+    member_offset: usize,
+    /// `(stream position, file offset)` of each member start not yet forgotten, oldest
+    /// first.
+    member_starts: VecDeque<(u64, u64)>,
+    /// Decompressed bytes produced so far.
+    produced: u64,
+    /// The file ended inside a member.
+    truncated: bool,
+    finished: bool,
+}
+
+impl GzipMembers {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Fault> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if self.finished {
+                return Ok(0);
+            }
+            let Some(decoder) = &mut self.decoder else {
+                self.start_member()?;
+                continue;
+            };
+            match decoder.read(buf) {
+                Ok(0) => {
+                    let end = decoder.get_ref().pos;
+                    self.decoder = None;
+                    // A member always spans at least its header; never loop in place.
+                    self.member_offset = end.max(self.member_offset + 1);
+                }
+                Ok(n) => {
+                    self.produced += n as u64;
+                    return Ok(n);
+                }
+                Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => {
+                    self.decoder = None;
+                    self.truncated = true;
+                    self.finished = true;
+                    return Ok(0);
+                }
+                Err(error) => {
+                    let broken_at = self.member_offset;
+                    self.decoder = None;
+                    match find_member(&self.map, broken_at + 1) {
+                        Some(next) => self.member_offset = next,
+                        None => self.finished = true,
+                    }
+                    return Err(Fault::Corrupt(format!(
+                        "gzip member at offset {broken_at} does not decode: {error}"
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Starts decoding the member at `member_offset`, or finds out that there is none.
+    fn start_member(&mut self) -> Result<(), Fault> {
+        let rest = self.map.get(self.member_offset..).unwrap_or_default();
+        if rest.is_empty() {
+            self.finished = true;
+            return Ok(());
+        }
+        if !rest.starts_with(&GZIP_MAGIC) {
+            // Padding after the last member is harmless; anything else is damage.
+            if rest.iter().all(|&b| b == 0 || b.is_ascii_whitespace()) {
+                self.finished = true;
+                return Ok(());
+            }
+            let at = self.member_offset;
+            return match find_member(&self.map, at + 1) {
+                Some(next) => {
+                    self.member_offset = next;
+                    Err(Fault::Corrupt(format!(
+                        "{} bytes that are not gzip at offset {at}",
+                        next - at
+                    )))
+                }
+                None => {
+                    self.finished = true;
+                    Err(Fault::Corrupt(format!(
+                        "{} trailing bytes that are not gzip at offset {at}",
+                        rest.len()
+                    )))
+                }
+            };
+        }
+        self.member_starts
+            .push_back((self.produced, self.member_offset as u64));
+        let cursor = MapCursor {
+            map: Arc::clone(&self.map),
+            pos: self.member_offset,
+        };
+        self.decoder = Some(GzDecoder::new(cursor));
+        Ok(())
+    }
+
+    fn file_offset(&mut self, stream_pos: u64) -> u64 {
+        // Forget members that start before the one holding `stream_pos`: callers ask about
+        // ever later positions.
+        while self
+            .member_starts
+            .get(1)
+            .is_some_and(|&(start, _)| start <= stream_pos)
+        {
+            self.member_starts.pop_front();
+        }
+        self.member_starts
+            .front()
+            .map_or(self.member_offset as u64, |&(_, offset)| offset)
+    }
+}
+
+/// Offset of the next plausible gzip member header at or after `from`.
+fn find_member(map: &[u8], from: usize) -> Option<usize> {
+    let rest = map.get(from..)?;
+    rest.windows(4)
+        .position(|w| w[..3] == GZIP_MAGIC && w[3] & 0xe0 == 0)
+        .map(|i| from + i)
+}
+
+/// Whether a file starts like gzip.
+pub(crate) fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&GZIP_MAGIC[..2])
+}
+
+/// A buffered window over the decompressed bytes of one file.
+pub(crate) struct Stream {
+    source: Source,
+    buf: Vec<u8>,
+    /// `buf[start..end]` holds the bytes not yet consumed.
+    start: usize,
+    end: usize,
+    /// Stream position of `buf[start]`.
+    pos: u64,
+    eof: bool,
+}
+
+impl Stream {
+    /// A stream over `map`, decompressing it if it starts like gzip.
+    pub(crate) fn new(map: Mmap) -> Stream {
+        let map = Arc::new(map);
+        let source = if is_gzip(&map) {
+            Source::Gzip(Box::new(GzipMembers {
+                map,
+                decoder: None,
+                member_offset: 0,
+                member_starts: VecDeque::new(),
+                produced: 0,
+                truncated: false,
+                finished: false,
+            }))
+        } else {
+            Source::Plain(MapCursor { map, pos: 0 })
+        };
+        Stream {
+            source,
+            buf: Vec::new(),
+            start: 0,
+            end: 0,
+            pos: 0,
+            eof: false,
+        }
+    }
+
+    /// Stream position of the next unconsumed byte.
+    #[cfg(test)]
+    pub(crate) fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// File offset of the byte at the current position: the byte itself in a plain file,
+    /// the start of the gzip member holding it in a gzip file.
+    pub(crate) fn file_offset(&mut self) -> u64 {
+        match &mut self.source {
+            Source::Plain(_) => self.pos,
+            Source::Gzip(members) => members.file_offset(self.pos),
+        }
+    }
+
+    /// Whether the file ended inside a gzip member.
+    pub(crate) fn truncated(&self) -> bool {
+        match &self.source {
+            Source::Plain(_) => false,
+            Source::Gzip(members) => members.truncated,
+        }
+    }
+
+    /// The bytes buffered and not yet consumed.
+    pub(crate) fn available(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
+    /// Marks the first `n` available bytes as read.
+    pub(crate) fn consume(&mut self, n: usize) {
+        let n = n.min(self.end - self.start);
+        self.start += n;
+        self.pos += n as u64;
+    }
+
+    /// Reads more bytes into the buffer, keeping the unconsumed ones. Returns how many
+    /// arrived; `0` at the end of the stream.
+    ///
+    /// On [`Fault::Corrupt`] the unconsumed bytes are dropped: what follows them is not
+    /// their continuation.
+    fn fill(&mut self) -> Result<usize, Fault> {
+        if self.eof {
+            return Ok(0);
+        }
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.buf.len() < self.end + CHUNK {
+            self.buf.resize(self.end + CHUNK, 0);
+        }
+        let target = &mut self.buf[self.end..];
+        let result = match &mut self.source {
+            Source::Plain(cursor) => cursor.read(target).map_err(|e| {
+                // Reading from a slice cannot fail; keep the type honest anyway.
+                Fault::Corrupt(e.to_string())
+            }),
+            Source::Gzip(members) => members.read(target),
+        };
+        match result {
+            Ok(0) => {
+                self.eof = true;
+                Ok(0)
+            }
+            Ok(n) => {
+                self.end += n;
+                Ok(n)
+            }
+            Err(fault) => {
+                let dropped = self.end - self.start;
+                self.consume(dropped);
+                Err(fault)
+            }
+        }
+    }
+
+    /// Makes at least `n` bytes available unless the stream ends first; returns how many
+    /// are available.
+    pub(crate) fn ensure(&mut self, n: usize) -> Result<usize, Fault> {
+        while self.end - self.start < n {
+            if self.fill()? == 0 {
+                break;
+            }
+        }
+        Ok(self.end - self.start)
+    }
+
+    /// Finds the end of a header block starting at the current position: the first empty
+    /// line (`\n\n` or `\n\r\n`). Returns the block's length including that empty line;
+    /// [`HeaderEnd::TooLong`] past `max` bytes, [`HeaderEnd::Eof`] if the stream ends first.
+    pub(crate) fn find_header_end(&mut self, max: usize) -> Result<HeaderEnd, Fault> {
+        let mut searched = 0;
+        loop {
+            let window = self.available();
+            let limit = window.len().min(max);
+            // Each `\n` is checked once it has its two following bytes in view.
+            while searched + 2 < limit || (searched < limit && limit == window.len() && self.eof) {
+                if window[searched] == b'\n' {
+                    match window.get(searched + 1) {
+                        Some(b'\n') => return Ok(HeaderEnd::Found(searched + 2)),
+                        Some(b'\r') if window.get(searched + 2) == Some(&b'\n') => {
+                            return Ok(HeaderEnd::Found(searched + 3));
+                        }
+                        _ => {}
+                    }
+                }
+                searched += 1;
+            }
+            if window.len() >= max {
+                return Ok(HeaderEnd::TooLong);
+            }
+            if self.fill()? == 0 {
+                return Ok(HeaderEnd::Eof);
+            }
+        }
+    }
+
+    /// Consumes ASCII whitespace (the blank lines between records).
+    pub(crate) fn skip_whitespace(&mut self) -> Result<(), Fault> {
+        loop {
+            if self.ensure(1)? == 0 {
+                return Ok(());
+            }
+            let blank = self
+                .available()
+                .iter()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count();
+            let all = blank == self.available().len();
+            self.consume(blank);
+            if !all {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Copies the next `n` bytes into `out` (appending). Returns `false` if the stream
+    /// ends first, with the bytes read so far in `out`.
+    pub(crate) fn read_into(&mut self, n: u64, out: &mut Vec<u8>) -> Result<bool, Fault> {
+        let mut remaining = n;
+        while remaining > 0 {
+            if self.ensure(1)? == 0 {
+                return Ok(false);
+            }
+            let take = usize::try_from(remaining)
+                .unwrap_or(usize::MAX)
+                .min(self.end - self.start);
+            out.extend_from_slice(&self.buf[self.start..self.start + take]);
+            self.consume(take);
+            remaining -= take as u64;
+        }
+        Ok(true)
+    }
+
+    /// Discards the next `n` bytes. Returns `false` if the stream ends first.
+    pub(crate) fn skip(&mut self, n: u64) -> Result<bool, Fault> {
+        let mut remaining = n;
+        while remaining > 0 {
+            if self.ensure(1)? == 0 {
+                return Ok(false);
+            }
+            let take = usize::try_from(remaining)
+                .unwrap_or(usize::MAX)
+                .min(self.end - self.start);
+            self.consume(take);
+            remaining -= take as u64;
+        }
+        Ok(true)
+    }
+
+    /// Puts back bytes just consumed, so that they are read again. `bytes` must be the
+    /// bytes immediately before the current position.
+    pub(crate) fn unread(&mut self, bytes: &[u8]) {
+        let mut buf = Vec::with_capacity(bytes.len() + (self.end - self.start) + CHUNK);
+        buf.extend_from_slice(bytes);
+        buf.extend_from_slice(self.available());
+        self.end = buf.len();
+        self.start = 0;
+        self.buf = buf;
+        self.pos = self.pos.saturating_sub(bytes.len() as u64);
+    }
+
+    /// Moves to the start of the next line that begins with `WARC/`, consuming the rest of
+    /// the current line first unless `at_line_start`. Returns `false` at the end of the
+    /// stream.
+    pub(crate) fn seek_version_line(&mut self, mut at_line_start: bool) -> Result<bool, Fault> {
+        loop {
+            let available = self.ensure(5)?;
+            if available == 0 {
+                return Ok(false);
+            }
+            if at_line_start && self.available().starts_with(b"WARC/") {
+                return Ok(true);
+            }
+            if at_line_start && available < 5 && self.eof {
+                self.consume(available);
+                return Ok(false);
+            }
+            match self.available().iter().position(|&b| b == b'\n') {
+                Some(newline) => {
+                    self.consume(newline + 1);
+                    at_line_start = true;
+                }
+                None => {
+                    self.consume(available);
+                    at_line_start = false;
+                }
+            }
+        }
+    }
+}
+
+/// Outcome of [`Stream::find_header_end`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HeaderEnd {
+    /// The header block is this many bytes long, terminating empty line included.
+    Found(usize),
+    /// No empty line within the limit.
+    TooLong,
+    /// The stream ended before an empty line.
+    Eof,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn map_of(bytes: &[u8]) -> Mmap {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(bytes).unwrap();
+        // SAFETY: the temporary file is private to this test and not modified while mapped.
+        unsafe { Mmap::map(&file).unwrap() }
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    fn read_all(stream: &mut Stream) -> Vec<u8> {
+        let mut out = Vec::new();
+        stream.read_into(u64::MAX, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn plain_stream_reads_everything() {
+        let mut stream = Stream::new(map_of(b"hello world"));
+        assert_eq!(read_all(&mut stream), b"hello world");
+    }
+
+    #[test]
+    fn gzip_members_are_concatenated_and_located() {
+        let first = gzip(b"first member\n");
+        let second = gzip(b"second\n");
+        let mut file = first.clone();
+        file.extend_from_slice(&second);
+        let mut stream = Stream::new(map_of(&file));
+        assert_eq!(stream.ensure(1).unwrap(), 13);
+        assert_eq!(stream.file_offset(), 0);
+        stream.consume(13);
+        stream.ensure(1).unwrap();
+        assert_eq!(stream.file_offset(), first.len() as u64);
+        assert_eq!(read_all(&mut stream), b"second\n");
+        assert!(!stream.truncated());
+    }
+
+    #[test]
+    fn truncated_gzip_keeps_what_was_decoded() {
+        let data: Vec<u8> = (0..50_000u32).flat_map(|i| i.to_le_bytes()).collect();
+        let full = gzip(&data);
+        let mut stream = Stream::new(map_of(&full[..full.len() / 2]));
+        let out = read_all(&mut stream);
+        assert!(!out.is_empty() && out.len() < data.len());
+        assert_eq!(out[..], data[..out.len()]);
+        assert!(stream.truncated());
+    }
+
+    #[test]
+    fn corrupt_member_is_reported_and_stepped_over() {
+        let mut file = gzip(b"good one\n");
+        let mut bad = gzip(b"this member gets damaged in the middle of its data\n");
+        let middle = bad.len() / 2;
+        bad[middle..middle + 4].copy_from_slice(&[0xff, 0xff, 0xff, 0xff]);
+        file.extend_from_slice(&bad);
+        file.extend_from_slice(&gzip(b"after\n"));
+        let mut stream = Stream::new(map_of(&file));
+        let mut out = Vec::new();
+        let mut faults = 0;
+        loop {
+            match stream.read_into(u64::MAX, &mut out) {
+                Ok(_) => break,
+                Err(Fault::Corrupt(_)) => faults += 1,
+            }
+        }
+        assert_eq!(faults, 1);
+        assert!(out.starts_with(b"good one\n"));
+        assert!(out.ends_with(b"after\n"));
+    }
+
+    #[test]
+    fn header_end_accepts_lf_and_crlf() {
+        let mut stream = Stream::new(map_of(b"A: b\r\nC: d\r\n\r\nbody"));
+        assert_eq!(stream.find_header_end(1000).unwrap(), HeaderEnd::Found(14));
+        let mut stream = Stream::new(map_of(b"A: b\nC: d\n\nbody"));
+        assert_eq!(stream.find_header_end(1000).unwrap(), HeaderEnd::Found(11));
+        let mut stream = Stream::new(map_of(b"A: b\nC: d\n"));
+        assert_eq!(stream.find_header_end(1000).unwrap(), HeaderEnd::Eof);
+        let mut stream = Stream::new(map_of(b"A: b\nC: d\nE: f\n\n"));
+        assert_eq!(stream.find_header_end(8).unwrap(), HeaderEnd::TooLong);
+    }
+
+    #[test]
+    fn seek_version_line_finds_line_starts_only() {
+        let mut stream = Stream::new(map_of(b"xx WARC/1.0\nyy\nWARC/1.0\r\n"));
+        assert!(stream.seek_version_line(false).unwrap());
+        assert_eq!(stream.position(), 15);
+        let mut stream = Stream::new(map_of(b"nothing here\nWARC"));
+        assert!(!stream.seek_version_line(false).unwrap());
+    }
+
+    #[test]
+    fn unread_replays_bytes() {
+        let mut stream = Stream::new(map_of(b"abcdef"));
+        let mut out = Vec::new();
+        assert!(stream.read_into(4, &mut out).unwrap());
+        stream.unread(&out[2..]);
+        assert_eq!(stream.position(), 2);
+        assert_eq!(read_all(&mut stream), b"cdef");
+    }
+}

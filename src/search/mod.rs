@@ -1,0 +1,78 @@
+//! Search: a query string and an open index in, ranked hits with snippets out.
+//!
+//! BM25 over the title and body fields (tantivy's query language: words, `"phrases"`,
+//! `+required`, `-excluded`, `field:term`).
+
+use serde::Serialize;
+use tantivy::collector::TopDocs;
+use tantivy::query::QueryParser;
+use tantivy::schema::Value;
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{TantivyDocument, TantivyError};
+
+use crate::index::OpenIndex;
+
+/// One result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    /// 1-based rank.
+    pub rank: usize,
+    /// BM25 score.
+    pub score: f32,
+    /// Page URL.
+    pub url: String,
+    /// Page title.
+    pub title: String,
+    /// A passage of the body around the query terms.
+    pub snippet: String,
+    /// Byte ranges of `snippet` that match query terms.
+    pub highlights: Vec<(usize, usize)>,
+}
+
+/// Why a search failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The query does not parse.
+    #[error("invalid query: {0}")]
+    Query(#[from] tantivy::query::QueryParserError),
+    /// The index could not be searched.
+    #[error("search failed: {0}")]
+    Index(#[from] TantivyError),
+}
+
+/// Runs `query` and returns the best `limit` hits.
+pub fn search(open: &OpenIndex, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
+    let reader = open.index.reader()?;
+    let searcher = reader.searcher();
+    let parser = QueryParser::for_index(&open.index, vec![open.fields.title, open.fields.body]);
+    let query = parser.parse_query(query)?;
+    let top = searcher.search(&query, &TopDocs::with_limit(limit.max(1)).order_by_score())?;
+    let mut snippets = SnippetGenerator::create(&searcher, &*query, open.fields.body)?;
+    snippets.set_max_num_chars(200);
+
+    let mut hits = Vec::with_capacity(top.len());
+    for (rank, (score, address)) in top.into_iter().enumerate() {
+        let document: TantivyDocument = searcher.doc(address)?;
+        let text = |field| {
+            document
+                .get_first(field)
+                .and_then(|value| value.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let snippet = snippets.snippet_from_doc(&document);
+        hits.push(Hit {
+            rank: rank + 1,
+            score,
+            url: text(open.fields.url),
+            title: text(open.fields.title),
+            snippet: snippet.fragment().replace('\n', " "),
+            highlights: snippet
+                .highlighted()
+                .iter()
+                .map(|range| (range.start, range.end))
+                .collect(),
+        });
+    }
+    Ok(hits)
+}

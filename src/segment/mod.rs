@@ -1,0 +1,379 @@
+//! Segment: a decoded HTML page in, a [`SegmentedPage`] out — the page's title and its
+//! [`Block`]s, each with its [`BlockStyle`], its visible text and its words with offsets.
+//!
+//! A block is the text whose nearest enclosing *layout element* is the same element
+//! ([`is_layout_element`]: table, div, section, p, headings, lists, …; not td or tr, following
+//! Chen, Ye & Li). Text inside inline elements belongs to the enclosing block.
+//!
+//! Every page is streamed once through `lol_html`. lol_html reports start tags, text and the
+//! end tags it sees, but no end tags for void elements, implicitly closed elements, or
+//! elements still open at the end of input; [`OpenElements`](tree) keeps its own stack with
+//! HTML's implied-end rules.
+
+mod style;
+mod tree;
+
+pub use style::{BlockStyle, StyleAttributes, stable_hash_bytes};
+pub use tree::is_layout_element;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use lol_html::html_content::{Element, EndTag, TextChunk, TextType};
+use lol_html::{HtmlRewriter, MemorySettings, Settings, doc_text, element};
+
+use crate::analyze::for_each_word;
+use crate::read::Page;
+
+/// The identity of a word: a stable 64-bit hash of its analyzed (lower-cased) form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WordId(pub u64);
+
+impl WordId {
+    /// The id of an analyzed word.
+    pub fn of(word: &str) -> WordId {
+        WordId(style::stable_hash_bytes(word.as_bytes()))
+    }
+}
+
+/// One occurrence of a word in a block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Word {
+    /// The word.
+    pub id: WordId,
+    /// Its position among the words of the block, from 0.
+    pub offset: u32,
+}
+
+/// A segment of a page: text under one layout element.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// Where the block sits and what its element looks like.
+    pub style: BlockStyle,
+    /// Visible text, whitespace collapsed.
+    pub text: String,
+    /// Words of `text`, in order.
+    pub words: Vec<Word>,
+}
+
+/// A page cut into blocks.
+#[derive(Debug, Clone)]
+pub struct SegmentedPage {
+    /// The page's URL.
+    pub url: String,
+    /// The page's site (host).
+    pub site: String,
+    /// Text of the first `<title>`, whitespace collapsed.
+    pub title: String,
+    /// Blocks with text, in the order their elements start.
+    pub blocks: Vec<Block>,
+    /// Bytes of HTML segmented (after any truncation).
+    pub html_bytes: usize,
+    /// Which page limit, if any, cut the page short.
+    pub limited: Option<PageLimit>,
+}
+
+/// A per-page limit that was reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageLimit {
+    /// The HTML was longer than [`SegmentLimits::max_page_bytes`]; the rest was not read.
+    Bytes,
+    /// Elements nested deeper than [`SegmentLimits::max_depth`] were treated as inline.
+    Depth,
+    /// The page had more than [`SegmentLimits::max_blocks`] blocks; later layout elements were
+    /// treated as inline.
+    Blocks,
+}
+
+impl PageLimit {
+    /// A kebab-case name for summaries.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageLimit::Bytes => "page-bytes",
+            PageLimit::Depth => "nesting-depth",
+            PageLimit::Blocks => "block-count",
+        }
+    }
+}
+
+/// The words of a block's text, with their offsets.
+pub fn words_of(text: &str) -> Vec<Word> {
+    let mut words = Vec::new();
+    for_each_word(text, |word, _, _| {
+        words.push(Word {
+            id: WordId::of(word),
+            offset: words.len() as u32,
+        });
+    });
+    words
+}
+
+impl SegmentedPage {
+    /// Approximate bytes held by the page.
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.url.capacity()
+            + self.site.capacity()
+            + self.title.capacity()
+            + self
+                .blocks
+                .iter()
+                .map(|block| {
+                    std::mem::size_of::<Block>()
+                        + block.text.capacity()
+                        + block.words.capacity() * std::mem::size_of::<Word>()
+                })
+                .sum::<usize>()
+    }
+}
+
+/// Per-page limits, so that one hostile page cannot stall a build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SegmentLimits {
+    /// HTML bytes read from one page; the rest is cut off.
+    pub max_page_bytes: usize,
+    /// Open elements tracked at once; deeper elements count as inline.
+    pub max_depth: usize,
+    /// Blocks per page; further layout elements count as inline.
+    pub max_blocks: usize,
+}
+
+impl Default for SegmentLimits {
+    fn default() -> Self {
+        SegmentLimits {
+            max_page_bytes: 8 << 20,
+            max_depth: 256,
+            max_blocks: 20_000,
+        }
+    }
+}
+
+/// Why a page could not be segmented.
+#[derive(Debug, thiserror::Error)]
+pub enum SegmentError {
+    /// The HTML parser gave up on the page.
+    #[error("HTML parser failed: {0}")]
+    Parser(String),
+}
+
+/// Cuts a page into blocks.
+pub fn segment(page: &Page, limits: &SegmentLimits) -> Result<SegmentedPage, SegmentError> {
+    let (html, mut limited) = if page.html.len() > limits.max_page_bytes {
+        let mut cut = limits.max_page_bytes;
+        while !page.html.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        (&page.html[..cut], Some(PageLimit::Bytes))
+    } else {
+        (page.html.as_str(), None)
+    };
+
+    let state = Rc::new(RefCell::new(tree::OpenElements::new(*limits)));
+    {
+        let on_element = Rc::clone(&state);
+        let on_text = Rc::clone(&state);
+        let settings = Settings::new()
+            .append_element_content_handler(element!("*", move |element: &mut Element| {
+                let serial = on_element.borrow_mut().open(element);
+                if let Some(serial) = serial {
+                    let on_end = Rc::clone(&on_element);
+                    element.on_end_tag(Box::new(move |_: &mut EndTag| {
+                        on_end.borrow_mut().close(serial);
+                        Ok(())
+                    }))?;
+                }
+                Ok(())
+            }))
+            .append_document_content_handler(doc_text!(move |chunk: &mut TextChunk| {
+                let decode = matches!(chunk.text_type(), TextType::Data | TextType::RCData);
+                on_text
+                    .borrow_mut()
+                    .text(chunk.as_str(), decode, chunk.last_in_text_node());
+                Ok(())
+            }))
+            .with_memory_settings(MemorySettings::new());
+        let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+        rewriter
+            .write(html.as_bytes())
+            .and_then(|()| rewriter.end())
+            .map_err(|error| SegmentError::Parser(error.to_string()))?;
+    }
+    let state = Rc::try_unwrap(state)
+        .map_err(|_| SegmentError::Parser("parser kept a handler alive".into()))?
+        .into_inner();
+    let (title, raw_blocks, tree_limit) = state.finish();
+    limited = limited.or(tree_limit);
+
+    let blocks = raw_blocks
+        .into_iter()
+        .filter(|(_, text)| !text.is_empty())
+        .map(|(style, text)| Block {
+            style,
+            words: words_of(&text),
+            text,
+        })
+        .collect();
+
+    Ok(SegmentedPage {
+        url: page.url.clone(),
+        site: page.site.clone(),
+        title,
+        blocks,
+        html_bytes: html.len(),
+        limited,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn page(html: &str) -> Page {
+        Page {
+            url: "http://example.org/a.html".into(),
+            site: "example.org".into(),
+            html: html.into(),
+            raw_bytes: html.len(),
+        }
+    }
+
+    fn texts(html: &str) -> Vec<String> {
+        segment(&page(html), &SegmentLimits::default())
+            .unwrap()
+            .blocks
+            .into_iter()
+            .map(|b| b.text)
+            .collect()
+    }
+
+    #[test]
+    fn blocks_are_cut_at_layout_elements_not_at_cells_or_inline_elements() {
+        let html = "<html><head><title> My  Page </title><style>p{}</style></head><body>\
+            <div id=nav><ul><li><a href=/>Home</a><li>About</ul></div>\
+            <table><tr><td>cell one</td><td>cell <b>two</b></td></tr></table>\
+            <p>First &amp; second paragraph<p>Third</body></html>";
+        let segmented = segment(&page(html), &SegmentLimits::default()).unwrap();
+        assert_eq!(segmented.title, "My Page");
+        let texts: Vec<_> = segmented.blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Home About",
+                "cell one cell two",
+                "First & second paragraph",
+                "Third"
+            ]
+        );
+    }
+
+    #[test]
+    fn script_style_noscript_template_and_hidden_text_is_not_text() {
+        let html = "<body><p>seen<script>var hidden = 1;</script><style>.x{}</style>\
+            <noscript>enable js</noscript><template>tpl</template>\
+            <span hidden>gone</span><span style='display: none'>gone too</span> also seen</p></body>";
+        assert_eq!(texts(html), ["seen also seen"]);
+    }
+
+    #[test]
+    fn implied_paragraph_end_separates_blocks() {
+        // <div> closes the open <p>: "after" belongs to the body, not to the paragraph.
+        let segmented = segment(
+            &page("<body><p>inside<div>div text</div>after</body>"),
+            &SegmentLimits::default(),
+        )
+        .unwrap();
+        let paragraph = &segmented
+            .blocks
+            .iter()
+            .find(|b| b.text == "inside")
+            .unwrap();
+        let body = segmented.blocks.iter().find(|b| b.text == "after").unwrap();
+        assert_ne!(paragraph.style, body.style);
+        assert_eq!(segmented.blocks.len(), 3);
+    }
+
+    #[test]
+    fn same_structure_gives_same_styles_and_different_position_gives_different_styles() {
+        let a = segment(
+            &page("<body><div class=nav>x</div><p>a</p></body>"),
+            &SegmentLimits::default(),
+        )
+        .unwrap();
+        let b = segment(
+            &page("<body><div class=nav>y y</div><p>b</p></body>"),
+            &SegmentLimits::default(),
+        )
+        .unwrap();
+        let c = segment(
+            &page("<body><p>z</p><div class=nav>x</div></body>"),
+            &SegmentLimits::default(),
+        )
+        .unwrap();
+        let d = segment(
+            &page("<body><div class=other>x</div></body>"),
+            &SegmentLimits::default(),
+        )
+        .unwrap();
+        assert_eq!(a.blocks[0].style, b.blocks[0].style);
+        assert_ne!(a.blocks[0].style, c.blocks[1].style);
+        assert_ne!(a.blocks[0].style, d.blocks[0].style);
+    }
+
+    #[test]
+    fn words_carry_offsets_within_their_block() {
+        let segmented = segment(
+            &page("<p>to be or not to be</p>"),
+            &SegmentLimits::default(),
+        )
+        .unwrap();
+        let block = &segmented.blocks[0];
+        let offsets: Vec<u32> = block.words.iter().map(|w| w.offset).collect();
+        assert_eq!(offsets, [0, 1, 2, 3, 4, 5]);
+        assert_eq!(block.words[0].id, block.words[4].id);
+        assert_eq!(block.words[0].id, WordId::of("to"));
+    }
+
+    #[test]
+    fn entities_split_across_chunks_and_numeric_references_decode() {
+        assert_eq!(
+            texts("<p>caf&eacute; &#x4E2D;&#25991; &lt;tag&gt;</p>"),
+            ["café 中文 <tag>"]
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_bounded() {
+        let depth = 100_000;
+        let html = format!(
+            "<body>{}deep text{}</body>",
+            "<div>".repeat(depth),
+            "</div>".repeat(depth)
+        );
+        let segmented = segment(&page(&html), &SegmentLimits::default()).unwrap();
+        assert_eq!(segmented.limited, Some(PageLimit::Depth));
+        assert_eq!(segmented.blocks.len(), 1);
+        assert_eq!(segmented.blocks[0].text, "deep text");
+    }
+
+    #[test]
+    fn oversized_pages_are_cut_and_flagged() {
+        let limits = SegmentLimits {
+            max_page_bytes: 20,
+            ..SegmentLimits::default()
+        };
+        let segmented = segment(&page("<p>ééééééééééééééééééééééé</p>"), &limits).unwrap();
+        assert_eq!(segmented.limited, Some(PageLimit::Bytes));
+        assert!(segmented.html_bytes <= 20);
+    }
+
+    #[test]
+    fn unclosed_and_misnested_markup_does_not_lose_text() {
+        // <li> closes the open <p>, so "two" belongs to the div, which started first.
+        assert_eq!(
+            texts("<div><p>one<li>two<div>three"),
+            ["two", "one", "three"]
+        );
+        // Stray end tags are ignored, as browsers do.
+        assert_eq!(texts("<p>a</div></span>b</p></p>c"), ["ab", "c"]);
+    }
+}

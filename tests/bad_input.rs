@@ -1,0 +1,220 @@
+//! Bad input through the real binary: a clear message or a counted skip, never a panic.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn indexer(args: &[&str], inputs: &[&Path]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(args)
+        .args(inputs)
+        .output()
+        .expect("run indexer")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn assert_no_panic(output: &Output) {
+    let message = stderr(output);
+    assert!(!message.contains("panicked"), "panic: {message}");
+    assert!(
+        matches!(output.status.code(), Some(0..=2)),
+        "status {:?}: {message}",
+        output.status
+    );
+}
+
+/// One WARC response record holding `html`.
+fn warc_record(url: &str, html: &[u8]) -> Vec<u8> {
+    let mut http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n".to_vec();
+    http.extend_from_slice(html);
+    let mut record = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    record.extend_from_slice(&http);
+    record.extend_from_slice(b"\r\n\r\n");
+    record
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn files_with_no_pages_fail_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut garbage = Vec::new();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..100_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        garbage.push(state as u8);
+    }
+    let cases = [
+        write(dir.path(), "empty.warc", b""),
+        write(
+            dir.path(),
+            "text.warc",
+            b"just some text, not a web archive\n",
+        ),
+        write(dir.path(), "garbage.warc.gz", &garbage),
+    ];
+    for input in &cases {
+        let index = dir.path().join("idx");
+        let output = indexer(&["build", "--index", index.to_str().unwrap()], &[input]);
+        assert_no_panic(&output);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("no HTML pages"),
+            "{}",
+            stderr(&output)
+        );
+        assert!(!index.join("CURRENT").exists());
+    }
+}
+
+#[test]
+fn a_missing_path_is_named_in_the_error() {
+    let missing = Path::new("/nonexistent/crawl.warc.gz");
+    let output = indexer(&["extract"], &[missing]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("/nonexistent/crawl.warc.gz"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn invalid_arguments_exit_with_two() {
+    let output = indexer(&["build"], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let output = indexer(
+        &["extract", "--detector", "no-such-detector", "x.warc"],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn a_garbage_file_among_good_ones_is_counted_and_the_rest_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = write(
+        dir.path(),
+        "garbage.warc",
+        b"\x00\x01\x02 not a warc at all",
+    );
+    let good = write(
+        dir.path(),
+        "good.warc",
+        &warc_record(
+            "http://example.org/",
+            b"<html><body><p>hello world</p></body></html>",
+        ),
+    );
+    let index = dir.path().join("idx");
+    let output = indexer(
+        &["build", "--json", "--index", index.to_str().unwrap()],
+        &[&garbage, &good],
+    );
+    assert_no_panic(&output);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["pages"], 1);
+    assert_eq!(summary["skipped"]["unreadable-file"], 1);
+}
+
+#[test]
+fn a_fifty_megabyte_page_and_a_hundred_thousand_nested_divs_are_cut_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut big = b"<html><body><p>".to_vec();
+    let sentence = b"a very long page keeps going and going ";
+    while big.len() < 50 << 20 {
+        big.extend_from_slice(sentence);
+    }
+    big.extend_from_slice(b"</p></body></html>");
+    let depth = 100_000;
+    let nested = format!(
+        "<html><body>{}deep text{}</body></html>",
+        "<div>".repeat(depth),
+        "</div>".repeat(depth)
+    );
+
+    let mut warc = warc_record("http://big.example/page", &big);
+    warc.extend(warc_record("http://deep.example/page", nested.as_bytes()));
+    warc.extend(warc_record(
+        "http://fine.example/page",
+        b"<p>an ordinary page</p>",
+    ));
+    let input = write(dir.path(), "hostile.warc", &warc);
+
+    let output = indexer(&["extract"], &[&input]);
+    assert_no_panic(&output);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let pages: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(pages.len(), 3);
+    assert_eq!(pages[1]["text"], "deep text");
+    assert_eq!(pages[2]["text"], "an ordinary page");
+
+    let index = dir.path().join("idx");
+    let output = indexer(
+        &["build", "--json", "--index", index.to_str().unwrap()],
+        &[&input],
+    );
+    assert_no_panic(&output);
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["pages"], 3);
+    assert_eq!(summary["limited"]["page-bytes"], 1);
+    assert_eq!(summary["limited"]["nesting-depth"], 1);
+}
+
+#[test]
+fn a_folder_of_pages_is_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join("guide")).unwrap();
+    std::fs::write(
+        site.join("index.html"),
+        "<title>Home</title><p>welcome to the folder site</p>",
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("guide/intro.html"),
+        "<title>Intro</title><p>an introduction</p>",
+    )
+    .unwrap();
+    std::fs::write(site.join("notes.txt"), "not a page").unwrap();
+    let output = indexer(
+        &["extract", "--base-url", "https://folder.example/"],
+        &[&site],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let urls: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap()["url"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            "https://folder.example/guide/intro.html",
+            "https://folder.example/index.html"
+        ]
+    );
+}

@@ -1,0 +1,199 @@
+//! End to end: the real `indexer` binary on the committed sample in `data/`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn sample() -> Vec<PathBuf> {
+    ["python311", "rustbook", "scrapy28"]
+        .iter()
+        .map(|site| repo().join("data").join(format!("{site}.warc.gz")))
+        .collect()
+}
+
+fn indexer(args: &[&str], extra: &[PathBuf]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(args)
+        .args(extra)
+        .output()
+        .expect("run indexer")
+}
+
+fn ok(output: Output) -> String {
+    assert!(
+        output.status.success(),
+        "indexer failed: {}\n{}",
+        String::from_utf8_lossy(&output.stderr),
+        String::from_utf8_lossy(&output.stdout)
+    );
+    String::from_utf8(output.stdout).expect("utf-8 stdout")
+}
+
+/// Indexes of the sample, built once per test binary: (bloom, none).
+fn indexes() -> (&'static Path, &'static Path) {
+    static BUILT: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    let (bloom, none) = BUILT.get_or_init(|| {
+        let dir =
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("e2e-{}", std::process::id()));
+        let bloom = dir.join("bloom");
+        let none = dir.join("none");
+        for (path, detector) in [(&bloom, "bloom"), (&none, "none")] {
+            let path_arg = path.to_str().unwrap();
+            ok(indexer(
+                &["build", "--index", path_arg, "--detector", detector],
+                &sample(),
+            ));
+        }
+        (bloom, none)
+    });
+    (bloom, none)
+}
+
+fn search(index: &Path, query: &str, n: usize) -> Vec<Value> {
+    let out = ok(indexer(
+        &[
+            "search",
+            index.to_str().unwrap(),
+            query,
+            "-n",
+            &n.to_string(),
+            "--json",
+        ],
+        &[],
+    ));
+    serde_json::from_str::<Value>(&out)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn a_content_phrase_finds_its_page_at_rank_one() {
+    let (bloom, none) = indexes();
+    for index in [bloom, none] {
+        let hits = search(index, "\"ownership rules\"", 5);
+        assert!(!hits.is_empty(), "no hit in {}", index.display());
+        let url = hits[0]["url"].as_str().unwrap();
+        assert!(
+            url.ends_with("ch04-01-what-is-ownership.html"),
+            "rank 1 was {url}"
+        );
+    }
+}
+
+#[test]
+fn a_navigation_phrase_matches_no_page_with_bloom_and_many_with_none() {
+    let (bloom, none) = indexes();
+    // The "This Page" box of the Python documentation's sidebar, on every Python page.
+    let phrase = "\"report a bug show source\"";
+    let with_none = search(none, phrase, 100);
+    let with_bloom = search(bloom, phrase, 100);
+    assert_eq!(with_none.len(), 30, "none matched {}", with_none.len());
+    assert_eq!(
+        with_bloom.len(),
+        0,
+        "bloom kept it on {} pages",
+        with_bloom.len()
+    );
+
+    // "Understanding Ownership" is in the Rust book's chapter list on all 40 of its pages, and
+    // in the text of a few.
+    let with_none = search(none, "ownership", 100);
+    let with_bloom = search(bloom, "ownership", 100);
+    assert_eq!(with_none.len(), 40);
+    assert!(
+        with_bloom.len() < 20,
+        "bloom matched {} pages",
+        with_bloom.len()
+    );
+}
+
+#[test]
+fn compare_shows_fewer_postings_for_bloom() {
+    let (bloom, none) = indexes();
+    let out = ok(indexer(
+        &[
+            "compare",
+            none.to_str().unwrap(),
+            bloom.to_str().unwrap(),
+            "--json",
+        ],
+        &[],
+    ));
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let figure = |name: &str| {
+        report["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["figure"] == name)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(figure("documents")["a"], figure("documents")["b"]);
+    let postings = figure("postings");
+    assert!(postings["b"].as_u64().unwrap() < postings["a"].as_u64().unwrap());
+    assert!(
+        postings["ratio"].as_f64().unwrap() < 0.9,
+        "ratio {}",
+        postings["ratio"]
+    );
+}
+
+#[test]
+fn stats_reports_the_stored_build_summary() {
+    let (bloom, _) = indexes();
+    let out = ok(indexer(&["stats", bloom.to_str().unwrap(), "--json"], &[]));
+    let stats: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(stats["index"]["documents"], 100);
+    assert_eq!(stats["build"]["pages"], 100);
+    assert_eq!(stats["build"]["detector"], "bloom");
+    assert_eq!(stats["build"]["passes"], 2);
+    assert!(stats["build"]["blocks_dropped"].as_u64().unwrap() > 0);
+    assert!(stats["build"]["peak_state_bytes"].as_u64().unwrap() > 0);
+    assert!(stats["index"]["postings"].as_u64().unwrap() > 0);
+    assert!(stats["index"]["bytes"]["store"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn extract_does_not_depend_on_the_thread_count() {
+    let one = ok(indexer(&["extract", "--threads", "1"], &sample()));
+    let three = ok(indexer(&["extract", "--threads", "3"], &sample()));
+    assert_eq!(one.lines().count(), 100);
+    assert_eq!(one, three);
+    let first: Value = serde_json::from_str(one.lines().next().unwrap()).unwrap();
+    for key in ["url", "site", "title", "text"] {
+        assert!(first[key].is_string(), "missing {key}");
+    }
+}
+
+#[test]
+fn a_failed_build_leaves_the_previous_index_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    let index_arg = index.to_str().unwrap();
+    ok(indexer(&["build", "--index", index_arg], &sample()[1..2]));
+    let before = ok(indexer(&["stats", index_arg, "--json"], &[]));
+
+    let garbage = dir.path().join("garbage.warc");
+    std::fs::write(&garbage, b"\x00\x01this is not a web archive\xff\xfe").unwrap();
+    let failed = indexer(
+        &["build", "--index", index_arg],
+        std::slice::from_ref(&garbage),
+    );
+    assert_eq!(failed.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&failed.stderr);
+    assert!(message.contains("no HTML pages"), "{message}");
+    assert!(!message.contains("panicked"), "{message}");
+
+    assert_eq!(ok(indexer(&["stats", index_arg, "--json"], &[])), before);
+    let hits = search(&index, "ownership", 3);
+    assert!(!hits.is_empty());
+}
