@@ -4,7 +4,7 @@
 //! A two-pass detector ([`Passes::Two`]) must see a site's pages before it can judge any of
 //! them. Following Chen, Ye & Li's own design (an in-memory batch whose statistics carry over
 //! to later batches), each page is read, segmented and observed once on the workers, learned
-//! in input order, and then waits until the batch of
+//! in input order, and then waits — its blocks' text kept, their word lists dropped — until the batch of
 //! waiting pages reaches [`BuildOptions::batch_memory`] or the input ends. The batch is then
 //! decided on the workers against everything learned so far and emitted in input order. When
 //! the whole input fits in one batch this is exactly learning everything, then deciding
@@ -119,6 +119,10 @@ pub struct BuildSummary {
     pub batches: u32,
     /// Peak bytes of pages waiting for a decision.
     pub peak_batch_bytes: u64,
+    /// Seconds spent deciding and emitting batches (two-pass detectors), after their pages
+    /// were read and learned.
+    #[serde(default)]
+    pub batch_seconds: f64,
     /// Wall time of the run, seconds.
     pub seconds: f64,
 }
@@ -201,7 +205,13 @@ pub fn build_index(
     progress: &dyn Progress,
 ) -> Result<BuildSummary, BuildError> {
     let input_set = InputSet::open(inputs, options.base_url.as_deref())?;
-    let mut writer = IndexBuild::begin(index, (options.threads / 2).max(1))?;
+    // Two-pass detectors index after all pages are parsed, so the index gets every core;
+    // one-pass runs parse and index at once and share them.
+    let index_threads = match options.detector {
+        DetectorKind::Bloom => options.threads,
+        DetectorKind::None => (options.threads / 2).max(1),
+    };
+    let mut writer = IndexBuild::begin(index, index_threads)?;
     let mut summary = run(
         &input_set,
         options,
@@ -319,6 +329,7 @@ fn decide_batch<D: Detector>(
     tally: &mut BuildSummary,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<(), BuildError> {
+    let started = Instant::now();
     tally.batches += 1;
     tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
     tally.peak_batch_bytes = tally.peak_batch_bytes.max(batch.bytes as u64);
@@ -336,6 +347,7 @@ fn decide_batch<D: Detector>(
         },
         |decided| tally_and_emit(tally, decided, emit),
     )?;
+    tally.batch_seconds += started.elapsed().as_secs_f64();
     Ok(())
 }
 
@@ -382,9 +394,10 @@ fn run_with<D: Detector>(
                 |item| Ok(observe(item, limits, &detector)),
                 |prepared| {
                     let pending = match prepared {
-                        Prepared::Page(page, observation) => {
+                        Prepared::Page(mut page, observation) => {
                             progress.record_done(page.html_bytes);
                             write_lock(&detector).learn(observation);
+                            page.forget_words();
                             Prepared::Page(page, ())
                         }
                         Prepared::Skipped(reason) => {

@@ -118,6 +118,10 @@ struct RunArgs {
     /// waiting pages are decided with what has been learned so far.
     #[arg(long, default_value_t = BuildOptions::default().batch_memory >> 20)]
     batch_memory: usize,
+    /// bloom: judge headings by the block they title, as in the paper (no rescue of a heading
+    /// whose following block is kept).
+    #[arg(long)]
+    bloom_paper_headings: bool,
     /// Per page: HTML bytes read; the rest is cut off and counted.
     #[arg(long, default_value_t = SegmentLimits::default().max_page_bytes)]
     max_page_bytes: usize,
@@ -148,6 +152,7 @@ impl RunArgs {
                 min_cluster_blocks: self.bloom_min_blocks,
                 drop_ratio: self.bloom_drop_ratio,
                 min_word_frequency: self.bloom_min_word_frequency,
+                keep_headings_of_kept_blocks: !self.bloom_paper_headings,
             },
             threads: self.threads.unwrap_or(defaults.threads).max(1),
             limits: SegmentLimits {
@@ -358,12 +363,14 @@ fn print_summary(summary: &BuildSummary) {
             100.0 * part as f64 / whole as f64
         }
     };
+    let passes = if summary.passes == 2 {
+        "learns from every page, then decides"
+    } else {
+        "decides each page as it arrives"
+    };
     println!(
-        "detector       {} ({} pass{}) {}",
-        summary.detector,
-        summary.passes,
-        if summary.passes == 1 { "" } else { "es" },
-        summary.settings
+        "detector       {} ({passes}) {}",
+        summary.detector, summary.settings
     );
     println!(
         "pages          {} of {} records",

@@ -39,8 +39,9 @@ pub trait Detector: Send + Sync {
     fn learn(&mut self, observation: Self::Observation);
 
     /// Whether to keep each block of `page`, in block order. A two-pass detector is asked after
-    /// every page was learned (from many threads at once); a one-pass detector before the
-    /// page is learned, in input order.
+    /// every page was learned (from many threads at once), about pages whose blocks may have
+    /// had their word lists dropped while waiting (see [`crate::segment::Block::words_or_recomputed`]); a
+    /// one-pass detector is asked before the page is learned, in input order.
     fn decide(&self, page: &SegmentedPage) -> Vec<bool>;
 
     /// Approximate bytes of per-site state held now.

@@ -54,6 +54,19 @@ pub struct Block {
     pub text: String,
     /// Words of `text`, in order.
     pub words: Vec<Word>,
+    /// Whether the block is a heading (h1–h6).
+    pub heading: bool,
+}
+
+impl Block {
+    /// The block's words, recomputed from its text if they were dropped.
+    pub fn words_or_recomputed(&self) -> std::borrow::Cow<'_, [Word]> {
+        if self.words.is_empty() && !self.text.is_empty() {
+            std::borrow::Cow::Owned(words_of(&self.text))
+        } else {
+            std::borrow::Cow::Borrowed(&self.words)
+        }
+    }
 }
 
 /// A page cut into blocks.
@@ -109,6 +122,15 @@ pub fn words_of(text: &str) -> Vec<Word> {
 }
 
 impl SegmentedPage {
+    /// Drops the blocks' word lists, keeping their text, so that a page waiting for its
+    /// decision holds little more than its text; [`Block::words_or_recomputed`] brings them
+    /// back where needed.
+    pub fn forget_words(&mut self) {
+        for block in &mut self.blocks {
+            block.words = Vec::new();
+        }
+    }
+
     /// Approximate bytes held by the page.
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
@@ -206,11 +228,12 @@ pub fn segment(page: &Page, limits: &SegmentLimits) -> Result<SegmentedPage, Seg
 
     let blocks = raw_blocks
         .into_iter()
-        .filter(|(_, text)| !text.is_empty())
-        .map(|(style, text)| Block {
+        .filter(|(_, text, _)| !text.is_empty())
+        .map(|(style, text, heading)| Block {
             style,
             words: words_of(&text),
             text,
+            heading,
         })
         .collect();
 

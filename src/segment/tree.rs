@@ -184,6 +184,7 @@ struct OpenElement {
 struct BlockUnderConstruction {
     style: BlockStyle,
     text: String,
+    heading: bool,
 }
 
 /// The segmenter's state while lol_html streams a page.
@@ -262,6 +263,7 @@ impl OpenElements {
                 self.blocks.push(BlockUnderConstruction {
                     style,
                     text: String::new(),
+                    heading: is_heading(&tag),
                 });
                 block = Some(self.blocks.len() - 1);
             } else {
@@ -317,9 +319,9 @@ impl OpenElements {
         append_collapsed(&mut self.blocks[block].text, &text);
     }
 
-    /// The title and the blocks (style, text) in the order their elements started, and which
-    /// limit was reached.
-    pub(super) fn finish(mut self) -> (String, Vec<(BlockStyle, String)>, Option<PageLimit>) {
+    /// The title, the blocks (style, text, whether a heading) in the order their elements
+    /// started, and which limit was reached.
+    pub(super) fn finish(mut self) -> (String, Vec<(BlockStyle, String, bool)>, Option<PageLimit>) {
         if !self.pending_text.is_empty() {
             self.text("", true, true);
         }
@@ -329,7 +331,7 @@ impl OpenElements {
             .into_iter()
             .map(|block| {
                 let text = block.text.trim_end().to_string();
-                (block.style, text)
+                (block.style, text, block.heading)
             })
             .collect();
         (title, blocks, self.limited)
@@ -343,6 +345,7 @@ impl OpenElements {
             self.blocks.push(BlockUnderConstruction {
                 style: BlockStyle::of(0, &StyleAttributes::root()),
                 text: String::new(),
+                heading: false,
             });
             self.blocks.len() - 1
         })

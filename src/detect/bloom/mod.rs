@@ -46,6 +46,11 @@ pub struct BloomSettings {
     /// Words found in fewer blocks of a style cluster than this are not looked up: they are
     /// non-template without a cluster search.
     pub min_word_frequency: u32,
+    /// Not in the paper: a heading (h1–h6) judged template is kept when the block after it is
+    /// kept, because a heading titles what follows it. Generated section headings inside the
+    /// content ("Parameters", "Method Summary") repeat on every page like a template, but the
+    /// content under them does not.
+    pub keep_headings_of_kept_blocks: bool,
 }
 
 impl Default for BloomSettings {
@@ -55,6 +60,7 @@ impl Default for BloomSettings {
             min_cluster_blocks: 5,
             drop_ratio: 0.8,
             min_word_frequency: 5,
+            keep_headings_of_kept_blocks: true,
         }
     }
 }
@@ -72,7 +78,7 @@ impl BlockSignatures {
     /// The signatures of one block.
     pub fn of(block: &Block) -> Self {
         let mut occurrences: Vec<(WordId, u32)> = block
-            .words
+            .words_or_recomputed()
             .iter()
             .map(|word| (word.id, word.offset))
             .collect();
@@ -185,7 +191,8 @@ impl Detector for Bloom {
 
     fn decide(&self, page: &SegmentedPage) -> Vec<bool> {
         let site = stable_hash_bytes(page.site.as_bytes());
-        page.blocks
+        let mut keep: Vec<bool> = page
+            .blocks
             .iter()
             .map(|block| {
                 let key = block_key(site, block);
@@ -202,7 +209,15 @@ impl Detector for Bloom {
                     keep
                 })
             })
-            .collect()
+            .collect();
+        if self.settings.keep_headings_of_kept_blocks {
+            for at in (0..keep.len().saturating_sub(1)).rev() {
+                if page.blocks[at].heading && !keep[at] && keep[at + 1] {
+                    keep[at] = true;
+                }
+            }
+        }
+        keep
     }
 
     fn state_bytes(&self) -> usize {
@@ -232,6 +247,7 @@ mod tests {
             style: BlockStyle(style),
             text: text.to_string(),
             words,
+            heading: false,
         }
     }
 
@@ -338,6 +354,35 @@ mod tests {
         learn_all(&mut detector, &pages);
         let kept = pages.iter().filter(|p| detector.decide(p)[0]).count();
         assert_eq!(kept, 8);
+    }
+
+    #[test]
+    fn a_template_heading_is_kept_when_the_block_after_it_is_kept() {
+        let heading = |style: u64, text: &str| Block {
+            heading: true,
+            ..block(style, text)
+        };
+        let pages: Vec<_> = (0..5)
+            .map(|i| {
+                page(vec![
+                    heading(1, "method summary"),
+                    block(2, &format!("method{i} does thing{i}")),
+                    heading(3, "navigation"),
+                    block(4, "home docs blog about contact"),
+                ])
+            })
+            .collect();
+        let mut detector = Bloom::new(BloomSettings::default());
+        learn_all(&mut detector, &pages);
+        assert_eq!(detector.decide(&pages[0]), vec![true, true, false, false]);
+
+        let paper_only = BloomSettings {
+            keep_headings_of_kept_blocks: false,
+            ..BloomSettings::default()
+        };
+        let mut detector = Bloom::new(paper_only);
+        learn_all(&mut detector, &pages);
+        assert_eq!(detector.decide(&pages[0]), vec![false, true, false, false]);
     }
 
     #[test]
