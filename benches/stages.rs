@@ -76,11 +76,11 @@ fn stages(c: &mut Criterion) {
             let mut bloom = Bloom::new(BloomSettings::default());
             for page in &segmented {
                 let observation = bloom.observe(page);
-                bloom.learn(observation);
+                bloom.learn(&observation);
             }
             segmented
                 .iter()
-                .map(|page| bloom.decide(page).len())
+                .map(|page| bloom.decide(page, &bloom.observe(page)).len())
                 .sum::<usize>()
         })
     });

@@ -17,74 +17,93 @@ pub const TOKENIZER_NAME: &str = "web";
 ///
 /// `word` is lower-cased and valid only during the call.
 pub fn for_each_word(text: &str, mut emit: impl FnMut(&str, usize, usize)) {
+    let mut words = Words::new(text);
     let mut word = String::new();
-    let mut word_start = 0;
-    // The previous character of the current unspaced run, and whether the run made a bigram.
-    let mut unspaced: Option<(char, usize)> = None;
-    let mut bigram_made = false;
+    while let Some((start, end)) = words.next_into(&mut word) {
+        emit(&word, start, end);
+    }
+}
 
-    for (at, c) in text.char_indices() {
-        if is_unspaced_script(c) {
-            flush_word(&mut word, word_start, at, &mut emit);
-            if let Some((previous, previous_at)) = unspaced {
-                word.push(previous);
-                word.push(c);
-                emit(&word, previous_at, at + c.len_utf8());
-                word.clear();
-                bigram_made = true;
-            }
-            unspaced = Some((c, at));
-            continue;
+/// A cursor over the words of a text, writing each lower-cased word into a caller's buffer.
+pub struct Words<'a> {
+    text: &'a str,
+    at: usize,
+    /// The previous character of the current unspaced run, and where it starts.
+    unspaced: Option<(char, usize)>,
+    /// Whether the current unspaced run has produced a bigram yet.
+    bigram_made: bool,
+}
+
+impl<'a> Words<'a> {
+    /// A cursor at the start of `text`.
+    pub fn new(text: &'a str) -> Self {
+        Words {
+            text,
+            at: 0,
+            unspaced: None,
+            bigram_made: false,
         }
-        flush_unspaced_run(&mut unspaced, &mut bigram_made, &mut emit);
-        if c.is_ascii() {
-            if c.is_ascii_alphanumeric() {
-                if word.is_empty() {
-                    word_start = at;
+    }
+
+    /// Writes the next word into `word` and returns its byte range in the text.
+    pub fn next_into(&mut self, word: &mut String) -> Option<(usize, usize)> {
+        loop {
+            word.clear();
+            let rest = &self.text[self.at..];
+            let Some(c) = rest.chars().next() else {
+                return self.end_unspaced_run(word);
+            };
+            let at = self.at;
+            if is_unspaced_script(c) {
+                self.at += c.len_utf8();
+                match self.unspaced.replace((c, at)) {
+                    Some((previous, previous_at)) => {
+                        self.bigram_made = true;
+                        word.push(previous);
+                        word.push(c);
+                        return Some((previous_at, self.at));
+                    }
+                    None => self.bigram_made = false,
                 }
-                word.push(c.to_ascii_lowercase());
-            } else {
-                flush_word(&mut word, word_start, at, &mut emit);
+                continue;
             }
-        } else if c.is_alphanumeric() {
-            if word.is_empty() {
-                word_start = at;
+            if let Some(range) = self.end_unspaced_run(word) {
+                return Some(range);
             }
-            word.extend(c.to_lowercase());
-        } else {
-            flush_word(&mut word, word_start, at, &mut emit);
+            if !c.is_alphanumeric() {
+                self.at += c.len_utf8();
+                continue;
+            }
+            let mut end = self.text.len();
+            for (offset, c) in rest.char_indices() {
+                if c.is_ascii() {
+                    if !c.is_ascii_alphanumeric() {
+                        end = at + offset;
+                        break;
+                    }
+                    word.push(c.to_ascii_lowercase());
+                } else if c.is_alphanumeric() && !is_unspaced_script(c) {
+                    word.extend(c.to_lowercase());
+                } else {
+                    end = at + offset;
+                    break;
+                }
+            }
+            self.at = end;
+            if word.len() <= MAX_WORD_BYTES {
+                return Some((at, end));
+            }
         }
     }
-    flush_unspaced_run(&mut unspaced, &mut bigram_made, &mut emit);
-    flush_word(&mut word, word_start, text.len(), &mut emit);
-}
 
-/// Ends a run of an unspaced script: a run of one character is a word of its own.
-fn flush_unspaced_run(
-    unspaced: &mut Option<(char, usize)>,
-    bigram_made: &mut bool,
-    emit: &mut impl FnMut(&str, usize, usize),
-) {
-    if let Some((c, at)) = unspaced.take()
-        && !*bigram_made
-    {
-        let mut buffer = [0u8; 4];
-        emit(c.encode_utf8(&mut buffer), at, at + c.len_utf8());
-    }
-    *bigram_made = false;
-}
-
-fn flush_word(
-    word: &mut String,
-    start: usize,
-    end: usize,
-    emit: &mut impl FnMut(&str, usize, usize),
-) {
-    if !word.is_empty() {
-        if word.len() <= MAX_WORD_BYTES {
-            emit(word, start, end);
+    /// Ends a run of an unspaced script: a run of one character is a word of its own.
+    fn end_unspaced_run(&mut self, word: &mut String) -> Option<(usize, usize)> {
+        let (c, at) = self.unspaced.take()?;
+        if std::mem::take(&mut self.bigram_made) {
+            return None;
         }
-        word.clear();
+        word.push(c);
+        Some((at, at + c.len_utf8()))
     }
 }
 
@@ -107,46 +126,42 @@ pub fn is_unspaced_script(c: char) -> bool {
 #[derive(Clone, Default)]
 pub struct WebTokenizer;
 
-/// Tokens of one text, produced eagerly by [`for_each_word`].
-pub struct WebTokenStream {
-    tokens: Vec<Token>,
-    next: usize,
+/// Tokens of one text, produced one at a time into a reused [`Token`].
+pub struct WebTokenStream<'a> {
+    words: Words<'a>,
+    token: Token,
 }
 
 impl Tokenizer for WebTokenizer {
-    type TokenStream<'a> = WebTokenStream;
+    type TokenStream<'a> = WebTokenStream<'a>;
 
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> WebTokenStream {
-        let mut tokens = Vec::new();
-        for_each_word(text, |word, from, to| {
-            tokens.push(Token {
-                offset_from: from,
-                offset_to: to,
-                position: tokens.len(),
-                text: word.to_string(),
-                position_length: 1,
-            });
-        });
-        WebTokenStream { tokens, next: 0 }
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> WebTokenStream<'a> {
+        WebTokenStream {
+            words: Words::new(text),
+            token: Token::default(),
+        }
     }
 }
 
-impl TokenStream for WebTokenStream {
+impl TokenStream for WebTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        if self.next < self.tokens.len() {
-            self.next += 1;
-            true
-        } else {
-            false
+        match self.words.next_into(&mut self.token.text) {
+            Some((from, to)) => {
+                self.token.offset_from = from;
+                self.token.offset_to = to;
+                self.token.position = self.token.position.wrapping_add(1);
+                true
+            }
+            None => false,
         }
     }
 
     fn token(&self) -> &Token {
-        &self.tokens[self.next - 1]
+        &self.token
     }
 
     fn token_mut(&mut self) -> &mut Token {
-        &mut self.tokens[self.next - 1]
+        &mut self.token
     }
 }
 
@@ -175,6 +190,7 @@ mod tests {
     fn unspaced_scripts_yield_bigrams_and_single_characters() {
         assert_eq!(words("東京都"), ["東京", "京都"]);
         assert_eq!(words("本"), ["本"]);
+        assert_eq!(words("本 abc 日、東京"), ["本", "abc", "日", "東京"]);
         assert_eq!(words("ABC日本語def"), ["abc", "日本", "本語", "def"]);
         assert_eq!(words("ภาษาไทย")[0], "ภา");
     }

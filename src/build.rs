@@ -4,7 +4,7 @@
 //! A two-pass detector ([`Passes::Two`]) must see a site's pages before it can judge any of
 //! them. Following Chen, Ye & Li's own design (an in-memory batch whose statistics carry over
 //! to later batches), each page is read, segmented and observed once on the workers, learned
-//! in input order, and then waits — its blocks' text kept, their word lists dropped — until the batch of
+//! in input order, and then waits — with its observation, its word lists dropped — until the batch of
 //! waiting pages reaches [`BuildOptions::batch_memory`] or the input ends. The batch is then
 //! decided on the workers against everything learned so far and emitted in input order. When
 //! the whole input fits in one batch this is exactly learning everything, then deciding
@@ -304,19 +304,19 @@ fn prepare(
     segment(&page, limits).map_err(|_| "html-parser")
 }
 
-/// Pages learned but not yet decided, in input order (skips keep their place).
-#[derive(Default)]
-struct Batch {
-    items: Vec<Prepared<()>>,
+/// Pages learned but not yet decided, with their observations, in input order (skips keep
+/// their place).
+struct Batch<O> {
+    items: Vec<Prepared<O>>,
     bytes: usize,
 }
 
-impl Batch {
-    fn push(&mut self, item: Prepared<()>) {
-        if let Prepared::Page(page, ()) = &item {
-            self.bytes += page.heap_bytes();
+impl<O> Batch<O> {
+    fn new() -> Self {
+        Batch {
+            items: Vec::new(),
+            bytes: 0,
         }
-        self.items.push(item);
     }
 }
 
@@ -324,7 +324,7 @@ impl Batch {
 /// pipeline's workers, and emits them in input order.
 fn decide_batch<D: Detector>(
     detector: &D,
-    batch: &mut Batch,
+    batch: &mut Batch<D::Observation>,
     pipeline: &Pipeline,
     tally: &mut BuildSummary,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
@@ -338,8 +338,8 @@ fn decide_batch<D: Detector>(
         batch.items.drain(..),
         |item| {
             Ok(match item {
-                Prepared::Page(page, ()) => {
-                    let keep = detector.decide(&page);
+                Prepared::Page(page, observation) => {
+                    let keep = detector.decide(&page, &observation);
                     Prepared::Page(page, keep)
                 }
                 Prepared::Skipped(reason) => Prepared::Skipped(reason),
@@ -387,25 +387,27 @@ fn run_with<D: Detector>(
         Passes::Two => {
             tally.passes = 2;
             let detector = RwLock::new(detector);
-            let mut batch = Batch::default();
+            let mut batch = Batch::new();
             progress.start_pass("learning and deciding");
             pipeline.run(
                 inputs.records(),
                 |item| Ok(observe(item, limits, &detector)),
                 |prepared| {
-                    let pending = match prepared {
+                    match prepared {
                         Prepared::Page(mut page, observation) => {
                             progress.record_done(page.html_bytes);
-                            write_lock(&detector).learn(observation);
+                            let mut detector = write_lock(&detector);
+                            detector.learn(&observation);
                             page.forget_words();
-                            Prepared::Page(page, ())
+                            batch.bytes +=
+                                page.heap_bytes() + detector.observation_bytes(&observation);
+                            batch.items.push(Prepared::Page(page, observation));
                         }
                         Prepared::Skipped(reason) => {
                             progress.record_done(0);
-                            Prepared::Skipped(reason)
+                            batch.items.push(Prepared::Skipped(reason));
                         }
-                    };
-                    batch.push(pending);
+                    }
                     if batch.bytes >= options.batch_memory {
                         decide_batch(
                             &*read_lock(&detector),
@@ -434,8 +436,8 @@ fn run_with<D: Detector>(
                         Prepared::Page(page, observation) => {
                             progress.record_done(page.html_bytes);
                             let mut detector = write_lock(&detector);
-                            let keep = detector.decide(&page);
-                            detector.learn(observation);
+                            let keep = detector.decide(&page, &observation);
+                            detector.learn(&observation);
                             pages += 1;
                             if pages.is_multiple_of(256) {
                                 tally.peak_state_bytes =

@@ -36,13 +36,22 @@ pub trait Detector: Send + Sync {
     fn observe(&self, page: &SegmentedPage) -> Self::Observation;
 
     /// Folds one page's observation into the per-site statistics. Called in input order.
-    fn learn(&mut self, observation: Self::Observation);
+    fn learn(&mut self, observation: &Self::Observation);
 
     /// Whether to keep each block of `page`, in block order. A two-pass detector is asked after
-    /// every page was learned (from many threads at once), about pages whose blocks may have
-    /// had their word lists dropped while waiting (see [`crate::segment::Block::words_or_recomputed`]); a
-    /// one-pass detector is asked before the page is learned, in input order.
-    fn decide(&self, page: &SegmentedPage) -> Vec<bool>;
+    /// every page was learned (from many threads at once); a one-pass detector before the
+    /// page is learned, in input order.
+    ///
+    /// `observation` is what [`observe`](Self::observe) made of this page. A page waiting for
+    /// a two-pass decision keeps its blocks' text but not their word lists: what a detector
+    /// needs of the words belongs in its observation.
+    fn decide(&self, page: &SegmentedPage, observation: &Self::Observation) -> Vec<bool>;
+
+    /// Approximate bytes held by one observation.
+    fn observation_bytes(&self, observation: &Self::Observation) -> usize {
+        let _ = observation;
+        std::mem::size_of::<Self::Observation>()
+    }
 
     /// Approximate bytes of per-site state held now.
     fn state_bytes(&self) -> usize;

@@ -20,9 +20,9 @@ impl Detector for KeepEverything {
 
     fn observe(&self, _page: &SegmentedPage) {}
 
-    fn learn(&mut self, _observation: ()) {}
+    fn learn(&mut self, _observation: &()) {}
 
-    fn decide(&self, page: &SegmentedPage) -> Vec<bool> {
+    fn decide(&self, page: &SegmentedPage, _observation: &()) -> Vec<bool> {
         vec![true; page.blocks.len()]
     }
 

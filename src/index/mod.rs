@@ -164,7 +164,6 @@ pub struct IndexBuild {
     root: PathBuf,
     generation: PathBuf,
     writer: Option<IndexWriter>,
-    index: Index,
     fields: Fields,
     _lock: File,
     committed: bool,
@@ -246,7 +245,6 @@ impl IndexBuild {
             root: root.to_path_buf(),
             generation,
             writer: Some(writer),
-            index,
             fields,
             _lock: lock,
             committed: false,
@@ -271,8 +269,11 @@ impl IndexBuild {
         Ok(())
     }
 
-    /// Commits, merges into one segment, stores `summary` beside the index and makes this
-    /// generation the live one. Returns the generation's directory.
+    /// Commits, waits for tantivy's background merges, stores `summary` beside the index and
+    /// makes this generation the live one. Returns the generation's directory.
+    ///
+    /// Segments are not forced into one: merging the whole index at the end cost a tenth of
+    /// the build time, and searches and [`stats`] work across segments.
     pub fn commit(mut self, summary: &impl Serialize) -> Result<PathBuf, IndexError> {
         let generation = self.generation.clone();
         let mut writer = self.writer.take().ok_or_else(|| IndexError::Summary {
@@ -280,16 +281,6 @@ impl IndexBuild {
             message: "index writer already closed".into(),
         })?;
         writer.commit().map_err(tantivy_error(&generation))?;
-        let segments = self
-            .index
-            .searchable_segment_ids()
-            .map_err(tantivy_error(&generation))?;
-        if segments.len() > 1 {
-            writer
-                .merge(&segments)
-                .wait()
-                .map_err(tantivy_error(&generation))?;
-        }
         writer
             .wait_merging_threads()
             .map_err(tantivy_error(&generation))?;

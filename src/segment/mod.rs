@@ -58,17 +58,6 @@ pub struct Block {
     pub heading: bool,
 }
 
-impl Block {
-    /// The block's words, recomputed from its text if they were dropped.
-    pub fn words_or_recomputed(&self) -> std::borrow::Cow<'_, [Word]> {
-        if self.words.is_empty() && !self.text.is_empty() {
-            std::borrow::Cow::Owned(words_of(&self.text))
-        } else {
-            std::borrow::Cow::Borrowed(&self.words)
-        }
-    }
-}
-
 /// A page cut into blocks.
 #[derive(Debug, Clone)]
 pub struct SegmentedPage {
@@ -122,9 +111,8 @@ pub fn words_of(text: &str) -> Vec<Word> {
 }
 
 impl SegmentedPage {
-    /// Drops the blocks' word lists, keeping their text, so that a page waiting for its
-    /// decision holds little more than its text; [`Block::words_or_recomputed`] brings them
-    /// back where needed.
+    /// Drops the blocks' word lists, keeping their text: a page waiting for its decision
+    /// then holds little more than its text.
     pub fn forget_words(&mut self) {
         for block in &mut self.blocks {
             block.words = Vec::new();

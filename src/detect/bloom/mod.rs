@@ -78,7 +78,7 @@ impl BlockSignatures {
     /// The signatures of one block.
     pub fn of(block: &Block) -> Self {
         let mut occurrences: Vec<(WordId, u32)> = block
-            .words_or_recomputed()
+            .words
             .iter()
             .map(|word| (word.id, word.offset))
             .collect();
@@ -176,7 +176,7 @@ impl Detector for Bloom {
         }
     }
 
-    fn learn(&mut self, observation: PageSignatures) {
+    fn learn(&mut self, observation: &PageSignatures) {
         let decided = self
             .decided
             .get_mut()
@@ -189,12 +189,13 @@ impl Detector for Bloom {
         }
     }
 
-    fn decide(&self, page: &SegmentedPage) -> Vec<bool> {
+    fn decide(&self, page: &SegmentedPage, observation: &PageSignatures) -> Vec<bool> {
         let site = stable_hash_bytes(page.site.as_bytes());
         let mut keep: Vec<bool> = page
             .blocks
             .iter()
-            .map(|block| {
+            .zip(&observation.blocks)
+            .map(|(block, signatures)| {
                 let key = block_key(site, block);
                 let known = self
                     .decided
@@ -202,7 +203,7 @@ impl Detector for Bloom {
                     .ok()
                     .and_then(|decided| decided.get(&key).copied());
                 known.unwrap_or_else(|| {
-                    let keep = !self.is_template_block(&page.site, &BlockSignatures::of(block));
+                    let keep = !self.is_template_block(&page.site, signatures);
                     if let Ok(mut decided) = self.decided.lock() {
                         decided.insert(key, keep);
                     }
@@ -218,6 +219,19 @@ impl Detector for Bloom {
             }
         }
         keep
+    }
+
+    fn observation_bytes(&self, observation: &PageSignatures) -> usize {
+        std::mem::size_of::<PageSignatures>()
+            + observation.site.capacity()
+            + observation
+                .blocks
+                .iter()
+                .map(|block| {
+                    std::mem::size_of::<BlockSignatures>()
+                        + block.words.capacity() * std::mem::size_of::<(WordId, OffsetSignature)>()
+                })
+                .sum::<usize>()
     }
 
     fn state_bytes(&self) -> usize {
@@ -262,10 +276,14 @@ mod tests {
         }
     }
 
+    fn decide(detector: &Bloom, page: &SegmentedPage) -> Vec<bool> {
+        detector.decide(page, &detector.observe(page))
+    }
+
     fn learn_all(detector: &mut Bloom, pages: &[SegmentedPage]) {
         for p in pages {
             let observation = detector.observe(p);
-            detector.learn(observation);
+            detector.learn(&observation);
         }
     }
 
@@ -299,7 +317,7 @@ mod tests {
             let pages = make(pages);
             learn_all(&mut detector, &pages);
             for p in &pages {
-                assert_eq!(detector.decide(p), vec![expect_nav_kept, true]);
+                assert_eq!(decide(&detector, p), vec![expect_nav_kept, true]);
             }
         }
     }
@@ -311,7 +329,7 @@ mod tests {
             .map(|i| page(vec![block(i, "home docs blog about contact")]))
             .collect();
         learn_all(&mut detector, &pages);
-        assert!(detector.decide(&pages[0])[0]);
+        assert!(decide(&detector, &pages[0])[0]);
     }
 
     #[test]
@@ -333,7 +351,7 @@ mod tests {
             learn_all(&mut detector, &pages);
             for p in &pages {
                 assert_eq!(
-                    detector.decide(p),
+                    decide(&detector, p),
                     vec![expect_kept],
                     "{extra_words} extra words"
                 );
@@ -352,7 +370,7 @@ mod tests {
             })
             .collect();
         learn_all(&mut detector, &pages);
-        let kept = pages.iter().filter(|p| detector.decide(p)[0]).count();
+        let kept = pages.iter().filter(|p| decide(&detector, p)[0]).count();
         assert_eq!(kept, 8);
     }
 
@@ -374,7 +392,7 @@ mod tests {
             .collect();
         let mut detector = Bloom::new(BloomSettings::default());
         learn_all(&mut detector, &pages);
-        assert_eq!(detector.decide(&pages[0]), vec![true, true, false, false]);
+        assert_eq!(decide(&detector, &pages[0]), vec![true, true, false, false]);
 
         let paper_only = BloomSettings {
             keep_headings_of_kept_blocks: false,
@@ -382,12 +400,18 @@ mod tests {
         };
         let mut detector = Bloom::new(paper_only);
         learn_all(&mut detector, &pages);
-        assert_eq!(detector.decide(&pages[0]), vec![false, true, false, false]);
+        assert_eq!(
+            decide(&detector, &pages[0]),
+            vec![false, true, false, false]
+        );
     }
 
     #[test]
     fn unseen_site_keeps_everything() {
         let detector = Bloom::new(BloomSettings::default());
-        assert_eq!(detector.decide(&page(vec![block(1, "a b c")])), vec![true]);
+        assert_eq!(
+            decide(&detector, &page(vec![block(1, "a b c")])),
+            vec![true]
+        );
     }
 }
