@@ -421,7 +421,9 @@ fn run_with<D: Detector>(
                 },
             )?;
             let detector = read_lock(&detector);
-            decide_batch(&*detector, &mut batch, &pipeline, &mut tally, emit)?;
+            if !batch.items.is_empty() {
+                decide_batch(&*detector, &mut batch, &pipeline, &mut tally, emit)?;
+            }
         }
         Passes::One => {
             tally.passes = 1;

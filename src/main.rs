@@ -103,13 +103,13 @@ struct RunArgs {
     #[arg(long)]
     base_url: Option<String>,
     /// bloom: two offset signatures are similar when they share this share of set bits.
-    #[arg(long, default_value_t = BloomSettings::default().similarity)]
+    #[arg(long, default_value_t = BloomSettings::default().similarity, value_parser = share)]
     bloom_similarity: f64,
     /// bloom: a word is template when this many blocks of its style cluster share its signature.
     #[arg(long, default_value_t = BloomSettings::default().min_cluster_blocks)]
     bloom_min_blocks: u32,
     /// bloom: a block is dropped when its share of template words reaches this.
-    #[arg(long, default_value_t = BloomSettings::default().drop_ratio)]
+    #[arg(long, default_value_t = BloomSettings::default().drop_ratio, value_parser = share)]
     bloom_drop_ratio: f64,
     /// bloom: words in fewer blocks of a style cluster than this are not looked up.
     #[arg(long, default_value_t = BloomSettings::default().min_word_frequency)]
@@ -133,17 +133,20 @@ struct RunArgs {
     max_blocks: usize,
 }
 
+/// Parses a share between 0 and 1.
+fn share(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not between 0 and 1"))
+    }
+}
+
 impl RunArgs {
     fn options(&self) -> Result<BuildOptions> {
-        for (name, value) in [
-            ("--bloom-similarity", self.bloom_similarity),
-            ("--bloom-drop-ratio", self.bloom_drop_ratio),
-        ] {
-            anyhow::ensure!(
-                (0.0..=1.0).contains(&value),
-                "{name} must be between 0 and 1, got {value}"
-            );
-        }
         let defaults = BuildOptions::default();
         Ok(BuildOptions {
             detector: self.detector,

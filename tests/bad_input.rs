@@ -103,6 +103,13 @@ fn invalid_arguments_exit_with_two() {
         &[],
     );
     assert_eq!(output.status.code(), Some(2));
+    let output = indexer(&["extract", "--bloom-drop-ratio", "1.5", "x.warc"], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("not between 0 and 1"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

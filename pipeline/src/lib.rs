@@ -118,7 +118,10 @@ impl Pipeline {
 
         std::thread::scope(|scope| {
             let stop = &stop;
-            scope.spawn(move || feed(source, work_tx, permit_rx, stop));
+            let source_panic = scope.spawn(move || {
+                catch_unwind(AssertUnwindSafe(|| feed(source, work_tx, permit_rx, stop)))
+                    .map_err(|payload| panic_message(payload.as_ref()))
+            });
             for _ in 0..self.workers {
                 let work_rx = work_rx.clone();
                 let done_tx = done_tx.clone();
@@ -135,7 +138,13 @@ impl Pipeline {
             // Dropping our ends wakes every thread still blocked on a channel.
             drop(done_rx);
             drop(permit_tx);
-            result
+            match source_panic.join() {
+                Ok(Err(message)) => Err(PipelineError::Panicked {
+                    stage: "source",
+                    message,
+                }),
+                _ => result,
+            }
         })
     }
 }
@@ -308,6 +317,23 @@ mod tests {
         );
         match result {
             Err(PipelineError::Panicked { message, .. }) => assert_eq!(message, "boom at 5"),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn source_panic_becomes_an_error() {
+        let source = (0..100u64).inspect(|&n| {
+            if n == 7 {
+                panic!("reader broke at {n}");
+            }
+        });
+        let result = Pipeline::new(2).run(source, Ok::<_, ()>, |_| Ok(()));
+        match result {
+            Err(PipelineError::Panicked { stage, message }) => {
+                assert_eq!(stage, "source");
+                assert_eq!(message, "reader broke at 7");
+            }
             other => panic!("unexpected {other:?}"),
         }
     }

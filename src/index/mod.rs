@@ -185,7 +185,9 @@ impl IndexBuild {
                 .any(|entry| {
                     let name = entry.file_name();
                     let name = name.to_string_lossy();
-                    name != LOCK && !name.starts_with(GENERATION_PREFIX)
+                    name != LOCK
+                        && !name.starts_with(CURRENT)
+                        && !name.starts_with(GENERATION_PREFIX)
                 })
         {
             return Err(IndexError::NotAnIndex(
@@ -305,7 +307,9 @@ impl IndexBuild {
             let _ = directory.sync_all();
         }
         self.committed = true;
-        remove_stale_generations(&self.root)?;
+        // The new index is live; an old generation that cannot be removed now is removed by
+        // the next build.
+        let _ = remove_stale_generations(&self.root);
         Ok(generation)
     }
 }

@@ -46,7 +46,10 @@ pub fn search(open: &OpenIndex, query: &str, limit: usize) -> Result<Vec<Hit>, S
     let searcher = reader.searcher();
     let parser = QueryParser::for_index(&open.index, vec![open.fields.title, open.fields.body]);
     let query = parser.parse_query(query)?;
-    let top = searcher.search(&query, &TopDocs::with_limit(limit.max(1)).order_by_score())?;
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
     let mut snippets = SnippetGenerator::create(&searcher, &*query, open.fields.body)?;
     snippets.set_max_num_chars(200);
 

@@ -196,9 +196,14 @@ pub fn segment(page: &Page, limits: &SegmentLimits) -> Result<SegmentedPage, Seg
             }))
             .append_document_content_handler(doc_text!(move |chunk: &mut TextChunk| {
                 let decode = matches!(chunk.text_type(), TextType::Data | TextType::RCData);
-                on_text
-                    .borrow_mut()
-                    .text(chunk.as_str(), decode, chunk.last_in_text_node());
+                let script_or_raw =
+                    matches!(chunk.text_type(), TextType::ScriptData | TextType::RawText);
+                on_text.borrow_mut().text(
+                    chunk.as_str(),
+                    decode,
+                    script_or_raw,
+                    chunk.last_in_text_node(),
+                );
                 Ok(())
             }))
             .with_memory_settings(MemorySettings::new());
@@ -350,6 +355,33 @@ mod tests {
             texts("<p>caf&eacute; &#x4E2D;&#25991; &lt;tag&gt;</p>"),
             ["café 中文 <tag>"]
         );
+    }
+
+    #[test]
+    fn a_page_without_body_tag_or_head_end_still_has_a_body() {
+        let html = "<html><head><title>T</title><meta name=x content=y>\
+            <div id=story><p>the story text</p></div>";
+        assert_eq!(texts(html), ["the story text"]);
+        assert_eq!(
+            texts("<html><head><title>T</title>loose text"),
+            ["loose text"]
+        );
+        // Outside every layout element, element boundaries still separate words.
+        assert_eq!(texts("Home<br>About<li>a<li>b"), ["Home About a b"]);
+    }
+
+    #[test]
+    fn elements_deeper_than_the_limit_leak_no_script_or_title() {
+        let limits = SegmentLimits {
+            max_depth: 3,
+            ..SegmentLimits::default()
+        };
+        let html = "<div><div><div><span><title>x</title><script>var a;</script><style>p{}</style>\
+            shown</span></div></div></div><p>after</p>";
+        let segmented = segment(&page(html), &limits).unwrap();
+        assert_eq!(segmented.title, "");
+        let texts: Vec<_> = segmented.blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, ["x shown", "after"]);
     }
 
     #[test]

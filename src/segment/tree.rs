@@ -237,15 +237,15 @@ impl OpenElements {
                 (0, self.root_children - 1)
             }
         };
-        if tag == "title" && self.title.is_none() {
-            self.in_title = true;
-        }
         if !element.can_have_content() {
             return None;
         }
         if self.stack.len() >= self.limits.max_depth {
             self.limited.get_or_insert(PageLimit::Depth);
             return None;
+        }
+        if tag == "title" && self.title.is_none() {
+            self.in_title = true;
         }
 
         let path = child_path(parent_path, child_index);
@@ -292,7 +292,19 @@ impl OpenElements {
     }
 
     /// A chunk of a text node. `decode` says whether character references apply.
-    pub(super) fn text(&mut self, chunk: &str, decode: bool, last_in_node: bool) {
+    /// `script_or_raw` marks script and raw-text content (style, noscript, …), which is never
+    /// visible, even inside elements too deep to be tracked.
+    pub(super) fn text(
+        &mut self,
+        chunk: &str,
+        decode: bool,
+        script_or_raw: bool,
+        last_in_node: bool,
+    ) {
+        if script_or_raw {
+            self.pending_text.clear();
+            return;
+        }
         self.pending_text.push_str(chunk);
         if !last_in_node {
             return;
@@ -308,10 +320,15 @@ impl OpenElements {
             append_collapsed(title, &text);
             return;
         }
+        let is_whitespace = text.chars().all(char::is_whitespace);
+        if !is_whitespace && self.stack.last().is_some_and(|open| open.tag == "head") {
+            // Text cannot be in the head: the body has begun without a <body> tag.
+            self.close_head();
+        }
         if self.stack.last().is_some_and(|open| open.hidden) {
             return;
         }
-        if text.chars().all(char::is_whitespace) {
+        if is_whitespace {
             self.separate_words_if_any(&text);
             return;
         }
@@ -323,7 +340,7 @@ impl OpenElements {
     /// started, and which limit was reached.
     pub(super) fn finish(mut self) -> (String, Vec<(BlockStyle, String, bool)>, Option<PageLimit>) {
         if !self.pending_text.is_empty() {
-            self.text("", true, true);
+            self.text("", true, false, true);
         }
         let title = self.title.unwrap_or_default().trim().to_string();
         let blocks = self
@@ -353,7 +370,13 @@ impl OpenElements {
 
     /// Ends the current word: a block-level boundary inside the current block.
     fn separate_words(&mut self) {
-        if let Some(block) = self.stack.last().and_then(|open| open.block) {
+        // The block the next text would go to (see `current_block`), if it exists yet.
+        let block = self
+            .stack
+            .last()
+            .and_then(|open| open.block)
+            .or(self.root_block);
+        if let Some(block) = block {
             let text = &mut self.blocks[block].text;
             if !text.is_empty() && !text.ends_with(' ') {
                 text.push(' ');
@@ -382,6 +405,9 @@ impl OpenElements {
 
     /// Closes what HTML closes implicitly before a start tag of `tag`.
     fn close_implied_by(&mut self, tag: &str) {
+        if !belongs_in_head(tag) {
+            self.close_head();
+        }
         if closes_paragraph(tag) {
             self.close_nearest(&["p"], is_scope_boundary);
         }
@@ -407,6 +433,18 @@ impl OpenElements {
         }
     }
 
+    /// Closes an open `<head>` (it can only sit right under the root or `<html>`).
+    fn close_head(&mut self) {
+        if let Some(at) = self
+            .stack
+            .iter()
+            .take(2)
+            .position(|open| open.tag == "head")
+        {
+            self.pop_to(at);
+        }
+    }
+
     fn close_nearest(&mut self, targets: &[&str], boundary: impl Fn(&str) -> bool) {
         for at in (0..self.stack.len()).rev() {
             let tag = self.stack[at].tag.as_str();
@@ -419,6 +457,25 @@ impl OpenElements {
             }
         }
     }
+}
+
+/// Elements that may stand in `<head>`; any other start tag begins the body.
+fn belongs_in_head(tag: &str) -> bool {
+    matches!(
+        tag,
+        "head"
+            | "html"
+            | "title"
+            | "meta"
+            | "link"
+            | "script"
+            | "style"
+            | "base"
+            | "noscript"
+            | "template"
+            | "basefont"
+            | "bgsound"
+    )
 }
 
 fn is_heading(tag: &str) -> bool {

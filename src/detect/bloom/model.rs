@@ -130,11 +130,6 @@ impl TemplateModel {
             .unwrap_or_default()
     }
 
-    /// Sites in the model.
-    pub fn site_count(&self) -> usize {
-        self.sites.len()
-    }
-
     /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         let first = std::mem::size_of::<(u64, WordFeatureCluster)>() + 1;
