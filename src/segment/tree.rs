@@ -329,7 +329,9 @@ impl OpenElements {
             return;
         }
         if is_whitespace {
-            self.separate_words_if_any(&text);
+            if !text.is_empty() {
+                self.separate_words();
+            }
             return;
         }
         let block = self.current_block();
@@ -381,12 +383,6 @@ impl OpenElements {
             if !text.is_empty() && !text.ends_with(' ') {
                 text.push(' ');
             }
-        }
-    }
-
-    fn separate_words_if_any(&mut self, whitespace: &str) {
-        if !whitespace.is_empty() && !self.in_title {
-            self.separate_words();
         }
     }
 
