@@ -19,6 +19,7 @@
 pub mod analyze;
 pub mod build;
 pub mod detect;
+pub mod eval;
 pub mod index;
 pub mod read;
 pub mod search;

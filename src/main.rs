@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use indexer::build::{self, BuildOptions, BuildSummary, Progress};
 use indexer::detect::DetectorKind;
 use indexer::detect::bloom::BloomSettings;
+use indexer::eval;
 use indexer::index::{IndexStats, OpenIndex, stats};
 use indexer::search::search;
 use indexer::segment::SegmentLimits;
@@ -79,6 +80,36 @@ enum Command {
         /// Print as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Measure detectors on labelled pages: extraction quality, index size, known-item retrieval.
+    #[command(after_help = EXIT_CODES)]
+    Eval {
+        /// WARC files (.warc, .warc.gz) and folders of .html files.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Label files (JSON lines, .gz allowed); glob patterns are expanded.
+        #[arg(long, required = true)]
+        labels: Vec<String>,
+        /// Detectors to measure, comma-separated; `none` is always measured as the baseline.
+        #[arg(long = "detectors", value_enum, value_delimiter = ',', default_values_t = [DetectorKind::Bloom])]
+        detectors: Vec<DetectorKind>,
+        /// Seed for the sampled phrase queries.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Add per-site F1 to the table.
+        #[arg(long)]
+        sites: bool,
+        /// Print the figures as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Also write the table as a markdown report to this file.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Also draw an SVG bar chart (F1, postings reduction, title MRR per index) to this file.
+        #[arg(long)]
+        chart: Option<PathBuf>,
+        #[command(flatten)]
+        run: RunArgs,
     },
     /// Print the kept text of every HTML page as JSON lines {"url","site","title","text"}.
     #[command(after_help = EXIT_CODES)]
@@ -224,6 +255,39 @@ fn run(cli: Cli) -> Result<()> {
                 build::format_skips(&summary.skipped),
                 summary.seconds
             );
+        }
+        Command::Eval {
+            inputs,
+            labels,
+            detectors,
+            seed,
+            sites,
+            json,
+            report,
+            chart,
+            run,
+        } => {
+            let options = run.options()?;
+            let labels = eval::load_labels(&eval::expand_patterns(&labels)?)?;
+            anyhow::ensure!(
+                !labels.is_empty(),
+                "the label files hold no usable labelled page"
+            );
+            let progress = TerminalProgress::new();
+            let figures = eval::evaluate(&inputs, &labels, &detectors, &options, seed, &progress)?;
+            let markdown = figures.to_markdown(sites);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&figures)?);
+            } else {
+                print!("{markdown}");
+            }
+            if let Some(path) = report {
+                std::fs::write(&path, &markdown)
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+            if let Some(path) = chart {
+                eval::write_chart(&figures, &path)?;
+            }
         }
         Command::Search {
             index,

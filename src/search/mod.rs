@@ -40,6 +40,27 @@ pub enum SearchError {
     Index(#[from] TantivyError),
 }
 
+/// URLs of the best `limit` pages for `query`, best first, without snippets.
+pub fn top_urls(open: &OpenIndex, query: &str, limit: usize) -> Result<Vec<String>, SearchError> {
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let reader = open.index.reader()?;
+    let searcher = reader.searcher();
+    let parser = QueryParser::for_index(&open.index, vec![open.fields.title, open.fields.body]);
+    let query = parser.parse_query(query)?;
+    let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
+    let mut urls = Vec::with_capacity(top.len());
+    for (_, address) in top {
+        let document: TantivyDocument = searcher.doc(address)?;
+        let url = document
+            .get_first(open.fields.url)
+            .and_then(|value| value.as_str());
+        urls.push(url.unwrap_or_default().to_string());
+    }
+    Ok(urls)
+}
+
 /// Runs `query` and returns the best `limit` hits.
 pub fn search(open: &OpenIndex, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
     let reader = open.index.reader()?;

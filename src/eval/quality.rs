@@ -1,0 +1,194 @@
+//! Extraction quality: bag-of-words token precision, recall and F1 of kept text against the
+//! labelled main content — the definition of `shared/tools/score.py`: tokens are runs of
+//! word characters (letters, digits, underscore), lower-cased; micro sums over all pages,
+//! macro averages the per-site figures.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use super::Label;
+
+/// Precision, recall and F1.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Prf {
+    /// Precision.
+    pub precision: f64,
+    /// Recall.
+    pub recall: f64,
+    /// F1.
+    pub f1: f64,
+}
+
+impl Prf {
+    fn of(counts: &TokenCounts) -> Prf {
+        let ratio = |part: u64, whole: u64| {
+            if whole == 0 {
+                0.0
+            } else {
+                part as f64 / whole as f64
+            }
+        };
+        let precision = ratio(
+            counts.true_positive,
+            counts.true_positive + counts.false_positive,
+        );
+        let recall = ratio(
+            counts.true_positive,
+            counts.true_positive + counts.false_negative,
+        );
+        let f1 = if precision + recall == 0.0 {
+            0.0
+        } else {
+            2.0 * precision * recall / (precision + recall)
+        };
+        Prf {
+            precision,
+            recall,
+            f1,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct TokenCounts {
+    true_positive: u64,
+    false_positive: u64,
+    false_negative: u64,
+}
+
+/// Quality of one detector's kept text.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Quality {
+    /// Labelled pages scored.
+    pub pages: usize,
+    /// Labelled pages with no kept text at all in the output (counted as keeping nothing).
+    pub missing: usize,
+    /// Over all tokens.
+    pub micro: Prf,
+    /// Mean over sites.
+    pub macro_average: Prf,
+    /// Share of template-only tokens (in `template_text`, not in `content_text`) kept.
+    pub template_kept: f64,
+    /// Per site.
+    pub sites: BTreeMap<String, Prf>,
+}
+
+/// The tokens of `text` with their counts.
+pub fn bag(text: &str) -> HashMap<String, u64> {
+    let mut bag = HashMap::new();
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_alphanumeric() || c == '_' {
+            word.extend(c.to_lowercase());
+        } else if !word.is_empty() {
+            *bag.entry(std::mem::take(&mut word)).or_insert(0) += 1;
+        }
+    }
+    bag
+}
+
+fn overlap(a: &HashMap<String, u64>, b: &HashMap<String, u64>) -> u64 {
+    a.iter()
+        .map(|(token, &count)| count.min(b.get(token).copied().unwrap_or(0)))
+        .sum()
+}
+
+/// Scores kept text (by URL) against the labels.
+pub fn score(labels: &[Label], kept: &HashMap<String, String>) -> Quality {
+    let mut sites: BTreeMap<String, TokenCounts> = BTreeMap::new();
+    let mut total = TokenCounts::default();
+    let (mut template_total, mut template_kept) = (0u64, 0u64);
+    let mut quality = Quality::default();
+    for label in labels {
+        quality.pages += 1;
+        let text = match kept.get(&label.url) {
+            Some(text) => text.as_str(),
+            None => {
+                quality.missing += 1;
+                ""
+            }
+        };
+        let gold = bag(&label.content_text);
+        let kept = bag(text);
+        let mut template_only = bag(&label.template_text);
+        for (token, count) in template_only.iter_mut() {
+            *count = count.saturating_sub(gold.get(token).copied().unwrap_or(0));
+        }
+        let true_positive = overlap(&kept, &gold);
+        let counts = TokenCounts {
+            true_positive,
+            false_positive: kept.values().sum::<u64>() - true_positive,
+            false_negative: gold.values().sum::<u64>() - true_positive,
+        };
+        template_total += template_only.values().sum::<u64>();
+        template_kept += overlap(&kept, &template_only);
+        let site = sites.entry(label.site.clone()).or_default();
+        for sum in [site, &mut total] {
+            sum.true_positive += counts.true_positive;
+            sum.false_positive += counts.false_positive;
+            sum.false_negative += counts.false_negative;
+        }
+    }
+    quality.micro = Prf::of(&total);
+    quality.sites = sites
+        .iter()
+        .map(|(site, counts)| (site.clone(), Prf::of(counts)))
+        .collect();
+    let n = quality.sites.len().max(1) as f64;
+    quality.macro_average = Prf {
+        precision: quality.sites.values().map(|p| p.precision).sum::<f64>() / n,
+        recall: quality.sites.values().map(|p| p.recall).sum::<f64>() / n,
+        f1: quality.sites.values().map(|p| p.f1).sum::<f64>() / n,
+    };
+    quality.template_kept = if template_total == 0 {
+        0.0
+    } else {
+        template_kept as f64 / template_total as f64
+    };
+    quality
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(url: &str, site: &str, content: &str, template: &str) -> Label {
+        Label {
+            url: url.into(),
+            site: site.into(),
+            title: String::new(),
+            content_text: content.into(),
+            template_text: template.into(),
+        }
+    }
+
+    #[test]
+    fn tokens_are_word_characters_lower_cased() {
+        let bag = bag("Snake_case, CamelCase! x86 x86 Ünï");
+        assert_eq!(bag["snake_case"], 1);
+        assert_eq!(bag["camelcase"], 1);
+        assert_eq!(bag["x86"], 2);
+        assert_eq!(bag["ünï"], 1);
+    }
+
+    #[test]
+    fn hand_worked_scores() {
+        // Page a: gold {a b c c}, kept {a c menu} → tp 2, fp 1, fn 2.
+        // Page b (other site): gold {x y}, nothing kept → tp 0, fp 0, fn 2.
+        let labels = [
+            label("u1", "s1", "a b c c", "menu home"),
+            label("u2", "s2", "x y", "menu"),
+        ];
+        let kept = HashMap::from([("u1".to_string(), "a c menu".to_string())]);
+        let quality = score(&labels, &kept);
+        assert_eq!(quality.missing, 1);
+        assert!((quality.micro.precision - 2.0 / 3.0).abs() < 1e-12);
+        assert!((quality.micro.recall - 2.0 / 6.0).abs() < 1e-12);
+        // Site s1: P 2/3, R 2/4 → F1 4/7; site s2: 0. Macro F1 = 2/7.
+        assert!((quality.sites["s1"].f1 - 4.0 / 7.0).abs() < 1e-12);
+        assert!((quality.macro_average.f1 - 2.0 / 7.0).abs() < 1e-12);
+        // Template-only tokens: {menu home} + {menu} = 3, of which "menu" kept once.
+        assert!((quality.template_kept - 1.0 / 3.0).abs() < 1e-12);
+    }
+}

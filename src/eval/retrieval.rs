@@ -1,0 +1,166 @@
+//! Known-item retrieval: for every labelled page, a query made from its title and one made
+//! from a phrase of its content; how high does the page rank?
+
+use serde::Serialize;
+
+use super::Label;
+use crate::analyze::for_each_word;
+use crate::index::OpenIndex;
+use crate::search::{SearchError, top_urls};
+
+/// Ranks considered.
+pub const CUTOFF: usize = 10;
+
+/// Mean reciprocal rank and success at rank 1 of one kind of query.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct RankFigures {
+    /// Queries asked.
+    pub queries: usize,
+    /// Mean of 1/rank of the page within the first [`CUTOFF`] results (0 when absent).
+    pub mrr_at_10: f64,
+    /// Share of queries whose page ranked first.
+    pub success_at_1: f64,
+}
+
+/// Known-item retrieval figures of one index.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Retrieval {
+    /// Queries from page titles (site-name suffix removed).
+    pub title: RankFigures,
+    /// Queries from a seeded 6–10-word passage of the page's content.
+    pub phrase: RankFigures,
+}
+
+/// The title without its site-name suffix: "Dealing with Bugs — Python 3.11 documentation"
+/// → "Dealing with Bugs".
+pub fn title_without_site(title: &str) -> &str {
+    const SEPARATORS: [&str; 6] = [" — ", " – ", " - ", " | ", " :: ", " » "];
+    SEPARATORS
+        .iter()
+        .filter_map(|separator| title.rfind(separator))
+        .max()
+        .map_or(title, |at| title[..at].trim())
+}
+
+/// A seeded passage of 6–10 consecutive words from `content`, or `None` if it has fewer than
+/// six words.
+pub fn sample_phrase(content: &str, seed: u64) -> Option<String> {
+    let mut words = Vec::new();
+    for_each_word(content, |word, _, _| words.push(word.to_string()));
+    if words.len() < 6 {
+        return None;
+    }
+    let mut state = seed;
+    let length = 6 + (split_mix(&mut state) % 5) as usize;
+    let length = length.min(words.len());
+    let start = (split_mix(&mut state) % (words.len() - length + 1) as u64) as usize;
+    Some(words[start..start + length].join(" "))
+}
+
+fn split_mix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Reciprocal rank of `url` among `ranked` (0 when absent).
+pub fn reciprocal_rank(ranked: &[String], url: &str) -> f64 {
+    ranked
+        .iter()
+        .position(|candidate| candidate == url)
+        .map_or(0.0, |at| 1.0 / (at + 1) as f64)
+}
+
+/// Asks every query of `labels` against `open`.
+pub fn evaluate(open: &OpenIndex, labels: &[Label], seed: u64) -> Result<Retrieval, SearchError> {
+    let mut title = Accumulator::default();
+    let mut phrase = Accumulator::default();
+    for label in labels {
+        if let Some(query) = as_query(title_without_site(&label.title)) {
+            title.add(&top_urls(open, &query, CUTOFF)?, &label.url);
+        }
+        let page_seed = seed ^ crate::segment::stable_hash_bytes(label.url.as_bytes());
+        if let Some(query) =
+            sample_phrase(&label.content_text, page_seed).and_then(|p| as_query(&p))
+        {
+            phrase.add(&top_urls(open, &query, CUTOFF)?, &label.url);
+        }
+    }
+    Ok(Retrieval {
+        title: title.figures(),
+        phrase: phrase.figures(),
+    })
+}
+
+/// The analyzed words of `text` joined by spaces (no query syntax), or `None` if there are none.
+fn as_query(text: &str) -> Option<String> {
+    let mut words = Vec::new();
+    for_each_word(text, |word, _, _| words.push(word.to_string()));
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+#[derive(Default)]
+struct Accumulator {
+    queries: usize,
+    reciprocal_ranks: f64,
+    first: usize,
+}
+
+impl Accumulator {
+    fn add(&mut self, ranked: &[String], url: &str) {
+        let rr = reciprocal_rank(ranked, url);
+        self.queries += 1;
+        self.reciprocal_ranks += rr;
+        self.first += usize::from(rr == 1.0);
+    }
+
+    fn figures(&self) -> RankFigures {
+        let n = self.queries.max(1) as f64;
+        RankFigures {
+            queries: self.queries,
+            mrr_at_10: self.reciprocal_ranks / n,
+            success_at_1: self.first as f64 / n,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn site_suffixes_are_removed_from_titles() {
+        assert_eq!(
+            title_without_site("Dealing with Bugs — Python 3.11.2 documentation"),
+            "Dealing with Bugs"
+        );
+        assert_eq!(
+            title_without_site("What is Ownership? - The Rust Programming Language"),
+            "What is Ownership?"
+        );
+        assert_eq!(title_without_site("No suffix here"), "No suffix here");
+    }
+
+    #[test]
+    fn phrases_are_seeded_and_six_to_ten_words() {
+        let content = (0..50)
+            .map(|n| format!("w{n}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let a = sample_phrase(&content, 7).unwrap();
+        assert_eq!(a, sample_phrase(&content, 7).unwrap());
+        let n = a.split(' ').count();
+        assert!((6..=10).contains(&n), "{n} words");
+        assert!(sample_phrase("too few words here", 1).is_none());
+    }
+
+    #[test]
+    fn reciprocal_ranks() {
+        let ranked: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(reciprocal_rank(&ranked, "a"), 1.0);
+        assert_eq!(reciprocal_rank(&ranked, "c"), 1.0 / 3.0);
+        assert_eq!(reciprocal_rank(&ranked, "z"), 0.0);
+    }
+}
