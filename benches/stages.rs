@@ -1,5 +1,5 @@
 //! Throughput of the stages on the committed sample (`data/`): read, segment, bloom's
-//! signatures and clustering, and whole extractions with `bloom` and `none`.
+//! signatures and clustering, and whole index builds with `bloom` and `none`.
 //!
 //! `cargo bench --bench stages`. Speed goals are judged from these numbers and from
 //! `benches/compare.sh`, never from timed unit tests.
@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use indexer::build::{BuildOptions, NoProgress, extract};
+use indexer::build::{BuildOptions, NoProgress, build_index};
 use indexer::detect::Detector;
 use indexer::detect::DetectorKind;
 use indexer::detect::bloom::{Bloom, BloomSettings};
@@ -86,20 +86,18 @@ fn stages(c: &mut Criterion) {
     });
 
     group.throughput(Throughput::Bytes(html_bytes as u64));
+    let workdir = tempfile::tempdir().expect("temporary directory");
     for detector in [DetectorKind::None, DetectorKind::Bloom] {
         let options = BuildOptions {
             detector,
             ..BuildOptions::default()
         };
-        group.bench_function(format!("extract: {}", detector.as_str()), |b| {
+        let index = workdir.path().join(detector.as_str());
+        group.bench_function(format!("build data/: {}", detector.as_str()), |b| {
             b.iter(|| {
-                let mut pages = 0;
-                extract(&inputs, &options, &NoProgress, &mut |_| {
-                    pages += 1;
-                    Ok(())
-                })
-                .expect("extracts");
-                pages
+                build_index(&inputs, &index, &options, &NoProgress)
+                    .expect("builds")
+                    .pages
             })
         });
     }

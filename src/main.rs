@@ -41,6 +41,9 @@ enum Command {
         /// The index directory; replaced only when the new index is complete.
         #[arg(long)]
         index: PathBuf,
+        /// Template detector.
+        #[arg(long, value_enum, default_value_t = DetectorKind::Bloom)]
+        detector: DetectorKind,
         #[command(flatten)]
         run: RunArgs,
         /// Print the build summary as JSON.
@@ -91,7 +94,7 @@ enum Command {
         #[arg(long, required = true)]
         labels: Vec<String>,
         /// Detectors to measure, comma-separated; `none` is always measured as the baseline.
-        #[arg(long = "detectors", value_enum, value_delimiter = ',', default_values_t = [DetectorKind::Bloom])]
+        #[arg(long = "detector", value_enum, value_delimiter = ',', default_values_t = [DetectorKind::Bloom])]
         detectors: Vec<DetectorKind>,
         /// Seed for the sampled phrase queries.
         #[arg(long, default_value_t = 1)]
@@ -117,6 +120,9 @@ enum Command {
         /// WARC files (.warc, .warc.gz) and folders of .html files.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
+        /// Template detector.
+        #[arg(long, value_enum, default_value_t = DetectorKind::Bloom)]
+        detector: DetectorKind,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -124,9 +130,6 @@ enum Command {
 
 #[derive(Args)]
 struct RunArgs {
-    /// Template detector.
-    #[arg(long, value_enum, default_value_t = DetectorKind::Bloom)]
-    detector: DetectorKind,
     /// Segmenting threads (default: the number of cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -177,10 +180,10 @@ fn share(text: &str) -> Result<f64, String> {
 }
 
 impl RunArgs {
-    fn options(&self) -> Result<BuildOptions> {
+    fn options(&self, detector: DetectorKind) -> Result<BuildOptions> {
         let defaults = BuildOptions::default();
         Ok(BuildOptions {
-            detector: self.detector,
+            detector,
             bloom: BloomSettings {
                 similarity: self.bloom_similarity,
                 min_cluster_blocks: self.bloom_min_blocks,
@@ -216,10 +219,11 @@ fn run(cli: Cli) -> Result<()> {
         Command::Build {
             inputs,
             index,
+            detector,
             run,
             json,
         } => {
-            let options = run.options()?;
+            let options = run.options(detector)?;
             let progress = TerminalProgress::new();
             let summary = build::build_index(&inputs, &index, &options, &progress)
                 .with_context(|| format!("building {}", index.display()))?;
@@ -230,8 +234,12 @@ fn run(cli: Cli) -> Result<()> {
                 println!("index: {}", index.display());
             }
         }
-        Command::Extract { inputs, run } => {
-            let options = run.options()?;
+        Command::Extract {
+            inputs,
+            detector,
+            run,
+        } => {
+            let options = run.options(detector)?;
             let progress = TerminalProgress::new();
             let stdout = std::io::stdout();
             let mut out = BufWriter::new(stdout.lock());
@@ -267,7 +275,7 @@ fn run(cli: Cli) -> Result<()> {
             chart,
             run,
         } => {
-            let options = run.options()?;
+            let options = run.options(DetectorKind::Bloom)?;
             let labels = eval::load_labels(&eval::expand_patterns(&labels)?)?;
             anyhow::ensure!(
                 !labels.is_empty(),

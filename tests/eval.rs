@@ -139,7 +139,7 @@ fn mrr_on_a_hand_made_three_page_index() {
         &[
             "eval",
             "--json",
-            "--detectors",
+            "--detector",
             "none",
             "--base-url",
             "http://fruit.example/",

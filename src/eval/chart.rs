@@ -25,7 +25,7 @@ pub fn write_chart(report: &EvalReport, path: &Path) -> Result<(), EvalError> {
         .margin(15)
         .x_label_area_size(35)
         .y_label_area_size(45)
-        .build_cartesian_2d(0.0..groups as f64, 0.0..1.0)
+        .build_cartesian_2d(0.0..groups as f64, 0.0..1.3)
         .map_err(|e| chart_error(e.to_string()))?;
     let names: Vec<String> = report.rows.iter().map(|row| row.name.clone()).collect();
     chart
@@ -40,6 +40,7 @@ pub fn write_chart(report: &EvalReport, path: &Path) -> Result<(), EvalError> {
                 String::new()
             }
         })
+        .y_labels(7)
         .y_desc("share")
         .draw()
         .map_err(|e| chart_error(e.to_string()))?;
@@ -63,6 +64,7 @@ pub fn write_chart(report: &EvalReport, path: &Path) -> Result<(), EvalError> {
     }
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::UpperMiddle)
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .draw()

@@ -42,8 +42,12 @@ pub fn title_without_site(title: &str) -> &str {
         .map_or(title, |at| title[..at].trim())
 }
 
-/// A seeded passage of 6–10 consecutive words from `content`, or `None` if it has fewer than
-/// six words.
+/// Candidate passages drawn per page; the most distinctive is asked.
+const CANDIDATES: usize = 5;
+
+/// A distinctive passage of 6–10 consecutive words from `content`, or `None` if it has fewer
+/// than six words: of [`CANDIDATES`] seeded passages, the one with the most distinct words
+/// of four or more characters (the fewest stop words and repeats).
 pub fn sample_phrase(content: &str, seed: u64) -> Option<String> {
     let mut words = Vec::new();
     for_each_word(content, |word, _, _| words.push(word.to_string()));
@@ -51,10 +55,23 @@ pub fn sample_phrase(content: &str, seed: u64) -> Option<String> {
         return None;
     }
     let mut state = seed;
-    let length = 6 + (split_mix(&mut state) % 5) as usize;
-    let length = length.min(words.len());
-    let start = (split_mix(&mut state) % (words.len() - length + 1) as u64) as usize;
-    Some(words[start..start + length].join(" "))
+    let mut best: Option<(usize, &[String])> = None;
+    for _ in 0..CANDIDATES {
+        let length = (6 + (split_mix(&mut state) % 5) as usize).min(words.len());
+        let start = (split_mix(&mut state) % (words.len() - length + 1) as u64) as usize;
+        let passage = &words[start..start + length];
+        let mut distinct: Vec<&str> = passage
+            .iter()
+            .filter(|word| word.chars().count() >= 4)
+            .map(String::as_str)
+            .collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if best.is_none_or(|(score, _)| distinct.len() > score) {
+            best = Some((distinct.len(), passage));
+        }
+    }
+    best.map(|(_, passage)| passage.join(" "))
 }
 
 fn split_mix(state: &mut u64) -> u64 {
