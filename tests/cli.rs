@@ -6,16 +6,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn sample() -> Vec<PathBuf> {
-    ["python311", "rustbook", "scrapy28"]
-        .iter()
-        .map(|site| repo().join("data").join(format!("{site}.warc.gz")))
-        .collect()
-}
+mod common;
+use common::sample;
 
 fn indexer(args: &[&str], extra: &[PathBuf]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_indexer"))

@@ -6,16 +6,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn sample() -> Vec<PathBuf> {
-    ["python311", "rustbook", "scrapy28"]
-        .iter()
-        .map(|site| repo().join("data").join(format!("{site}.warc.gz")))
-        .collect()
-}
+mod common;
+use common::{repo, sample, sample_files};
 
 fn indexer(args: &[&str], inputs: &[PathBuf]) -> Vec<u8> {
     let output = Command::new(env!("CARGO_BIN_EXE_indexer"))
@@ -67,10 +59,7 @@ fn eval_agrees_with_the_shared_scorer() {
     let dir = tempfile::tempdir().unwrap();
     let predictions = dir.path().join("bloom.jsonl");
     std::fs::write(&predictions, indexer(&["extract"], &sample())).unwrap();
-    let label_files: Vec<PathBuf> = ["python311", "rustbook", "scrapy28"]
-        .iter()
-        .map(|site| repo().join("data").join(format!("{site}.labels.jsonl.gz")))
-        .collect();
+    let label_files = sample_files("labels.jsonl.gz");
     let output = Command::new("python3")
         .arg(&scorer)
         .args(&label_files)

@@ -18,12 +18,13 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use tantivy::schema::Value;
 use tantivy::{DocAddress, TantivyDocument};
 
 use crate::build::{BuildError, BuildOptions, BuildSummary, Progress, build_index};
 use crate::detect::DetectorKind;
-use crate::index::{IndexBuild, IndexError, IndexStats, IndexedPage, OpenIndex, stats};
+use crate::index::{
+    IndexBuild, IndexError, IndexStats, IndexedPage, OpenIndex, stats, stored_text,
+};
 use crate::search::SearchError;
 
 /// One labelled page.
@@ -268,14 +269,10 @@ fn stored_bodies(open: &OpenIndex) -> Result<HashMap<String, String>, EvalError>
             let document: TantivyDocument = searcher
                 .doc(DocAddress::new(ordinal as u32, doc))
                 .map_err(SearchError::from)?;
-            let text = |field| {
-                document
-                    .get_first(field)
-                    .and_then(|value| value.as_str())
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            bodies.insert(text(open.fields.url), text(open.fields.body));
+            bodies.insert(
+                stored_text(&document, open.fields.url),
+                stored_text(&document, open.fields.body),
+            );
         }
     }
     Ok(bodies)

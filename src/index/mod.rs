@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use tantivy::schema::Value;
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
@@ -139,6 +140,15 @@ impl Fields {
             dropped_blocks: schema.get_field("dropped_blocks")?,
         })
     }
+}
+
+/// The first text value of `field` in a stored document, or an empty string.
+pub fn stored_text(document: &TantivyDocument, field: Field) -> String {
+    document
+        .get_first(field)
+        .and_then(|value| value.as_str())
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// One page as it goes into the index.

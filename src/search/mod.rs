@@ -6,11 +6,10 @@
 use serde::Serialize;
 use tantivy::collector::TopDocs;
 use tantivy::query::QueryParser;
-use tantivy::schema::Value;
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{TantivyDocument, TantivyError};
 
-use crate::index::OpenIndex;
+use crate::index::{OpenIndex, stored_text};
 
 /// One result.
 #[derive(Debug, Clone, Serialize)]
@@ -53,10 +52,7 @@ pub fn top_urls(open: &OpenIndex, query: &str, limit: usize) -> Result<Vec<Strin
     let mut urls = Vec::with_capacity(top.len());
     for (_, address) in top {
         let document: TantivyDocument = searcher.doc(address)?;
-        let url = document
-            .get_first(open.fields.url)
-            .and_then(|value| value.as_str());
-        urls.push(url.unwrap_or_default().to_string());
+        urls.push(stored_text(&document, open.fields.url));
     }
     Ok(urls)
 }
@@ -77,13 +73,7 @@ pub fn search(open: &OpenIndex, query: &str, limit: usize) -> Result<Vec<Hit>, S
     let mut hits = Vec::with_capacity(top.len());
     for (rank, (score, address)) in top.into_iter().enumerate() {
         let document: TantivyDocument = searcher.doc(address)?;
-        let text = |field| {
-            document
-                .get_first(field)
-                .and_then(|value| value.as_str())
-                .unwrap_or_default()
-                .to_string()
-        };
+        let text = |field| stored_text(&document, field);
         let snippet = snippets.snippet_from_doc(&document);
         hits.push(Hit {
             rank: rank + 1,
