@@ -205,14 +205,16 @@ pub fn build_index(
     progress: &dyn Progress,
 ) -> Result<BuildSummary, BuildError> {
     let input_set = InputSet::open(inputs, options.base_url.as_deref())?;
+    let detector = AnyDetector::new(options);
     // Two-pass detectors index after all pages are parsed, so the index gets every core;
     // one-pass runs parse and index at once and share them.
-    let index_threads = match options.detector {
-        DetectorKind::Bloom => options.threads,
-        DetectorKind::None => (options.threads / 2).max(1),
+    let index_threads = match detector.passes() {
+        Passes::Two => options.threads,
+        Passes::One => (options.threads / 2).max(1),
     };
     let mut writer = IndexBuild::begin(index, index_threads)?;
     let mut summary = run(
+        detector,
         &input_set,
         options,
         progress,
@@ -252,7 +254,13 @@ pub fn extract(
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
     let input_set = InputSet::open(inputs, options.base_url.as_deref())?;
-    let mut summary = run(&input_set, options, progress, emit)?;
+    let mut summary = run(
+        AnyDetector::new(options),
+        &input_set,
+        options,
+        progress,
+        emit,
+    )?;
     summary.inputs = inputs
         .iter()
         .map(|path| path.display().to_string())
@@ -272,15 +280,38 @@ pub fn format_skips(skipped: &BTreeMap<String, u64>) -> String {
     format!("; skipped: {}", parts.join(", "))
 }
 
+/// The detector `--detector` named, as a value; the one place a kind becomes a detector.
+enum AnyDetector {
+    Bloom(Bloom),
+    None(KeepEverything),
+}
+
+impl AnyDetector {
+    fn new(options: &BuildOptions) -> Self {
+        match options.detector {
+            DetectorKind::Bloom => AnyDetector::Bloom(Bloom::new(options.bloom)),
+            DetectorKind::None => AnyDetector::None(KeepEverything),
+        }
+    }
+
+    fn passes(&self) -> Passes {
+        match self {
+            AnyDetector::Bloom(detector) => detector.passes(),
+            AnyDetector::None(detector) => detector.passes(),
+        }
+    }
+}
+
 fn run(
+    detector: AnyDetector,
     inputs: &InputSet,
     options: &BuildOptions,
     progress: &dyn Progress,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
-    let summary = match options.detector {
-        DetectorKind::Bloom => run_with(Bloom::new(options.bloom), inputs, options, progress, emit),
-        DetectorKind::None => run_with(KeepEverything, inputs, options, progress, emit),
+    let summary = match detector {
+        AnyDetector::Bloom(detector) => run_with(detector, inputs, options, progress, emit),
+        AnyDetector::None(detector) => run_with(detector, inputs, options, progress, emit),
     };
     progress.finish();
     summary

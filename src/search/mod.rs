@@ -5,9 +5,9 @@
 
 use serde::Serialize;
 use tantivy::collector::TopDocs;
-use tantivy::query::QueryParser;
+use tantivy::query::{Query, QueryParser};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{TantivyDocument, TantivyError};
+use tantivy::{DocAddress, Searcher, TantivyDocument, TantivyError};
 
 use crate::index::{OpenIndex, stored_text};
 
@@ -39,16 +39,32 @@ pub enum SearchError {
     Index(#[from] TantivyError),
 }
 
-/// URLs of the best `limit` pages for `query`, best first, without snippets.
-pub fn top_urls(open: &OpenIndex, query: &str, limit: usize) -> Result<Vec<String>, SearchError> {
-    if limit == 0 {
-        return Ok(Vec::new());
-    }
-    let reader = open.index.reader()?;
-    let searcher = reader.searcher();
+/// A query run: the searcher it ran on, the parsed query, the best (score, document) pairs.
+struct Ranked {
+    searcher: Searcher,
+    query: Box<dyn Query>,
+    top: Vec<(f32, DocAddress)>,
+}
+
+fn ranked(open: &OpenIndex, query: &str, limit: usize) -> Result<Ranked, SearchError> {
+    let searcher = open.index.reader()?.searcher();
     let parser = QueryParser::for_index(&open.index, vec![open.fields.title, open.fields.body]);
     let query = parser.parse_query(query)?;
-    let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
+    let top = if limit == 0 {
+        Vec::new()
+    } else {
+        searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?
+    };
+    Ok(Ranked {
+        searcher,
+        query,
+        top,
+    })
+}
+
+/// URLs of the best `limit` pages for `query`, best first, without snippets.
+pub fn top_urls(open: &OpenIndex, query: &str, limit: usize) -> Result<Vec<String>, SearchError> {
+    let Ranked { searcher, top, .. } = ranked(open, query, limit)?;
     let mut urls = Vec::with_capacity(top.len());
     for (_, address) in top {
         let document: TantivyDocument = searcher.doc(address)?;
@@ -59,14 +75,14 @@ pub fn top_urls(open: &OpenIndex, query: &str, limit: usize) -> Result<Vec<Strin
 
 /// Runs `query` and returns the best `limit` hits.
 pub fn search(open: &OpenIndex, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
-    let reader = open.index.reader()?;
-    let searcher = reader.searcher();
-    let parser = QueryParser::for_index(&open.index, vec![open.fields.title, open.fields.body]);
-    let query = parser.parse_query(query)?;
-    if limit == 0 {
+    let Ranked {
+        searcher,
+        query,
+        top,
+    } = ranked(open, query, limit)?;
+    if top.is_empty() {
         return Ok(Vec::new());
     }
-    let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
     let mut snippets = SnippetGenerator::create(&searcher, &*query, open.fields.body)?;
     snippets.set_max_num_chars(200);
 
