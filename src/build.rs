@@ -22,12 +22,18 @@ use std::time::Instant;
 use indexer_pipeline::{Pipeline, PipelineError};
 use serde::{Deserialize, Serialize};
 
+use rustc_hash::FxHashMap;
+
 use crate::detect::bloom::{Bloom, BloomSettings};
+use crate::detect::incremental::{Incremental, IncrementalSettings};
+use crate::detect::menu::{Menu, MenuSettings};
 use crate::detect::none::KeepEverything;
-use crate::detect::{Detector, DetectorKind, Passes};
+use crate::detect::sandwich::{Sandwich, SandwichSettings};
+use crate::detect::table_chunk::{TableChunk, TableChunkSettings};
+use crate::detect::{Detector, DetectorKind, NoPages, PageSource, Passes};
 use crate::index::{IndexBuild, IndexError, IndexedPage};
-use crate::read::{InputSet, ReadError, Record, Skip, page_from_record};
-use crate::segment::{SegmentLimits, SegmentedPage, segment};
+use crate::read::{InputSet, ReadError, Record, RecordLocation, Skip, page_from_record};
+use crate::segment::{SegmentLimits, SegmentOptions, SegmentedPage, segment_with};
 
 /// How to run a build or an extraction.
 #[derive(Debug, Clone)]
@@ -36,6 +42,14 @@ pub struct BuildOptions {
     pub detector: DetectorKind,
     /// Thresholds of `bloom`.
     pub bloom: BloomSettings,
+    /// Settings of `sandwich`.
+    pub sandwich: SandwichSettings,
+    /// Settings of `table-chunk`.
+    pub table_chunk: TableChunkSettings,
+    /// Settings of `incremental`.
+    pub incremental: IncrementalSettings,
+    /// Settings of `menu`.
+    pub menu: MenuSettings,
     /// Segmenting worker threads.
     pub threads: usize,
     /// Per-page limits.
@@ -52,6 +66,10 @@ impl Default for BuildOptions {
         BuildOptions {
             detector: DetectorKind::Bloom,
             bloom: BloomSettings::default(),
+            sandwich: SandwichSettings::default(),
+            table_chunk: TableChunkSettings::default(),
+            incremental: IncrementalSettings::default(),
+            menu: MenuSettings::default(),
             threads: std::thread::available_parallelism().map_or(2, usize::from),
             limits: SegmentLimits::default(),
             base_url: None,
@@ -123,6 +141,9 @@ pub struct BuildSummary {
     /// were read and learned.
     #[serde(default)]
     pub batch_seconds: f64,
+    /// What the detector counted (see [`Detector::counters`]).
+    #[serde(default)]
+    pub counters: BTreeMap<String, u64>,
     /// Wall time of the run, seconds.
     pub seconds: f64,
 }
@@ -283,23 +304,55 @@ pub fn format_skips(skipped: &BTreeMap<String, u64>) -> String {
 /// The detector `--detector` named, as a value; the one place a kind becomes a detector.
 enum AnyDetector {
     Bloom(Bloom),
+    Sandwich(Sandwich),
+    TableChunk(TableChunk),
+    Incremental(Incremental),
+    Menu(Menu),
     None(KeepEverything),
+}
+
+/// Runs `$body` with `$detector` bound to the concrete detector inside `$any`.
+macro_rules! with_detector {
+    ($any:expr, $detector:ident => $body:expr) => {
+        match $any {
+            AnyDetector::Bloom($detector) => $body,
+            AnyDetector::Sandwich($detector) => $body,
+            AnyDetector::TableChunk($detector) => $body,
+            AnyDetector::Incremental($detector) => $body,
+            AnyDetector::Menu($detector) => $body,
+            AnyDetector::None($detector) => $body,
+        }
+    };
 }
 
 impl AnyDetector {
     fn new(options: &BuildOptions) -> Self {
         match options.detector {
             DetectorKind::Bloom => AnyDetector::Bloom(Bloom::new(options.bloom)),
+            DetectorKind::Sandwich => AnyDetector::Sandwich(Sandwich::new(options.sandwich)),
+            DetectorKind::TableChunk => {
+                AnyDetector::TableChunk(TableChunk::new(options.table_chunk))
+            }
+            DetectorKind::Incremental => {
+                AnyDetector::Incremental(Incremental::new(options.incremental))
+            }
+            DetectorKind::Menu => AnyDetector::Menu(Menu::new(options.menu)),
             DetectorKind::None => AnyDetector::None(KeepEverything),
         }
     }
 
     fn passes(&self) -> Passes {
-        match self {
-            AnyDetector::Bloom(detector) => detector.passes(),
-            AnyDetector::None(detector) => detector.passes(),
-        }
+        with_detector!(self, detector => detector.passes())
     }
+}
+
+/// How many passes the detector `kind` makes.
+pub fn passes_of(kind: DetectorKind) -> Passes {
+    AnyDetector::new(&BuildOptions {
+        detector: kind,
+        ..BuildOptions::default()
+    })
+    .passes()
 }
 
 fn run(
@@ -309,12 +362,27 @@ fn run(
     progress: &dyn Progress,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
-    let summary = match detector {
-        AnyDetector::Bloom(detector) => run_with(detector, inputs, options, progress, emit),
-        AnyDetector::None(detector) => run_with(detector, inputs, options, progress, emit),
-    };
+    let summary = with_detector!(detector, detector => run_with(detector, inputs, options, progress, emit));
     progress.finish();
     summary
+}
+
+/// The input's pages by URL, read again from where the first pass found them.
+struct InputPages<'a> {
+    inputs: &'a InputSet,
+    locations: FxHashMap<String, RecordLocation>,
+    limits: SegmentLimits,
+    options: SegmentOptions,
+}
+
+impl PageSource for InputPages<'_> {
+    fn load(&self, url: &str) -> Option<SegmentedPage> {
+        let location = *self.locations.get(url)?;
+        let record = self.inputs.record_at(location, url)?;
+        prepare(Ok(record), &self.limits, self.options)
+            .ok()
+            .map(|(page, _, _)| page)
+    }
 }
 
 /// What a worker made of one record.
@@ -323,16 +391,23 @@ enum Prepared<T> {
     Skipped(&'static str),
 }
 
+/// A record read, decoded and segmented: the page, its HTML as segmented, and where the
+/// record lies.
 fn prepare(
     item: Result<Record, Skip>,
     limits: &SegmentLimits,
-) -> Result<SegmentedPage, &'static str> {
+    options: SegmentOptions,
+) -> Result<(SegmentedPage, String, RecordLocation), &'static str> {
     let record = item.map_err(|skip| skip.reason.as_str())?;
+    let location = RecordLocation::of(&record);
     // Pages somewhat over the limit are decoded and cut short (and counted as limited); only
     // bodies that decode to far more, such as compression bombs, are skipped as too large.
     let decode_cap = limits.max_page_bytes.saturating_mul(8);
-    let page = page_from_record(record, decode_cap).map_err(|skip| skip.reason.as_str())?;
-    segment(&page, limits).map_err(|_| "html-parser")
+    let mut page = page_from_record(record, decode_cap).map_err(|skip| skip.reason.as_str())?;
+    let segmented = segment_with(&page, limits, options).map_err(|_| "html-parser")?;
+    let mut html = std::mem::take(&mut page.html);
+    html.truncate(segmented.html_bytes);
+    Ok((segmented, html, location))
 }
 
 /// Pages learned but not yet decided, with their observations, in input order (skips keep
@@ -357,6 +432,7 @@ fn decide_batch<D: Detector>(
     detector: &D,
     batch: &mut Batch<D::Observation>,
     pipeline: &Pipeline,
+    pages: &dyn PageSource,
     tally: &mut BuildSummary,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<(), BuildError> {
@@ -370,7 +446,7 @@ fn decide_batch<D: Detector>(
         |item| {
             Ok(match item {
                 Prepared::Page(page, observation) => {
-                    let keep = detector.decide(&page, &observation);
+                    let keep = detector.decide(&page, &observation, pages);
                     Prepared::Page(page, keep)
                 }
                 Prepared::Skipped(reason) => Prepared::Skipped(reason),
@@ -382,15 +458,28 @@ fn decide_batch<D: Detector>(
     Ok(())
 }
 
+/// A page with its observation and where its record lies.
+struct Observed<O> {
+    observation: O,
+    location: RecordLocation,
+}
+
 fn observe<D: Detector>(
     item: Result<Record, Skip>,
     limits: &SegmentLimits,
+    options: SegmentOptions,
     detector: &RwLock<D>,
-) -> Prepared<D::Observation> {
-    match prepare(item, limits) {
-        Ok(page) => {
-            let observation = read_lock(detector).observe(&page);
-            Prepared::Page(page, observation)
+) -> Prepared<Observed<D::Observation>> {
+    match prepare(item, limits, options) {
+        Ok((page, html, location)) => {
+            let observation = read_lock(detector).observe(&page, &html);
+            Prepared::Page(
+                page,
+                Observed {
+                    observation,
+                    location,
+                },
+            )
         }
         Err(reason) => Prepared::Skipped(reason),
     }
@@ -406,6 +495,7 @@ fn run_with<D: Detector>(
     let started = Instant::now();
     let pipeline = Pipeline::new(options.threads);
     let limits = &options.limits;
+    let segment_options = detector.segment_options();
     let mut tally = BuildSummary {
         detector: detector.name().to_string(),
         settings: detector.settings(),
@@ -417,16 +507,30 @@ fn run_with<D: Detector>(
     match detector.passes() {
         Passes::Two => {
             tally.passes = 2;
+            let loads_pages = detector.loads_pages();
             let detector = RwLock::new(detector);
             let mut batch = Batch::new();
+            let mut pages = InputPages {
+                inputs,
+                locations: FxHashMap::default(),
+                limits: *limits,
+                options: segment_options,
+            };
             progress.start_pass("learning and deciding");
             pipeline.run(
                 inputs.records(),
-                |item| Ok(observe(item, limits, &detector)),
+                |item| Ok(observe(item, limits, segment_options, &detector)),
                 |prepared| {
                     match prepared {
-                        Prepared::Page(mut page, observation) => {
+                        Prepared::Page(mut page, observed) => {
                             progress.record_done(page.html_bytes);
+                            if loads_pages {
+                                pages
+                                    .locations
+                                    .entry(page.url.clone())
+                                    .or_insert(observed.location);
+                            }
+                            let observation = observed.observation;
                             let mut detector = write_lock(&detector);
                             detector.learn(&observation);
                             page.forget_words();
@@ -444,6 +548,7 @@ fn run_with<D: Detector>(
                             &*read_lock(&detector),
                             &mut batch,
                             &pipeline,
+                            &pages,
                             &mut tally,
                             emit,
                         )?;
@@ -453,8 +558,9 @@ fn run_with<D: Detector>(
             )?;
             let detector = read_lock(&detector);
             if !batch.items.is_empty() {
-                decide_batch(&*detector, &mut batch, &pipeline, &mut tally, emit)?;
+                decide_batch(&*detector, &mut batch, &pipeline, &pages, &mut tally, emit)?;
             }
+            tally.counters = detector.counters();
         }
         Passes::One => {
             tally.passes = 1;
@@ -463,14 +569,14 @@ fn run_with<D: Detector>(
             let mut pages = 0u64;
             pipeline.run(
                 inputs.records(),
-                |item| Ok(observe(item, limits, &detector)),
+                |item| Ok(observe(item, limits, segment_options, &detector)),
                 |prepared| {
                     let decided = match prepared {
-                        Prepared::Page(page, observation) => {
+                        Prepared::Page(page, observed) => {
                             progress.record_done(page.html_bytes);
                             let mut detector = write_lock(&detector);
-                            let keep = detector.decide(&page, &observation);
-                            detector.learn(&observation);
+                            let keep = detector.decide(&page, &observed.observation, &NoPages);
+                            detector.learn(&observed.observation);
                             pages += 1;
                             if pages.is_multiple_of(256) {
                                 tally.peak_state_bytes =
@@ -488,6 +594,7 @@ fn run_with<D: Detector>(
             )?;
             let detector = read_lock(&detector);
             tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
+            tally.counters = detector.counters();
         }
     }
     tally.seconds = started.elapsed().as_secs_f64();

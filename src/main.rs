@@ -7,12 +7,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use indexer::build::{self, BuildOptions, BuildSummary, Progress};
-use indexer::detect::DetectorKind;
+use indexer::detect::{DetectorKind, Passes};
 use indexer::detect::bloom::BloomSettings;
+use indexer::detect::incremental::IncrementalSettings;
+use indexer::detect::menu::MenuSettings;
+use indexer::detect::sandwich::{SandwichSettings, Unit};
+use indexer::detect::table_chunk::{Cluster, TableChunkSettings};
 use indexer::eval;
 use indexer::index::{IndexStats, OpenIndex, stats};
 use indexer::search::search;
@@ -41,9 +45,13 @@ enum Command {
         /// The index directory; replaced only when the new index is complete.
         #[arg(long)]
         index: PathBuf,
-        /// Template detector.
-        #[arg(long, value_enum, default_value_t = DetectorKind::Bloom)]
-        detector: DetectorKind,
+        /// Template detector [default: bloom; with --one-pass: incremental].
+        #[arg(long, value_enum)]
+        detector: Option<DetectorKind>,
+        /// Read the input once, deciding each page as it arrives (for crawlers that cannot
+        /// make a second pass): needs a one-pass detector (incremental, sandwich, none).
+        #[arg(long)]
+        one_pass: bool,
         #[command(flatten)]
         run: RunArgs,
         /// Print the build summary as JSON.
@@ -156,6 +164,48 @@ struct RunArgs {
     /// whose following block is kept).
     #[arg(long)]
     bloom_paper_headings: bool,
+    /// sandwich: compare pages by source lines or by HTML tokens (for pages on few lines).
+    #[arg(long, value_enum, default_value_t = Unit::Line)]
+    sandwich_unit: Unit,
+    /// sandwich: differences explored per comparison before the rest counts as not shared.
+    #[arg(long, default_value_t = SandwichSettings::default().max_cost)]
+    sandwich_max_cost: u32,
+    /// sandwich: pages remembered per URL directory as peers.
+    #[arg(long, default_value_t = SandwichSettings::default().peers_per_directory)]
+    sandwich_peers: u32,
+    /// table-chunk: a chunk on at least this many pages of its cluster is template.
+    #[arg(long, default_value_t = TableChunkSettings::default().min_documents)]
+    table_chunk_min_documents: u32,
+    /// table-chunk: how pages are clustered.
+    #[arg(long, value_enum, default_value_t = Cluster::Site)]
+    table_chunk_cluster: Cluster,
+    /// table-chunk: cut chunks at layout elements (div, p, lists…) as well as table elements.
+    #[arg(long)]
+    table_chunk_layout_tags: bool,
+    /// table-chunk: count chunks by element position and attributes as well as text.
+    #[arg(long)]
+    table_chunk_key_by_path: bool,
+    /// incremental: a text segment on at least this many pages is template.
+    #[arg(long, default_value_t = IncrementalSettings::default().min_frequency)]
+    incremental_min_frequency: u32,
+    /// incremental: a block whose template share of text exceeds this is dropped.
+    #[arg(long, default_value_t = IncrementalSettings::default().drop_ratio, value_parser = share)]
+    incremental_drop_ratio: f64,
+    /// incremental: Tb, pages a segment seen once survives unseen.
+    #[arg(long, default_value_t = IncrementalSettings::default().base_lifetime)]
+    incremental_base_lifetime: u32,
+    /// incremental: N, how many times Tb a frequent segment survives unseen.
+    #[arg(long, default_value_t = IncrementalSettings::default().lifetime_factor)]
+    incremental_lifetime_factor: f64,
+    /// incremental: text segments held per site at most.
+    #[arg(long, default_value_t = IncrementalSettings::default().max_segments_per_site)]
+    incremental_max_segments: u32,
+    /// menu: pages in the complete subdigraph, the key page included.
+    #[arg(long, default_value_t = MenuSettings::default().pages, value_parser = clap::value_parser!(u32).range(2..))]
+    menu_pages: u32,
+    /// menu: links of a page considered, in document order.
+    #[arg(long, default_value_t = MenuSettings::default().max_links)]
+    menu_max_links: u32,
     /// Per page: HTML bytes read; the rest is cut off and counted.
     #[arg(long, default_value_t = SegmentLimits::default().max_page_bytes)]
     max_page_bytes: usize,
@@ -191,6 +241,31 @@ impl RunArgs {
                 min_word_frequency: self.bloom_min_word_frequency,
                 keep_headings_of_kept_blocks: !self.bloom_paper_headings,
             },
+            sandwich: SandwichSettings {
+                unit: self.sandwich_unit,
+                max_cost: self.sandwich_max_cost,
+                peers_per_directory: self.sandwich_peers,
+                ..SandwichSettings::default()
+            },
+            table_chunk: TableChunkSettings {
+                min_documents: self.table_chunk_min_documents,
+                cluster: self.table_chunk_cluster,
+                layout_tags: self.table_chunk_layout_tags,
+                key_by_path: self.table_chunk_key_by_path,
+                ..TableChunkSettings::default()
+            },
+            incremental: IncrementalSettings {
+                min_frequency: self.incremental_min_frequency,
+                drop_ratio: self.incremental_drop_ratio,
+                base_lifetime: self.incremental_base_lifetime.max(1),
+                lifetime_factor: self.incremental_lifetime_factor.max(1.0),
+                max_segments_per_site: self.incremental_max_segments,
+            },
+            menu: MenuSettings {
+                pages: self.menu_pages,
+                max_links: self.menu_max_links,
+                ..MenuSettings::default()
+            },
             threads: self.threads.unwrap_or(defaults.threads).max(1),
             limits: SegmentLimits {
                 max_page_bytes: self.max_page_bytes,
@@ -220,9 +295,26 @@ fn run(cli: Cli) -> Result<()> {
             inputs,
             index,
             detector,
+            one_pass,
             run,
             json,
         } => {
+            let detector = if one_pass {
+                let detector = detector.unwrap_or(DetectorKind::Incremental);
+                if build::passes_of(detector) != Passes::One {
+                    let message = format!(
+                        "--one-pass needs a one-pass detector (incremental, sandwich, none); \
+                         {} learns from every page before deciding",
+                        detector.as_str()
+                    );
+                    Cli::command()
+                        .error(clap::error::ErrorKind::ArgumentConflict, message)
+                        .exit();
+                }
+                detector
+            } else {
+                detector.unwrap_or(DetectorKind::Bloom)
+            };
             let options = run.options(detector)?;
             let progress = TerminalProgress::new();
             let summary = build::build_index(&inputs, &index, &options, &progress)
@@ -469,6 +561,9 @@ fn print_summary(summary: &BuildSummary) {
         summary.text_bytes_dropped,
         share(summary.text_bytes_dropped, text)
     );
+    for (name, count) in &summary.counters {
+        println!("  {name:<28} {count}");
+    }
     println!(
         "memory         {} bytes of detector state, {} bytes of pages waiting ({} batch{}) at peak",
         summary.peak_state_bytes,

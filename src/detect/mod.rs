@@ -8,9 +8,61 @@
 //! [`DetectorKind`].
 
 pub mod bloom;
+pub mod incremental;
+pub mod menu;
 pub mod none;
+pub mod sandwich;
+pub mod table_chunk;
 
-use crate::segment::SegmentedPage;
+use std::collections::BTreeMap;
+
+use crate::segment::{SegmentOptions, SegmentedPage};
+
+/// Other pages of the input, found by URL: what a detector that compares a page with the
+/// pages it links to reads (segmented as the detector asked).
+pub trait PageSource: Sync {
+    /// The page at `url`, if the input holds it and it can be read.
+    fn load(&self, url: &str) -> Option<SegmentedPage>;
+}
+
+/// A [`PageSource`] with no pages.
+pub struct NoPages;
+
+impl PageSource for NoPages {
+    fn load(&self, _url: &str) -> Option<SegmentedPage> {
+        None
+    }
+}
+
+/// Splits a URL into its directory (scheme, host and path up to the last `/`, query
+/// dropped) and its file name (after the last `/`, query kept).
+pub fn url_directory(url: &str) -> (&str, &str) {
+    let without_fragment = url.split('#').next().unwrap_or(url);
+    let path_end = without_fragment
+        .find('?')
+        .unwrap_or(without_fragment.len());
+    let authority_start = without_fragment.find("://").map_or(0, |at| at + 3);
+    match without_fragment[..path_end].rfind('/') {
+        Some(slash) if slash >= authority_start => (
+            &without_fragment[..=slash],
+            &without_fragment[slash + 1..],
+        ),
+        _ => (without_fragment, ""),
+    }
+}
+
+/// Segments `html` as `options` say, for detector tests.
+#[cfg(test)]
+pub(crate) fn test_page(url: &str, html: &str, options: SegmentOptions) -> SegmentedPage {
+    let page = crate::read::Page {
+        url: url.to_string(),
+        site: crate::read::site_of(url),
+        html: html.to_string(),
+        raw_bytes: html.len(),
+    };
+    crate::segment::segment_with(&page, &crate::segment::SegmentLimits::default(), options)
+        .expect("test HTML segments")
+}
 
 /// How many passes over the input a detector needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -32,8 +84,19 @@ pub trait Detector: Send + Sync {
     /// One pass or two.
     fn passes(&self) -> Passes;
 
-    /// Extracts what [`learn`](Self::learn) needs from one page.
-    fn observe(&self, page: &SegmentedPage) -> Self::Observation;
+    /// How pages are cut into blocks for this detector.
+    fn segment_options(&self) -> SegmentOptions {
+        SegmentOptions::default()
+    }
+
+    /// Whether [`decide`](Self::decide) reads other pages through its [`PageSource`].
+    fn loads_pages(&self) -> bool {
+        false
+    }
+
+    /// Extracts what [`learn`](Self::learn) needs from one page; `html` is the page's
+    /// source (as segmented: after any cut at the page-size limit).
+    fn observe(&self, page: &SegmentedPage, html: &str) -> Self::Observation;
 
     /// Folds one page's observation into the per-site statistics. Called in input order.
     fn learn(&mut self, observation: &Self::Observation);
@@ -45,7 +108,14 @@ pub trait Detector: Send + Sync {
     /// `observation` is what [`observe`](Self::observe) made of this page. A page waiting for
     /// a two-pass decision keeps its blocks' text but not their word lists: what a detector
     /// needs of the words belongs in its observation.
-    fn decide(&self, page: &SegmentedPage, observation: &Self::Observation) -> Vec<bool>;
+    ///
+    /// `pages` gives other pages of the input by URL (see [`loads_pages`](Self::loads_pages)).
+    fn decide(
+        &self,
+        page: &SegmentedPage,
+        observation: &Self::Observation,
+        pages: &dyn PageSource,
+    ) -> Vec<bool>;
 
     /// Approximate bytes held by one observation.
     fn observation_bytes(&self, observation: &Self::Observation) -> usize {
@@ -58,6 +128,12 @@ pub trait Detector: Send + Sync {
 
     /// The detector's thresholds, for the build summary.
     fn settings(&self) -> serde_json::Value;
+
+    /// Counts worth reporting in the build summary (for example, pages decided by a
+    /// fallback), by name.
+    fn counters(&self) -> BTreeMap<String, u64> {
+        BTreeMap::new()
+    }
 }
 
 /// The detectors `--detector` can name.
@@ -68,6 +144,14 @@ pub trait Detector: Send + Sync {
 pub enum DetectorKind {
     /// Chen, Ye & Li (2006): offset signatures within block-style clusters.
     Bloom,
+    /// Rowlands, Thomas & Wan (2009): lines shared with a peer page of the same directory.
+    Sandwich,
+    /// Ma, Goharian & Chowdhury (2003): frequent text chunks between table tags.
+    TableChunk,
+    /// Wang, Fang, Cheng, Guo & Xu (2008): one pass, a text-segment table with shrinkage.
+    Incremental,
+    /// Alarte, Insa, Silva & Tamarit (2015): tree mapping with mutually linked menu pages.
+    Menu,
     /// Keeps every block: the baseline.
     None,
 }
@@ -77,6 +161,10 @@ impl DetectorKind {
     pub fn as_str(self) -> &'static str {
         match self {
             DetectorKind::Bloom => "bloom",
+            DetectorKind::Sandwich => "sandwich",
+            DetectorKind::TableChunk => "table-chunk",
+            DetectorKind::Incremental => "incremental",
+            DetectorKind::Menu => "menu",
             DetectorKind::None => "none",
         }
     }

@@ -1,6 +1,6 @@
 //! The baseline detector: every block is kept.
 
-use super::{Detector, Passes};
+use super::{Detector, PageSource, Passes};
 use crate::segment::SegmentedPage;
 
 /// Keeps everything; what every comparison is made against.
@@ -18,11 +18,11 @@ impl Detector for KeepEverything {
         Passes::One
     }
 
-    fn observe(&self, _page: &SegmentedPage) {}
+    fn observe(&self, _page: &SegmentedPage, _html: &str) {}
 
     fn learn(&mut self, _observation: &()) {}
 
-    fn decide(&self, page: &SegmentedPage, _observation: &()) -> Vec<bool> {
+    fn decide(&self, page: &SegmentedPage, _observation: &(), _pages: &dyn PageSource) -> Vec<bool> {
         vec![true; page.blocks.len()]
     }
 

@@ -148,6 +148,58 @@ impl InputSet {
             inputs: self.inputs.iter(),
             limits: self.limits,
             current: None,
+            index: 0,
+        }
+    }
+
+    /// Reads again the record of `url` at `location` (from [`Record::source_input`] and
+    /// [`Record::source_offset`]). In a WARC file the records from that offset on are read
+    /// until one has that URL, at most [`MAX_RECORDS_SEARCHED`] of them (a gzip file of one
+    /// member has every record at offset 0). `None` when it cannot be read.
+    pub fn record_at(&self, location: RecordLocation, url: &str) -> Option<Record> {
+        let input = self.inputs.get(location.input as usize)?;
+        let mut record = match input {
+            Input::Html { path, url, .. } => read_html_file(path, url, self.limits).ok()?,
+            Input::Warc { path, .. } => {
+                let file = File::open(path).ok()?;
+                // SAFETY: as in `open_warc`: only read, inputs assumed unchanged during a run.
+                let map = unsafe { Mmap::map(&file) }.ok()?;
+                let stream = Stream::starting_at(map, location.offset);
+                let records = WarcRecords::new(
+                    stream,
+                    path.display().to_string(),
+                    self.limits.max_record_bytes,
+                );
+                records
+                    .take(MAX_RECORDS_SEARCHED)
+                    .filter_map(Result::ok)
+                    .find(|record| record.url == url)?
+            }
+        };
+        record.source_input = location.input;
+        record.source_offset = location.offset;
+        Some(record)
+    }
+}
+
+/// Records read past, at most, to find one record again by [`InputSet::record_at`].
+pub const MAX_RECORDS_SEARCHED: usize = 100_000;
+
+/// Where a record lies in an [`InputSet`], to read it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordLocation {
+    /// [`Record::source_input`].
+    pub input: u32,
+    /// [`Record::source_offset`].
+    pub offset: u64,
+}
+
+impl RecordLocation {
+    /// Where `record` lies.
+    pub fn of(record: &Record) -> Self {
+        RecordLocation {
+            input: record.source_input,
+            offset: record.source_offset,
         }
     }
 }
@@ -157,6 +209,8 @@ struct Records<'a> {
     inputs: std::slice::Iter<'a, Input>,
     limits: ReadLimits,
     current: Option<WarcRecords>,
+    /// Index of the next input.
+    index: u32,
 }
 
 impl Iterator for Records<'_> {
@@ -166,18 +220,26 @@ impl Iterator for Records<'_> {
         loop {
             if let Some(records) = &mut self.current {
                 if let Some(item) = records.next() {
-                    return Some(item);
+                    return Some(item.map(|mut record| {
+                        record.source_input = self.index - 1;
+                        record
+                    }));
                 }
                 self.current = None;
             }
-            match self.inputs.next()? {
+            let input = self.inputs.next()?;
+            self.index += 1;
+            match input {
                 Input::Warc { path, .. } => match open_warc(path, self.limits) {
                     Ok(Some(records)) => self.current = Some(records),
                     Ok(None) => {}
                     Err(skip) => return Some(Err(skip)),
                 },
                 Input::Html { path, url, .. } => {
-                    return Some(read_html_file(path, url, self.limits));
+                    return Some(read_html_file(path, url, self.limits).map(|mut record| {
+                        record.source_input = self.index - 1;
+                        record
+                    }));
                 }
             }
         }
@@ -239,6 +301,7 @@ fn read_html_file(path: &Path, url: &str, limits: ReadLimits) -> Result<Record, 
         content_type: None,
         block,
         source_offset: 0,
+        source_input: 0,
     })
 }
 

@@ -23,7 +23,7 @@ mod site;
 mod source;
 mod warc;
 
-pub use inputs::{InputSet, ReadLimits};
+pub use inputs::{InputSet, ReadLimits, RecordLocation};
 pub use page::page_from_record;
 pub use site::site_of;
 
@@ -47,6 +47,9 @@ pub struct Record {
     /// member holding the record's first byte (exact for one member per record). `0` for
     /// folder files.
     pub source_offset: u64,
+    /// Which input (in the order given to [`InputSet::open`], folders expanded to their
+    /// files) the record came from.
+    pub source_input: u32,
 }
 
 /// What kind of bytes a [`Record`] carries.

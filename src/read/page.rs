@@ -32,6 +32,7 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
         content_type,
         block,
         source_offset,
+        ..
     } = record;
     let fail = |reason: SkipReason, url: &str, message: String| {
         Skip::new(
@@ -178,6 +179,7 @@ mod tests {
             content_type: None,
             block: block.to_vec(),
             source_offset: 0,
+            source_input: 0,
         }
     }
 
@@ -373,6 +375,7 @@ mod tests {
             content_type: Some("text/html; charset=windows-1251".into()),
             block: b"<p>\xcf\xf0\xe8\xe2\xe5\xf2</p>".to_vec(),
             source_offset: 0,
+            source_input: 0,
         };
         assert!(
             page_from_record(record, MAX)

@@ -217,26 +217,34 @@ pub(crate) struct Stream {
 impl Stream {
     /// A stream over `map`, decompressing it if it starts like gzip.
     pub(crate) fn new(map: Mmap) -> Stream {
+        Stream::starting_at(map, 0)
+    }
+
+    /// A stream over `map` from file offset `offset` (in a gzip file, the start of a member).
+    pub(crate) fn starting_at(map: Mmap, offset: u64) -> Stream {
         let map = Arc::new(map);
+        let offset = usize::try_from(offset).unwrap_or(usize::MAX).min(map.len());
+        let mut pos = 0;
         let source = if is_gzip(&map) {
             Source::Gzip(Box::new(GzipMembers {
                 map,
                 decoder: None,
-                member_offset: 0,
+                member_offset: offset,
                 member_starts: VecDeque::new(),
                 produced: 0,
                 truncated: false,
                 finished: false,
             }))
         } else {
-            Source::Plain(MapCursor { map, pos: 0 })
+            pos = offset as u64;
+            Source::Plain(MapCursor { map, pos: offset })
         };
         Stream {
             source,
             buf: Vec::new(),
             start: 0,
             end: 0,
-            pos: 0,
+            pos,
             eof: false,
         }
     }

@@ -392,6 +392,7 @@ impl WarcRecords {
                         content_type,
                         block,
                         source_offset: offset,
+                        source_input: 0,
                     }));
                 }
                 _ => {

@@ -14,7 +14,7 @@ mod style;
 mod tree;
 
 pub use style::{BlockStyle, StyleAttributes, stable_hash_bytes};
-pub use tree::is_layout_element;
+pub use tree::{is_layout_element, is_table_element};
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -56,6 +56,119 @@ pub struct Block {
     pub words: Vec<Word>,
     /// Whether the block is a heading (h1–h6).
     pub heading: bool,
+    /// The text nodes that make up `text`, in order.
+    pub runs: Vec<TextRun>,
+    /// Byte range of the block's text in the page's HTML, from the start of its first text
+    /// node to the end of its last.
+    pub source: (u32, u32),
+}
+
+/// One text node's part of a block's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextRun {
+    /// Where the run ends in the block's text (bytes; it starts where the previous one ends).
+    pub end: u32,
+    /// Position path of the element the text node is in.
+    pub path: u64,
+}
+
+/// Where blocks are cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Granularity {
+    /// At layout elements ([`is_layout_element`]), as Chen, Ye & Li.
+    #[default]
+    Layout,
+    /// At both ends of table elements ([`is_table_element`]) and, `with_layout`, of layout
+    /// elements: Ma et al.'s text chunks.
+    Table {
+        /// Cut at layout elements too.
+        with_layout: bool,
+    },
+    /// Every text node is a block; `split_lines` cuts a text node at each line break of the
+    /// HTML source, so that each block lies on one source line.
+    TextNodes {
+        /// Cut text nodes at source line breaks.
+        split_lines: bool,
+    },
+}
+
+/// What segmentation makes of a page, beyond its blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SegmentOptions {
+    /// Where blocks are cut.
+    pub granularity: Granularity,
+    /// Build the page's [`DomTree`].
+    pub tree: bool,
+    /// Collect the page's link targets (`<a href>`), as written.
+    pub links: bool,
+}
+
+/// A page's DOM reduced to what tree comparison needs: elements labelled by tag and
+/// attributes, visible text nodes labelled by their text. Node 0 is the document; nodes are
+/// in document order, so a parent always comes before its children.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DomTree {
+    /// The nodes, in document order.
+    pub nodes: Vec<DomNode>,
+}
+
+/// One node of a [`DomTree`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DomNode {
+    /// Index of the parent node (the document is its own parent).
+    pub parent: u32,
+    /// Hash of the tag and attributes, or of a text node's text.
+    pub label: u64,
+    /// For a text node, the block holding its text.
+    pub block: Option<u32>,
+}
+
+impl DomTree {
+    /// A tree holding only the document node.
+    pub fn new() -> Self {
+        DomTree {
+            nodes: vec![DomNode {
+                parent: 0,
+                label: 0,
+                block: None,
+            }],
+        }
+    }
+
+    /// Appends a node under `parent`; returns its index.
+    pub fn push(&mut self, parent: u32, label: u64, block: Option<u32>) -> u32 {
+        self.nodes.push(DomNode {
+            parent,
+            label,
+            block,
+        });
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// The children of every node, in order.
+    pub fn children(&self) -> Vec<Vec<u32>> {
+        let mut children = vec![Vec::new(); self.nodes.len()];
+        for (index, node) in self.nodes.iter().enumerate().skip(1) {
+            children[node.parent as usize].push(index as u32);
+        }
+        children
+    }
+
+    /// Approximate bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<DomNode>()
+    }
+
+    fn renumber_blocks(&mut self, renumbered: &[u32]) {
+        for node in &mut self.nodes {
+            if let Some(block) = node.block {
+                node.block = renumbered
+                    .get(block as usize)
+                    .copied()
+                    .filter(|&b| b != u32::MAX);
+            }
+        }
+    }
 }
 
 /// A page cut into blocks.
@@ -73,6 +186,10 @@ pub struct SegmentedPage {
     pub html_bytes: usize,
     /// Which page limit, if any, cut the page short.
     pub limited: Option<PageLimit>,
+    /// The DOM tree, when [`SegmentOptions::tree`] asked for it.
+    pub tree: Option<DomTree>,
+    /// Link targets as written, when [`SegmentOptions::links`] asked for them.
+    pub links: Vec<String>,
 }
 
 /// A per-page limit that was reached.
@@ -111,11 +228,12 @@ pub fn words_of(text: &str) -> Vec<Word> {
 }
 
 impl SegmentedPage {
-    /// Drops the blocks' word lists, keeping their text: a page waiting for its decision
-    /// then holds little more than its text.
+    /// Drops the blocks' word lists and runs, keeping their text: a page waiting for its
+    /// decision then holds little more than its text.
     pub fn forget_words(&mut self) {
         for block in &mut self.blocks {
             block.words = Vec::new();
+            block.runs = Vec::new();
         }
     }
 
@@ -132,8 +250,11 @@ impl SegmentedPage {
                     std::mem::size_of::<Block>()
                         + block.text.capacity()
                         + block.words.capacity() * std::mem::size_of::<Word>()
+                        + block.runs.capacity() * std::mem::size_of::<TextRun>()
                 })
                 .sum::<usize>()
+            + self.tree.as_ref().map_or(0, DomTree::heap_bytes)
+            + self.links.iter().map(String::capacity).sum::<usize>()
     }
 }
 
@@ -166,8 +287,17 @@ pub enum SegmentError {
     Parser(String),
 }
 
-/// Cuts a page into blocks.
+/// Cuts a page into blocks at layout elements.
 pub fn segment(page: &Page, limits: &SegmentLimits) -> Result<SegmentedPage, SegmentError> {
+    segment_with(page, limits, SegmentOptions::default())
+}
+
+/// Cuts a page into blocks as `options` say.
+pub fn segment_with(
+    page: &Page,
+    limits: &SegmentLimits,
+    options: SegmentOptions,
+) -> Result<SegmentedPage, SegmentError> {
     let (html, mut limited) = if page.html.len() > limits.max_page_bytes {
         let mut cut = limits.max_page_bytes;
         while !page.html.is_char_boundary(cut) {
@@ -178,7 +308,7 @@ pub fn segment(page: &Page, limits: &SegmentLimits) -> Result<SegmentedPage, Seg
         (page.html.as_str(), None)
     };
 
-    let state = Rc::new(RefCell::new(tree::OpenElements::new(*limits)));
+    let state = Rc::new(RefCell::new(tree::OpenElements::new(*limits, options)));
     {
         let on_element = Rc::clone(&state);
         let on_text = Rc::clone(&state);
@@ -203,6 +333,7 @@ pub fn segment(page: &Page, limits: &SegmentLimits) -> Result<SegmentedPage, Seg
                     decode,
                     script_or_raw,
                     chunk.last_in_text_node(),
+                    chunk.source_location().bytes(),
                 );
                 Ok(())
             }))
@@ -216,27 +347,31 @@ pub fn segment(page: &Page, limits: &SegmentLimits) -> Result<SegmentedPage, Seg
     let state = Rc::try_unwrap(state)
         .map_err(|_| SegmentError::Parser("parser kept a handler alive".into()))?
         .into_inner();
-    let (title, raw_blocks, tree_limit) = state.finish();
-    limited = limited.or(tree_limit);
+    let finished = state.finish();
+    limited = limited.or(finished.limited);
 
-    let blocks = raw_blocks
+    let blocks = finished
+        .blocks
         .into_iter()
-        .filter(|(_, text, _)| !text.is_empty())
-        .map(|(style, text, heading)| Block {
-            style,
-            words: words_of(&text),
-            text,
-            heading,
+        .map(|block| Block {
+            style: block.style,
+            words: words_of(&block.text),
+            text: block.text,
+            heading: block.heading,
+            runs: block.runs,
+            source: block.source,
         })
         .collect();
 
     Ok(SegmentedPage {
         url: page.url.clone(),
         site: page.site.clone(),
-        title,
+        title: finished.title,
         blocks,
         html_bytes: html.len(),
         limited,
+        tree: finished.tree,
+        links: finished.links,
     })
 }
 

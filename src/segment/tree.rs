@@ -3,8 +3,20 @@
 
 use lol_html::html_content::Element;
 
-use super::style::{BlockStyle, StyleAttributes, child_path};
-use super::{PageLimit, SegmentLimits};
+use super::style::{BlockStyle, StyleAttributes, child_path, stable_hash_bytes};
+use super::{DomTree, Granularity, PageLimit, SegmentLimits, SegmentOptions, TextRun};
+
+/// Most links kept from one page, and the longest link kept.
+const MAX_LINKS: usize = 4096;
+const MAX_LINK_BYTES: usize = 2048;
+
+/// Table elements: Ma et al.'s chunk boundaries.
+pub fn is_table_element(tag: &str) -> bool {
+    matches!(
+        tag,
+        "table" | "caption" | "thead" | "tbody" | "tfoot" | "tr" | "td" | "th"
+    )
+}
 
 /// Elements that start a block of their own (layout elements, after Chen, Ye & Li; table
 /// cells and rows do not).
@@ -177,19 +189,59 @@ struct OpenElement {
     children: u32,
     /// The block text inside this element goes to, if any.
     block: Option<usize>,
+    /// Whether this element's text continues in a new block (a block boundary inside it
+    /// has closed, and blocks are cut at both ends of boundary elements).
+    reopen: bool,
+    /// Whether the element started its own block.
+    owns_block: bool,
     /// Whether text inside is invisible.
     hidden: bool,
+    /// Its node in the DOM tree, when one is built.
+    node: u32,
 }
 
 struct BlockUnderConstruction {
     style: BlockStyle,
     text: String,
     heading: bool,
+    runs: Vec<TextRun>,
+    source: Option<(u32, u32)>,
+}
+
+impl BlockUnderConstruction {
+    fn new(style: BlockStyle, heading: bool) -> Self {
+        BlockUnderConstruction {
+            style,
+            text: String::new(),
+            heading,
+            runs: Vec::new(),
+            source: None,
+        }
+    }
+}
+
+/// A finished block before words are taken from it.
+pub(super) struct RawBlock {
+    pub(super) style: BlockStyle,
+    pub(super) text: String,
+    pub(super) heading: bool,
+    pub(super) runs: Vec<TextRun>,
+    pub(super) source: (u32, u32),
+}
+
+/// What the segmenter found on a page, besides the words.
+pub(super) struct Finished {
+    pub(super) title: String,
+    pub(super) blocks: Vec<RawBlock>,
+    pub(super) limited: Option<PageLimit>,
+    pub(super) tree: Option<DomTree>,
+    pub(super) links: Vec<String>,
 }
 
 /// The segmenter's state while lol_html streams a page.
 pub(super) struct OpenElements {
     limits: SegmentLimits,
+    options: SegmentOptions,
     stack: Vec<OpenElement>,
     root_children: u32,
     next_serial: u64,
@@ -197,21 +249,31 @@ pub(super) struct OpenElements {
     /// Block for text outside every layout element.
     root_block: Option<usize>,
     pending_text: String,
+    /// Source bytes of the pending text node.
+    pending_source: Option<(usize, usize)>,
+    root_reopen: bool,
+    tree: Option<DomTree>,
+    links: Vec<String>,
     title: Option<String>,
     in_title: bool,
     limited: Option<PageLimit>,
 }
 
 impl OpenElements {
-    pub(super) fn new(limits: SegmentLimits) -> Self {
+    pub(super) fn new(limits: SegmentLimits, options: SegmentOptions) -> Self {
         OpenElements {
             limits,
+            options,
             stack: Vec::new(),
             root_children: 0,
             next_serial: 0,
             blocks: Vec::new(),
             root_block: None,
             pending_text: String::new(),
+            pending_source: None,
+            root_reopen: false,
+            tree: options.tree.then(DomTree::new),
+            links: Vec::new(),
             title: None,
             in_title: false,
             limited: None,
@@ -237,11 +299,20 @@ impl OpenElements {
                 (0, self.root_children - 1)
             }
         };
-        if !element.can_have_content() {
-            return None;
+        if self.options.links
+            && tag == "a"
+            && self.links.len() < MAX_LINKS
+            && let Some(href) = element.get_attribute("href")
+            && href.len() <= MAX_LINK_BYTES
+        {
+            self.links.push(href);
         }
         if self.stack.len() >= self.limits.max_depth {
             self.limited.get_or_insert(PageLimit::Depth);
+            return None;
+        }
+        let node = self.add_element_node(&tag, element);
+        if !element.can_have_content() {
             return None;
         }
         if tag == "title" && self.title.is_none() {
@@ -256,16 +327,16 @@ impl OpenElements {
             || element
                 .get_attribute("style")
                 .is_some_and(|style| declares_display_none(&style));
+        self.reopen_parent_block();
         let mut block = self.stack.last().and_then(|parent| parent.block);
-        if is_layout_element(&tag) && !hidden {
+        let mut owns_block = false;
+        if self.starts_block(&tag) && !hidden {
             if self.blocks.len() < self.limits.max_blocks {
                 let style = BlockStyle::of(path, &StyleAttributes::of(&tag, element));
-                self.blocks.push(BlockUnderConstruction {
-                    style,
-                    text: String::new(),
-                    heading: is_heading(&tag),
-                });
+                self.blocks
+                    .push(BlockUnderConstruction::new(style, is_heading(&tag)));
                 block = Some(self.blocks.len() - 1);
+                owns_block = true;
             } else {
                 self.limited.get_or_insert(PageLimit::Blocks);
             }
@@ -278,9 +349,63 @@ impl OpenElements {
             path,
             children: 0,
             block,
+            reopen: false,
+            owns_block,
             hidden,
+            node,
         });
         Some(serial)
+    }
+
+    /// Whether an element of `tag` starts a block at this granularity.
+    fn starts_block(&self, tag: &str) -> bool {
+        match self.options.granularity {
+            Granularity::Layout | Granularity::TextNodes { .. } => is_layout_element(tag),
+            Granularity::Table { with_layout } => {
+                tag == "body" || is_table_element(tag) || (with_layout && is_layout_element(tag))
+            }
+        }
+    }
+
+    /// Adds an element to the DOM tree, if one is built; returns its node.
+    fn add_element_node(&mut self, tag: &str, element: &Element) -> u32 {
+        let parent = self.stack.last().map_or(0, |open| open.node);
+        match &mut self.tree {
+            Some(tree) => tree.push(parent, element_label(tag, element), None),
+            None => 0,
+        }
+    }
+
+    /// When a block boundary inside the current element has closed, its later text starts a
+    /// new block of the same style (blocks cut at both ends of boundary elements).
+    fn reopen_parent_block(&mut self) {
+        let (reopen, block) = match self.stack.last() {
+            Some(open) => (open.reopen, open.block),
+            None => (self.root_reopen, self.root_block),
+        };
+        if !reopen {
+            return;
+        }
+        let Some(block) = block else { return };
+        let renewed = if self.blocks.len() < self.limits.max_blocks {
+            let old = &self.blocks[block];
+            let fresh = BlockUnderConstruction::new(old.style, old.heading);
+            self.blocks.push(fresh);
+            self.blocks.len() - 1
+        } else {
+            self.limited.get_or_insert(PageLimit::Blocks);
+            block
+        };
+        match self.stack.last_mut() {
+            Some(open) => {
+                open.block = Some(renewed);
+                open.reopen = false;
+            }
+            None => {
+                self.root_block = Some(renewed);
+                self.root_reopen = false;
+            }
+        }
     }
 
     /// An end tag of the element opened with `serial`: it and everything opened after it
@@ -294,26 +419,48 @@ impl OpenElements {
     /// A chunk of a text node. `decode` says whether character references apply.
     /// `script_or_raw` marks script and raw-text content (style, noscript, …), which is never
     /// visible, even inside elements too deep to be tracked.
+    /// `source` is the chunk's byte range in the page's HTML.
     pub(super) fn text(
         &mut self,
         chunk: &str,
         decode: bool,
         script_or_raw: bool,
         last_in_node: bool,
+        source: std::ops::Range<usize>,
     ) {
         if script_or_raw {
             self.pending_text.clear();
+            self.pending_source = None;
             return;
         }
         self.pending_text.push_str(chunk);
+        let span = self.pending_source.get_or_insert((source.start, source.end));
+        span.1 = span.1.max(source.end);
         if !last_in_node {
             return;
         }
         let raw = std::mem::take(&mut self.pending_text);
+        let span = self.pending_source.take().unwrap_or_default();
+        if let Granularity::TextNodes { split_lines: true } = self.options.granularity
+            && !self.in_title
+        {
+            let mut start = 0;
+            for line in raw.split_inclusive('\n') {
+                let at = span.0 + start;
+                start += line.len();
+                self.text_node(line, decode, (at, at + line.len()));
+            }
+            return;
+        }
+        self.text_node(&raw, decode, span);
+    }
+
+    /// A whole text node (or, cutting at lines, one line of it).
+    fn text_node(&mut self, raw: &str, decode: bool, span: (usize, usize)) {
         let text = if decode {
-            htmlize::unescape(raw.as_str())
+            htmlize::unescape(raw)
         } else {
-            raw.as_str().into()
+            raw.into()
         };
         if self.in_title {
             let title = self.title.get_or_insert_with(String::new);
@@ -334,38 +481,90 @@ impl OpenElements {
             }
             return;
         }
-        let block = self.current_block();
-        append_collapsed(&mut self.blocks[block].text, &text);
+        let parent_path = self.stack.last().map_or(0, |open| open.path);
+        let block = if let Granularity::TextNodes { .. } = self.options.granularity {
+            let style_of = self.current_block();
+            if self.blocks.len() < self.limits.max_blocks {
+                let old = &self.blocks[style_of];
+                let fresh = BlockUnderConstruction::new(old.style, old.heading);
+                self.blocks.push(fresh);
+                self.blocks.len() - 1
+            } else {
+                self.limited.get_or_insert(PageLimit::Blocks);
+                style_of
+            }
+        } else {
+            self.current_block()
+        };
+        let target = &mut self.blocks[block];
+        append_collapsed(&mut target.text, &text);
+        target.runs.push(TextRun {
+            end: target.text.len() as u32,
+            path: parent_path,
+        });
+        let span = (span.0 as u32, span.1 as u32);
+        target.source = Some(match target.source {
+            Some((start, end)) => (start.min(span.0), end.max(span.1)),
+            None => span,
+        });
+        if let Some(tree) = &mut self.tree {
+            let parent = self.stack.last().map_or(0, |open| open.node);
+            let label = stable_hash_bytes(text.trim().as_bytes());
+            tree.push(parent, label, Some(block as u32));
+        }
     }
 
-    /// The title, the blocks (style, text, whether a heading) in the order their elements
-    /// started, and which limit was reached.
-    pub(super) fn finish(mut self) -> (String, Vec<(BlockStyle, String, bool)>, Option<PageLimit>) {
+    /// The title, the non-empty blocks in the order they started, the DOM tree and links if
+    /// asked for, and which limit was reached.
+    pub(super) fn finish(mut self) -> Finished {
         if !self.pending_text.is_empty() {
-            self.text("", true, false, true);
+            let end = self.pending_source.map_or(0, |span| span.1);
+            self.text("", true, false, true, end..end);
         }
         let title = self.title.unwrap_or_default().trim().to_string();
-        let blocks = self
-            .blocks
-            .into_iter()
-            .map(|block| {
-                let text = block.text.trim_end().to_string();
-                (block.style, text, block.heading)
-            })
-            .collect();
-        (title, blocks, self.limited)
+        let mut renumbered = vec![u32::MAX; self.blocks.len()];
+        let mut blocks = Vec::with_capacity(self.blocks.len());
+        for (index, block) in self.blocks.into_iter().enumerate() {
+            let text = block.text.trim_end().to_string();
+            if text.is_empty() {
+                continue;
+            }
+            let mut runs = block.runs;
+            for run in &mut runs {
+                run.end = run.end.min(text.len() as u32);
+            }
+            renumbered[index] = blocks.len() as u32;
+            blocks.push(RawBlock {
+                style: block.style,
+                text,
+                heading: block.heading,
+                runs,
+                source: block.source.unwrap_or_default(),
+            });
+        }
+        let tree = self.tree.map(|mut tree| {
+            tree.renumber_blocks(&renumbered);
+            tree
+        });
+        Finished {
+            title,
+            blocks,
+            limited: self.limited,
+            tree,
+            links: self.links,
+        }
     }
 
     fn current_block(&mut self) -> usize {
+        self.reopen_parent_block();
         if let Some(block) = self.stack.last().and_then(|open| open.block) {
             return block;
         }
         *self.root_block.get_or_insert_with(|| {
-            self.blocks.push(BlockUnderConstruction {
-                style: BlockStyle::of(0, &StyleAttributes::root()),
-                text: String::new(),
-                heading: false,
-            });
+            self.blocks.push(BlockUnderConstruction::new(
+                BlockStyle::of(0, &StyleAttributes::root()),
+                false,
+            ));
             self.blocks.len() - 1
         })
     }
@@ -391,6 +590,12 @@ impl OpenElements {
             if let Some(open) = self.stack.pop() {
                 if open.tag == "title" {
                     self.in_title = false;
+                }
+                if open.owns_block && self.options.granularity != Granularity::Layout {
+                    match self.stack.last_mut() {
+                        Some(parent) => parent.reopen = true,
+                        None => self.root_reopen = true,
+                    }
                 }
                 if !is_inline(&open.tag) {
                     self.separate_words();
@@ -472,6 +677,24 @@ fn belongs_in_head(tag: &str) -> bool {
             | "basefont"
             | "bgsound"
     )
+}
+
+/// A DOM node's label for Alarte et al.'s node equality: its tag and its attributes (names
+/// and values, in order), links' targets excepted.
+fn element_label(tag: &str, element: &Element) -> u64 {
+    let mut bytes = Vec::with_capacity(64);
+    bytes.extend_from_slice(tag.as_bytes());
+    for attribute in element.attributes() {
+        let name = attribute.name();
+        if name == "href" {
+            continue;
+        }
+        bytes.push(0xff);
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.push(b'=');
+        bytes.extend_from_slice(attribute.value().as_bytes());
+    }
+    stable_hash_bytes(&bytes)
 }
 
 fn is_heading(tag: &str) -> bool {

@@ -22,7 +22,7 @@ use std::sync::Mutex;
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-use super::{Detector, Passes};
+use super::{Detector, PageSource, Passes};
 use crate::segment::{Block, BlockStyle, SegmentedPage, WordId, stable_hash_bytes};
 
 /// Identifies a block by its site, style and text.
@@ -169,7 +169,7 @@ impl Detector for Bloom {
         Passes::Two
     }
 
-    fn observe(&self, page: &SegmentedPage) -> PageSignatures {
+    fn observe(&self, page: &SegmentedPage, _html: &str) -> PageSignatures {
         PageSignatures {
             site: page.site.clone(),
             blocks: page.blocks.iter().map(BlockSignatures::of).collect(),
@@ -189,7 +189,12 @@ impl Detector for Bloom {
         }
     }
 
-    fn decide(&self, page: &SegmentedPage, observation: &PageSignatures) -> Vec<bool> {
+    fn decide(
+        &self,
+        page: &SegmentedPage,
+        observation: &PageSignatures,
+        _pages: &dyn PageSource,
+    ) -> Vec<bool> {
         let site = stable_hash_bytes(page.site.as_bytes());
         let mut keep: Vec<bool> = page
             .blocks
@@ -246,6 +251,7 @@ impl Detector for Bloom {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detect::NoPages;
     use crate::segment::Word;
 
     fn block(style: u64, text: &str) -> Block {
@@ -262,6 +268,8 @@ mod tests {
             text: text.to_string(),
             words,
             heading: false,
+            runs: Vec::new(),
+            source: (0, 0),
         }
     }
 
@@ -273,16 +281,18 @@ mod tests {
             blocks,
             html_bytes: 0,
             limited: None,
+            tree: None,
+            links: Vec::new(),
         }
     }
 
     fn decide(detector: &Bloom, page: &SegmentedPage) -> Vec<bool> {
-        detector.decide(page, &detector.observe(page))
+        detector.decide(page, &detector.observe(page, ""), &NoPages)
     }
 
     fn learn_all(detector: &mut Bloom, pages: &[SegmentedPage]) {
         for p in pages {
-            let observation = detector.observe(p);
+            let observation = detector.observe(p, "");
             detector.learn(&observation);
         }
     }

@@ -1,0 +1,382 @@
+//! `incremental`: one-pass template detection with a text-segment table, after Wang, Fang,
+//! Cheng, Guo & Xu, "Incremental Web Page Template Detection" (WWW 2008).
+//!
+//! A *text segment* is a text node, identified by its text and its DOM path; a *block* is a
+//! layout block of several segments. Each site has a segment table holding, for each
+//! segment, its document frequency (pages it was on) and the page it was last seen on, with
+//! the site's page count as the clock. Every page is decided as soon as it arrives:
+//!
+//! 1. a segment whose document frequency is at least [`IncrementalSettings::min_frequency`]
+//!    is template;
+//! 2. a block whose template share of text (by bytes) exceeds
+//!    [`IncrementalSettings::drop_ratio`] is dropped;
+//! 3. then the page's segments are added to the table (expansion);
+//! 4. and segments unseen for longer than their lifetime are evicted (shrinkage): a segment
+//!    of frequency `df` lives `Tb·N / (1 + (N−1)·e^−(df−1))` pages, from `Tb` for a segment
+//!    seen once up to `Tb·N` for a frequent one — a logistic curve, so that one-off text
+//!    leaves soon and the template stays, and the table's size stays bounded.
+
+use std::collections::BTreeMap;
+use std::hash::Hasher;
+
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+
+use super::{Detector, PageSource, Passes};
+use crate::segment::{SegmentedPage, stable_hash_bytes};
+
+/// The settings of `incremental`.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct IncrementalSettings {
+    /// A segment on at least this many pages is template (the paper: 5).
+    pub min_frequency: u32,
+    /// A block whose template share of text exceeds this is dropped (the paper: 0.7).
+    pub drop_ratio: f64,
+    /// `Tb`: pages a segment seen once survives unseen.
+    pub base_lifetime: u32,
+    /// `N`: how many times longer than `Tb` a frequent segment survives unseen.
+    pub lifetime_factor: f64,
+    /// Segments held per site at most; beyond it the least frequent are evicted early.
+    pub max_segments_per_site: u32,
+}
+
+impl Default for IncrementalSettings {
+    fn default() -> Self {
+        IncrementalSettings {
+            min_frequency: 5,
+            drop_ratio: 0.7,
+            base_lifetime: 100,
+            lifetime_factor: 10.0,
+            max_segments_per_site: 200_000,
+        }
+    }
+}
+
+impl IncrementalSettings {
+    /// Pages a segment of frequency `df` survives unseen.
+    pub fn lifetime(&self, df: u32) -> f64 {
+        let n = self.lifetime_factor.max(1.0);
+        let tb = f64::from(self.base_lifetime);
+        tb * n / (1.0 + (n - 1.0) * (-(f64::from(df.max(1)) - 1.0)).exp())
+    }
+}
+
+/// One page's segments: per block, each segment's key and length in bytes.
+#[derive(Debug, Clone)]
+pub struct PageSegments {
+    site: u64,
+    blocks: Vec<Vec<(u64, u32)>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct SegmentEntry {
+    frequency: u32,
+    last_seen: u32,
+}
+
+#[derive(Debug, Default)]
+struct SiteTable {
+    /// Pages of the site seen so far: the clock.
+    clock: u32,
+    segments: FxHashMap<u64, SegmentEntry>,
+}
+
+/// The `incremental` detector.
+#[derive(Debug, Default)]
+pub struct Incremental {
+    settings: IncrementalSettings,
+    sites: FxHashMap<u64, SiteTable>,
+    peak_segments: u64,
+    evicted: u64,
+}
+
+impl Incremental {
+    /// A detector with `settings` and empty tables.
+    pub fn new(settings: IncrementalSettings) -> Self {
+        Incremental {
+            settings,
+            ..Incremental::default()
+        }
+    }
+
+    /// Segments held now, over all sites.
+    pub fn segments(&self) -> usize {
+        self.sites.values().map(|site| site.segments.len()).sum()
+    }
+
+    fn frequency(&self, site: u64, segment: u64) -> u32 {
+        self.sites
+            .get(&site)
+            .and_then(|table| table.segments.get(&segment))
+            .map_or(0, |entry| entry.frequency)
+    }
+
+    /// Evicts the segments of `table` whose lifetime has passed; if the table is still over
+    /// its cap, the least frequent (oldest first) go too.
+    fn shrink(settings: &IncrementalSettings, table: &mut SiteTable) -> u64 {
+        let now = table.clock;
+        let before = table.segments.len();
+        table.segments.retain(|_, entry| {
+            f64::from(now - entry.last_seen) <= settings.lifetime(entry.frequency)
+        });
+        let cap = settings.max_segments_per_site as usize;
+        if table.segments.len() > cap {
+            let mut ranked: Vec<(u32, u32, u64)> = table
+                .segments
+                .iter()
+                .map(|(&key, entry)| (entry.frequency, entry.last_seen, key))
+                .collect();
+            ranked.sort_unstable();
+            let excess = table.segments.len() - cap;
+            for &(_, _, key) in &ranked[..excess] {
+                table.segments.remove(&key);
+            }
+        }
+        (before - table.segments.len()) as u64
+    }
+}
+
+impl Detector for Incremental {
+    type Observation = PageSegments;
+
+    fn name(&self) -> &'static str {
+        "incremental"
+    }
+
+    fn passes(&self) -> Passes {
+        Passes::One
+    }
+
+    fn observe(&self, page: &SegmentedPage, _html: &str) -> PageSegments {
+        let blocks = page
+            .blocks
+            .iter()
+            .map(|block| {
+                let mut start = 0usize;
+                block
+                    .runs
+                    .iter()
+                    .filter_map(|run| {
+                        let end = (run.end as usize).min(block.text.len());
+                        let text = block.text.get(start..end).unwrap_or_default().trim();
+                        start = end;
+                        if text.is_empty() {
+                            return None;
+                        }
+                        let mut hasher = FxHasher::default();
+                        hasher.write_u64(run.path);
+                        hasher.write(text.as_bytes());
+                        Some((hasher.finish(), text.len() as u32))
+                    })
+                    .collect()
+            })
+            .collect();
+        PageSegments {
+            site: stable_hash_bytes(page.site.as_bytes()),
+            blocks,
+        }
+    }
+
+    fn learn(&mut self, observation: &PageSegments) {
+        let settings = self.settings;
+        let table = self.sites.entry(observation.site).or_default();
+        table.clock += 1;
+        let now = table.clock;
+        let mut seen = FxHashSet::default();
+        for &(segment, _) in observation.blocks.iter().flatten() {
+            if !seen.insert(segment) {
+                continue;
+            }
+            let entry = table.segments.entry(segment).or_insert(SegmentEntry {
+                frequency: 0,
+                last_seen: now,
+            });
+            entry.frequency = entry.frequency.saturating_add(1);
+            entry.last_seen = now;
+        }
+        // Sweep every Tb/2 pages (and whenever the cap is passed): no segment outlives its
+        // lifetime by more than that.
+        let sweep_every = (settings.base_lifetime / 2).max(1);
+        if now.is_multiple_of(sweep_every)
+            || table.segments.len() > settings.max_segments_per_site as usize
+        {
+            self.evicted += Incremental::shrink(&settings, table);
+        }
+        self.peak_segments = self.peak_segments.max(self.segments() as u64);
+    }
+
+    fn decide(
+        &self,
+        _page: &SegmentedPage,
+        observation: &PageSegments,
+        _pages: &dyn PageSource,
+    ) -> Vec<bool> {
+        observation
+            .blocks
+            .iter()
+            .map(|segments| {
+                let total: u64 = segments.iter().map(|&(_, len)| u64::from(len)).sum();
+                if total == 0 {
+                    return true;
+                }
+                let template: u64 = segments
+                    .iter()
+                    .filter(|&&(segment, _)| {
+                        self.frequency(observation.site, segment) >= self.settings.min_frequency
+                    })
+                    .map(|&(_, len)| u64::from(len))
+                    .sum();
+                template as f64 / total as f64 <= self.settings.drop_ratio
+            })
+            .collect()
+    }
+
+    fn observation_bytes(&self, observation: &PageSegments) -> usize {
+        std::mem::size_of::<PageSegments>()
+            + observation
+                .blocks
+                .iter()
+                .map(|b| 24 + b.capacity() * 16)
+                .sum::<usize>()
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.sites
+            .values()
+            .map(|site| 64 + site.segments.capacity() * 17)
+            .sum()
+    }
+
+    fn settings(&self) -> serde_json::Value {
+        serde_json::to_value(self.settings).unwrap_or_default()
+    }
+
+    fn counters(&self) -> BTreeMap<String, u64> {
+        let mut counters = BTreeMap::new();
+        counters.insert("segments".to_string(), self.segments() as u64);
+        counters.insert("segments-peak".to_string(), self.peak_segments);
+        counters.insert("segments-evicted".to_string(), self.evicted);
+        counters
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::{NoPages, test_page};
+
+    fn page(i: usize) -> SegmentedPage {
+        let html = format!(
+            "<body><div id=nav><a href=/>Home</a> <a href=/n>News</a> <a href=/c>Contact us</a></div>\
+             <div id=main><p>Story number {i} is here</p></div></body>"
+        );
+        test_page(
+            &format!("http://a.example/{i}"),
+            &html,
+            Default::default(),
+        )
+    }
+
+    /// Decides then learns, one page at a time; returns each page's decisions.
+    fn run(detector: &mut Incremental, pages: &[SegmentedPage]) -> Vec<Vec<bool>> {
+        pages
+            .iter()
+            .map(|page| {
+                let observation = detector.observe(page, "");
+                let keep = detector.decide(page, &observation, &NoPages);
+                detector.learn(&observation);
+                keep
+            })
+            .collect()
+    }
+
+    #[test]
+    fn segments_are_text_nodes_keyed_by_text_and_path() {
+        let detector = Incremental::default();
+        let observation = detector.observe(&page(1), "");
+        // The nav block holds three links' text nodes (spaces between them are not segments).
+        assert_eq!(observation.blocks[0].len(), 3);
+        let moved = test_page(
+            "http://a.example/x",
+            "<body><div id=main><p>Home</p></div><div id=nav><a href=/>Home</a></div></body>",
+            Default::default(),
+        );
+        let moved = detector.observe(&moved, "");
+        assert_ne!(moved.blocks[0][0].0, moved.blocks[1][0].0);
+    }
+
+    #[test]
+    fn a_block_is_dropped_once_its_segments_reach_the_frequency() {
+        let mut detector = Incremental::new(IncrementalSettings::default());
+        let pages: Vec<_> = (0..7).map(page).collect();
+        let decisions = run(&mut detector, &pages);
+        // Pages 1–5 see the nav on at most 4 earlier pages; page 6 sees 5.
+        for keep in &decisions[..5] {
+            assert_eq!(keep, &[true, true]);
+        }
+        assert_eq!(decisions[5], [false, true]);
+        assert_eq!(decisions[6], [false, true]);
+    }
+
+    #[test]
+    fn the_block_ratio_must_exceed_the_threshold() {
+        // Template text "aaaaaaa" (7 bytes) beside new text "bbb" (3 bytes): 0.7, kept.
+        let mut detector = Incremental::new(IncrementalSettings::default());
+        let pages: Vec<_> = (0..6)
+            .map(|i| {
+                let new = ["bbb", "ccc", "ddd", "eee", "fff", "ggg"][i];
+                test_page(
+                    &format!("http://a.example/{i}"),
+                    &format!("<div><b>aaaaaaa</b><i>{new}</i></div>"),
+                    Default::default(),
+                )
+            })
+            .collect();
+        let decisions = run(&mut detector, &pages);
+        assert_eq!(decisions[5], [true]);
+        let mut stricter = Incremental::new(IncrementalSettings {
+            drop_ratio: 0.69,
+            ..IncrementalSettings::default()
+        });
+        assert_eq!(run(&mut stricter, &pages)[5], [false]);
+    }
+
+    #[test]
+    fn lifetime_is_logistic_in_frequency() {
+        let settings = IncrementalSettings {
+            base_lifetime: 100,
+            lifetime_factor: 10.0,
+            ..IncrementalSettings::default()
+        };
+        assert!((settings.lifetime(1) - 100.0).abs() < 1e-9);
+        // df = 2: 1000 / (1 + 9/e) = 232.0…
+        assert!((settings.lifetime(2) - 1000.0 / (1.0 + 9.0 / std::f64::consts::E)).abs() < 1e-9);
+        assert!(settings.lifetime(30) > 999.0 && settings.lifetime(30) <= 1000.0);
+    }
+
+    #[test]
+    fn shrinkage_evicts_old_segments_and_bounds_the_table() {
+        let settings = IncrementalSettings {
+            base_lifetime: 10,
+            ..IncrementalSettings::default()
+        };
+        let mut detector = Incremental::new(settings);
+        let pages: Vec<_> = (0..200).map(page).collect();
+        run(&mut detector, &pages);
+        // Three nav segments and the story segments of at most the last ~Tb+sweep pages.
+        let held = detector.segments();
+        assert!(held <= 3 + 15, "{held}");
+        assert!(detector.counters()["segments-evicted"] >= 180);
+        // The frequent nav segments survive.
+        let observation = detector.observe(&pages[0], "");
+        assert!(!detector.decide(&pages[0], &observation, &NoPages)[0]);
+
+        let capped = IncrementalSettings {
+            max_segments_per_site: 50,
+            base_lifetime: 1_000_000,
+            ..IncrementalSettings::default()
+        };
+        let mut detector = Incremental::new(capped);
+        run(&mut detector, &pages);
+        assert!(detector.segments() <= 50);
+    }
+}

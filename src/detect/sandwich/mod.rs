@@ -1,0 +1,404 @@
+//! `sandwich`: template removal by comparison with a peer page, after Rowlands, Thomas & Wan,
+//! "Web Indexing on a Diet: Template Removal with the Sandwich Algorithm" (ADCS 2009).
+//!
+//! No HTML parsing takes part in detection. A page's source is cut into *units* — its lines
+//! ([`Unit::Line`]), or, for pages whose markup sits on a few long lines, its HTML tokens: tags
+//! and the text between them ([`Unit::Token`], the paper's footnote variant). The page is
+//! compared with one *peer*: of the pages already seen in the same directory (same URL up to
+//! the last `/`), the one whose file name is closest by edit distance. Units in a longest
+//! common subsequence of the two pages are template; the rest is kept. A page without a peer
+//! keeps everything.
+//!
+//! The subsequence is found with Myers' difference algorithm in linear space ([`lcs`]), whose
+//! cost grows with the number of differences, not with the product of the page lengths.
+//!
+//! One pass: each page is decided against the pages before it, then remembered as a peer.
+//! Blocks are text nodes (cut at line breaks in line mode), so each block lies in the units
+//! it came from; a block is dropped when every unit it overlaps is template.
+
+pub mod lcs;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustc_hash::FxHashMap;
+
+use super::{Detector, PageSource, Passes, url_directory};
+use crate::segment::{Granularity, SegmentOptions, SegmentedPage, stable_hash_bytes};
+
+/// What a page is compared in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Unit {
+    /// Physical lines of the HTML source, leading and trailing whitespace ignored.
+    Line,
+    /// HTML tokens: each tag, comment and run of text between tags.
+    Token,
+}
+
+/// The settings of `sandwich`.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SandwichSettings {
+    /// Lines or tokens.
+    pub unit: Unit,
+    /// Differences the subsequence search may explore per sub-problem before it gives up
+    /// on that part (treating it as not shared): bounds the work on very different pages.
+    pub max_cost: u32,
+    /// Pages remembered per directory as peers, most recent first.
+    pub peers_per_directory: u32,
+    /// Units of one page compared, at most; the rest is kept.
+    pub max_units: u32,
+}
+
+impl Default for SandwichSettings {
+    fn default() -> Self {
+        SandwichSettings {
+            unit: Unit::Line,
+            max_cost: 10_000,
+            peers_per_directory: 64,
+            max_units: 200_000,
+        }
+    }
+}
+
+/// One page cut into units.
+#[derive(Debug, Clone)]
+pub struct PageUnits {
+    directory: String,
+    name: String,
+    units: Vec<u64>,
+    /// Byte range of each unit in the source.
+    spans: Vec<(u32, u32)>,
+}
+
+struct Peer {
+    name: String,
+    units: Vec<u64>,
+}
+
+/// The `sandwich` detector.
+pub struct Sandwich {
+    settings: SandwichSettings,
+    directories: FxHashMap<String, VecDeque<Peer>>,
+    with_peer: AtomicU64,
+    without_peer: AtomicU64,
+    gave_up: AtomicU64,
+}
+
+impl Sandwich {
+    /// A detector with `settings` and no pages seen.
+    pub fn new(settings: SandwichSettings) -> Self {
+        Sandwich {
+            settings,
+            directories: FxHashMap::default(),
+            with_peer: AtomicU64::new(0),
+            without_peer: AtomicU64::new(0),
+            gave_up: AtomicU64::new(0),
+        }
+    }
+
+    /// The remembered page of `directory` whose name is closest to `name` (the most recent
+    /// of equally close ones).
+    fn peer(&self, directory: &str, name: &str) -> Option<&Peer> {
+        let peers = self.directories.get(directory)?;
+        let mut best: Option<(usize, &Peer)> = None;
+        for peer in peers.iter().rev() {
+            let cap = best.map_or(usize::MAX, |(distance, _)| distance);
+            let distance = lcs::edit_distance(name, &peer.name, cap);
+            if best.is_none_or(|(closest, _)| distance < closest) {
+                best = Some((distance, peer));
+            }
+        }
+        best.map(|(_, peer)| peer)
+    }
+}
+
+/// Cuts `html` into units: their hashes and byte ranges, at most `max` of them.
+pub fn units_of(html: &str, unit: Unit, max: usize) -> (Vec<u64>, Vec<(u32, u32)>) {
+    let mut hashes = Vec::new();
+    let mut spans = Vec::new();
+    let mut push = |start: usize, piece: &str| {
+        let trimmed = piece.trim();
+        if trimmed.is_empty() || hashes.len() >= max {
+            return;
+        }
+        hashes.push(stable_hash_bytes(trimmed.as_bytes()));
+        spans.push((start as u32, (start + piece.len()) as u32));
+    };
+    match unit {
+        Unit::Line => {
+            let mut start = 0;
+            for line in html.split_inclusive('\n') {
+                push(start, line);
+                start += line.len();
+            }
+        }
+        Unit::Token => {
+            let bytes = html.as_bytes();
+            let starts_tag = |at: usize| {
+                bytes[at] == b'<'
+                    && bytes
+                        .get(at + 1)
+                        .is_some_and(|&c| c.is_ascii_alphabetic() || b"/!?".contains(&c))
+            };
+            let mut at = 0;
+            while at < bytes.len() {
+                let end = if starts_tag(at) {
+                    let close: &[u8] = if html[at..].starts_with("<!--") {
+                        b"-->"
+                    } else {
+                        b">"
+                    };
+                    find(bytes, at + 1, close).map_or(bytes.len(), |found| found + close.len())
+                } else {
+                    let mut next = at + 1;
+                    while next < bytes.len() && !starts_tag(next) {
+                        next += 1;
+                    }
+                    next
+                };
+                // Token boundaries fall on ASCII bytes, so they are char boundaries.
+                push(at, &html[at..end]);
+                at = end;
+            }
+        }
+    }
+    (hashes, spans)
+}
+
+fn find(haystack: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    haystack
+        .get(from..)?
+        .windows(needle.len())
+        .position(|window| window == needle)
+        .map(|at| at + from)
+}
+
+impl Detector for Sandwich {
+    type Observation = PageUnits;
+
+    fn name(&self) -> &'static str {
+        "sandwich"
+    }
+
+    fn passes(&self) -> Passes {
+        Passes::One
+    }
+
+    fn segment_options(&self) -> SegmentOptions {
+        SegmentOptions {
+            granularity: Granularity::TextNodes {
+                split_lines: self.settings.unit == Unit::Line,
+            },
+            ..SegmentOptions::default()
+        }
+    }
+
+    fn observe(&self, page: &SegmentedPage, html: &str) -> PageUnits {
+        let (directory, name) = url_directory(&page.url);
+        let (units, spans) = units_of(html, self.settings.unit, self.settings.max_units as usize);
+        PageUnits {
+            directory: directory.to_string(),
+            name: name.to_string(),
+            units,
+            spans,
+        }
+    }
+
+    fn learn(&mut self, observation: &PageUnits) {
+        let limit = self.settings.peers_per_directory as usize;
+        if limit == 0 {
+            return;
+        }
+        let peers = self
+            .directories
+            .entry(observation.directory.clone())
+            .or_default();
+        if peers.len() >= limit {
+            peers.pop_front();
+        }
+        peers.push_back(Peer {
+            name: observation.name.clone(),
+            units: observation.units.clone(),
+        });
+    }
+
+    fn decide(
+        &self,
+        page: &SegmentedPage,
+        observation: &PageUnits,
+        _pages: &dyn PageSource,
+    ) -> Vec<bool> {
+        let Some(peer) = self.peer(&observation.directory, &observation.name) else {
+            self.without_peer.fetch_add(1, Ordering::Relaxed);
+            return vec![true; page.blocks.len()];
+        };
+        self.with_peer.fetch_add(1, Ordering::Relaxed);
+        let shared =
+            lcs::common_subsequence(&observation.units, &peer.units, self.settings.max_cost as usize);
+        if !shared.exact {
+            self.gave_up.fetch_add(1, Ordering::Relaxed);
+        }
+        let spans = &observation.spans;
+        page.blocks
+            .iter()
+            .map(|block| {
+                let (start, end) = block.source;
+                let first = spans.partition_point(|&(_, unit_end)| unit_end <= start);
+                let overlapping = spans[first..]
+                    .iter()
+                    .take_while(|&&(unit_start, _)| unit_start < end.max(start + 1))
+                    .count();
+                let template = overlapping > 0
+                    && shared.in_a[first..first + overlapping].iter().all(|&t| t);
+                !template
+            })
+            .collect()
+    }
+
+    fn observation_bytes(&self, observation: &PageUnits) -> usize {
+        std::mem::size_of::<PageUnits>()
+            + observation.directory.capacity()
+            + observation.name.capacity()
+            + observation.units.capacity() * 8
+            + observation.spans.capacity() * 8
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.directories
+            .iter()
+            .map(|(directory, peers)| {
+                64 + directory.capacity()
+                    + peers
+                        .iter()
+                        .map(|peer| 48 + peer.name.capacity() + peer.units.capacity() * 8)
+                        .sum::<usize>()
+            })
+            .sum()
+    }
+
+    fn settings(&self) -> serde_json::Value {
+        serde_json::to_value(self.settings).unwrap_or_default()
+    }
+
+    fn counters(&self) -> BTreeMap<String, u64> {
+        let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        let mut counters = BTreeMap::new();
+        counters.insert("pages-with-peer".into(), load(&self.with_peer));
+        counters.insert("pages-without-peer".into(), load(&self.without_peer));
+        counters.insert("comparisons-cut-at-max-cost".into(), load(&self.gave_up));
+        counters.insert("directories".into(), self.directories.len() as u64);
+        counters
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::{NoPages, test_page};
+
+    fn page_html(story: &str) -> String {
+        format!(
+            "<html><body>\n<div class=nav><a href=/>Home</a> | <a href=/news/>News</a></div>\n\
+             <h1>{story}</h1>\n<p>The {story} story goes on.</p>\n\
+             <div class=foot>Copyright ACME</div>\n</body></html>\n"
+        )
+    }
+
+    fn run(detector: &mut Sandwich, pages: &[(&str, String)]) -> Vec<Vec<String>> {
+        pages
+            .iter()
+            .map(|(url, html)| {
+                let page = test_page(url, html, detector.segment_options());
+                let observation = detector.observe(&page, html);
+                let keep = detector.decide(&page, &observation, &NoPages);
+                detector.learn(&observation);
+                page.blocks
+                    .iter()
+                    .zip(keep)
+                    .filter(|(_, k)| *k)
+                    .map(|(b, _)| b.text.clone())
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lines_shared_with_the_peer_are_dropped() {
+        let mut detector = Sandwich::new(SandwichSettings::default());
+        let kept = run(
+            &mut detector,
+            &[
+                ("http://n.example/news/a.html", page_html("Flood")),
+                ("http://n.example/news/b.html", page_html("Fire")),
+            ],
+        );
+        // The first page has no peer; the second loses the lines it shares with it.
+        assert_eq!(kept[0].len(), 6);
+        assert_eq!(kept[1], ["Fire", "The Fire story goes on."]);
+        assert_eq!(detector.counters()["pages-without-peer"], 1);
+    }
+
+    #[test]
+    fn peers_come_from_the_same_directory_only() {
+        let mut detector = Sandwich::new(SandwichSettings::default());
+        let kept = run(
+            &mut detector,
+            &[
+                ("http://n.example/news/a.html", page_html("Flood")),
+                ("http://n.example/sport/b.html", page_html("Fire")),
+            ],
+        );
+        assert_eq!(kept[1].len(), 6);
+    }
+
+    #[test]
+    fn the_peer_is_the_closest_file_name() {
+        let mut detector = Sandwich::new(SandwichSettings::default());
+        let other = "<p>\nunrelated\n</p>\n".to_string();
+        let kept = run(
+            &mut detector,
+            &[
+                ("http://n.example/d/story-12.html", page_html("Flood")),
+                ("http://n.example/d/zzz.html", other),
+                ("http://n.example/d/story-13.html", page_html("Fire")),
+            ],
+        );
+        assert_eq!(kept[2], ["Fire", "The Fire story goes on."]);
+    }
+
+    #[test]
+    fn one_line_pages_need_tokens() {
+        let one_line = |story: &str| page_html(story).replace('\n', "");
+        let pages = [
+            ("http://n.example/a.html", one_line("Flood")),
+            ("http://n.example/b.html", one_line("Fire")),
+        ];
+        let mut lines = Sandwich::new(SandwichSettings::default());
+        assert_eq!(run(&mut lines, &pages)[1].len(), 6);
+        let mut tokens = Sandwich::new(SandwichSettings {
+            unit: Unit::Token,
+            ..SandwichSettings::default()
+        });
+        assert_eq!(
+            run(&mut tokens, &pages)[1],
+            ["Fire", "The Fire story goes on."]
+        );
+    }
+
+    #[test]
+    fn tokens_are_tags_comments_and_text() {
+        let html = "<p class=x>a &lt; b<!-- <i> -->c</p> 1 < 2";
+        let (units, spans) = units_of(html, Unit::Token, 100);
+        let pieces: Vec<&str> = spans
+            .iter()
+            .map(|&(s, e)| html[s as usize..e as usize].trim())
+            .collect();
+        assert_eq!(
+            pieces,
+            ["<p class=x>", "a &lt; b", "<!-- <i> -->", "c", "</p>", "1 < 2"]
+        );
+        assert_eq!(units.len(), 6);
+        assert_eq!(units_of(html, Unit::Token, 2).0.len(), 2);
+    }
+}
