@@ -362,7 +362,8 @@ fn run(
     progress: &dyn Progress,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
-    let summary = with_detector!(detector, detector => run_with(detector, inputs, options, progress, emit));
+    let summary =
+        with_detector!(detector, detector => run_with(detector, inputs, options, progress, emit));
     progress.finish();
     summary
 }

@@ -11,12 +11,12 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use indexer::build::{self, BuildOptions, BuildSummary, Progress};
-use indexer::detect::{DetectorKind, Passes};
 use indexer::detect::bloom::BloomSettings;
 use indexer::detect::incremental::IncrementalSettings;
 use indexer::detect::menu::MenuSettings;
 use indexer::detect::sandwich::{SandwichSettings, Unit};
 use indexer::detect::table_chunk::{Cluster, TableChunkSettings};
+use indexer::detect::{DetectorKind, Passes};
 use indexer::eval;
 use indexer::index::{IndexStats, OpenIndex, stats};
 use indexer::search::search;

@@ -38,15 +38,12 @@ impl PageSource for NoPages {
 /// dropped) and its file name (after the last `/`, query kept).
 pub fn url_directory(url: &str) -> (&str, &str) {
     let without_fragment = url.split('#').next().unwrap_or(url);
-    let path_end = without_fragment
-        .find('?')
-        .unwrap_or(without_fragment.len());
+    let path_end = without_fragment.find('?').unwrap_or(without_fragment.len());
     let authority_start = without_fragment.find("://").map_or(0, |at| at + 3);
     match without_fragment[..path_end].rfind('/') {
-        Some(slash) if slash >= authority_start => (
-            &without_fragment[..=slash],
-            &without_fragment[slash + 1..],
-        ),
+        Some(slash) if slash >= authority_start => {
+            (&without_fragment[..=slash], &without_fragment[slash + 1..])
+        }
         _ => (without_fragment, ""),
     }
 }

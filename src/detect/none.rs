@@ -22,7 +22,12 @@ impl Detector for KeepEverything {
 
     fn learn(&mut self, _observation: &()) {}
 
-    fn decide(&self, page: &SegmentedPage, _observation: &(), _pages: &dyn PageSource) -> Vec<bool> {
+    fn decide(
+        &self,
+        page: &SegmentedPage,
+        _observation: &(),
+        _pages: &dyn PageSource,
+    ) -> Vec<bool> {
         vec![true; page.blocks.len()]
     }
 

@@ -434,7 +434,9 @@ impl OpenElements {
             return;
         }
         self.pending_text.push_str(chunk);
-        let span = self.pending_source.get_or_insert((source.start, source.end));
+        let span = self
+            .pending_source
+            .get_or_insert((source.start, source.end));
         span.1 = span.1.max(source.end);
         if !last_in_node {
             return;

@@ -269,11 +269,7 @@ mod tests {
             "<body><div id=nav><a href=/>Home</a> <a href=/n>News</a> <a href=/c>Contact us</a></div>\
              <div id=main><p>Story number {i} is here</p></div></body>"
         );
-        test_page(
-            &format!("http://a.example/{i}"),
-            &html,
-            Default::default(),
-        )
+        test_page(&format!("http://a.example/{i}"), &html, Default::default())
     }
 
     /// Decides then learns, one page at a time; returns each page's decisions.

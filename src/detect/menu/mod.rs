@@ -290,8 +290,7 @@ fn same_host_links(page: &SegmentedPage, max: usize) -> Vec<String> {
         let Ok(mut target) = base.join(href.trim()) else {
             continue;
         };
-        if target.host_str() != base.host_str() || !matches!(target.scheme(), "http" | "https")
-        {
+        if target.host_str() != base.host_str() || !matches!(target.scheme(), "http" | "https") {
             continue;
         }
         target.set_fragment(None);
@@ -426,13 +425,19 @@ impl Detector for Menu {
     fn counters(&self) -> BTreeMap<String, u64> {
         let mut counters = BTreeMap::new();
         let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
-        counters.insert("pages-with-complete-subdigraph".into(), load(&self.complete));
+        counters.insert(
+            "pages-with-complete-subdigraph".into(),
+            load(&self.complete),
+        );
         counters.insert(
             "pages-with-smaller-subdigraph-fallback".into(),
             load(&self.partial),
         );
         counters.insert("pages-without-linked-peers".into(), load(&self.alone));
-        counters.insert("pages-reusing-section-pages".into(), load(&self.section_reuses));
+        counters.insert(
+            "pages-reusing-section-pages".into(),
+            load(&self.section_reuses),
+        );
         counters.insert("pages-read-again".into(), load(&self.pages_read));
         counters.insert(
             "link-graph-pages".into(),
@@ -481,7 +486,11 @@ mod tests {
             "<body><ul class=nav><li>Home<li>Docs</ul><div id=main><p>alpha</p><p>beta</p></div></body>",
         );
         let mapped = equal_top_down_mapping(&a, &ac, &c, &cc);
-        let texts = a.nodes.iter().zip(&mapped).filter(|(n, m)| **m && n.block.is_some());
+        let texts = a
+            .nodes
+            .iter()
+            .zip(&mapped)
+            .filter(|(n, m)| **m && n.block.is_some());
         assert_eq!(texts.count(), 2, "alpha and beta map, the menu does not");
     }
 
@@ -490,8 +499,14 @@ mod tests {
         // 1–2–3 mutually linked; 4 linked with 1 only.
         let edges = [(1, 2), (1, 3), (2, 3), (1, 4)];
         let linked = |a: u32, b: u32| edges.contains(&(a.min(b), a.max(b)));
-        assert_eq!(largest_complete_set(&[4, 2, 3], |a, b| linked(a, b), 3, 1000), [2, 3]);
-        assert_eq!(largest_complete_set(&[1, 2, 3, 4], linked, 3, 1000), [1, 2, 3]);
+        assert_eq!(
+            largest_complete_set(&[4, 2, 3], |a, b| linked(a, b), 3, 1000),
+            [2, 3]
+        );
+        assert_eq!(
+            largest_complete_set(&[1, 2, 3, 4], linked, 3, 1000),
+            [1, 2, 3]
+        );
         assert_eq!(largest_complete_set(&[1, 4, 2], linked, 3, 1000), [1, 4]);
         assert!(largest_complete_set(&[], linked, 3, 1000).is_empty());
     }
@@ -501,7 +516,11 @@ mod tests {
     impl PageSource for Site {
         fn load(&self, url: &str) -> Option<SegmentedPage> {
             let (_, html) = self.0.iter().find(|(u, _)| u == url)?;
-            Some(test_page(url, html, Menu::new(MenuSettings::default()).segment_options()))
+            Some(test_page(
+                url,
+                html,
+                Menu::new(MenuSettings::default()).segment_options(),
+            ))
         }
     }
 
@@ -567,7 +586,12 @@ mod tests {
         }
         let page = site.load("http://a.example/e.html").unwrap();
         let observation = detector.observe(&page, "");
-        assert!(detector.decide(&page, &observation, &site).iter().all(|&k| k));
+        assert!(
+            detector
+                .decide(&page, &observation, &site)
+                .iter()
+                .all(|&k| k)
+        );
         assert_eq!(detector.counters()["pages-without-linked-peers"], 1);
     }
 
@@ -587,6 +611,9 @@ mod tests {
         let observation = detector.observe(&page, "");
         let keep = detector.decide(&page, &observation, &site);
         assert_eq!(keep.iter().filter(|k| !**k).count(), 5);
-        assert_eq!(detector.counters()["pages-with-smaller-subdigraph-fallback"], 1);
+        assert_eq!(
+            detector.counters()["pages-with-smaller-subdigraph-fallback"],
+            1
+        );
     }
 }

@@ -27,7 +27,9 @@ use super::{Detector, PageSource, Passes, url_directory};
 use crate::segment::{Granularity, SegmentOptions, SegmentedPage, stable_hash_bytes};
 
 /// What a page is compared in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Unit {
     /// Physical lines of the HTML source, leading and trailing whitespace ignored.
@@ -234,8 +236,11 @@ impl Detector for Sandwich {
             return vec![true; page.blocks.len()];
         };
         self.with_peer.fetch_add(1, Ordering::Relaxed);
-        let shared =
-            lcs::common_subsequence(&observation.units, &peer.units, self.settings.max_cost as usize);
+        let shared = lcs::common_subsequence(
+            &observation.units,
+            &peer.units,
+            self.settings.max_cost as usize,
+        );
         if !shared.exact {
             self.gave_up.fetch_add(1, Ordering::Relaxed);
         }
@@ -249,8 +254,8 @@ impl Detector for Sandwich {
                     .iter()
                     .take_while(|&&(unit_start, _)| unit_start < end.max(start + 1))
                     .count();
-                let template = overlapping > 0
-                    && shared.in_a[first..first + overlapping].iter().all(|&t| t);
+                let template =
+                    overlapping > 0 && shared.in_a[first..first + overlapping].iter().all(|&t| t);
                 !template
             })
             .collect()
@@ -396,7 +401,14 @@ mod tests {
             .collect();
         assert_eq!(
             pieces,
-            ["<p class=x>", "a &lt; b", "<!-- <i> -->", "c", "</p>", "1 < 2"]
+            [
+                "<p class=x>",
+                "a &lt; b",
+                "<!-- <i> -->",
+                "c",
+                "</p>",
+                "1 < 2"
+            ]
         );
         assert_eq!(units.len(), 6);
         assert_eq!(units_of(html, Unit::Token, 2).0.len(), 2);

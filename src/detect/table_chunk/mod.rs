@@ -18,8 +18,9 @@ use super::{Detector, PageSource, Passes, url_directory};
 use crate::segment::{Granularity, SegmentOptions, SegmentedPage, stable_hash_bytes};
 
 /// How pages are grouped before chunks are counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[derive(clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Cluster {
     /// All pages of a site.
@@ -296,8 +297,16 @@ mod tests {
         assert_eq!(page.blocks.len(), 5);
         let observation = detector.observe(&page, "");
         detector.learn(&observation);
-        assert_eq!(detector.document_frequency(observation.cluster, observation.chunks[0]), 1);
-        assert!(detector.decide(&page, &observation, &NoPages).iter().all(|&k| k));
+        assert_eq!(
+            detector.document_frequency(observation.cluster, observation.chunks[0]),
+            1
+        );
+        assert!(
+            detector
+                .decide(&page, &observation, &NoPages)
+                .iter()
+                .all(|&k| k)
+        );
     }
 
     #[test]

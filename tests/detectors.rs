@@ -1,0 +1,216 @@
+//! End to end: every detector through the real `indexer` binary, on the committed sample in
+//! `data/` and on a small table-laid-out site written by the test.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+mod common;
+use common::sample;
+
+fn indexer(args: &[&str], inputs: &[PathBuf]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(args)
+        .args(inputs)
+        .output()
+        .expect("run indexer")
+}
+
+fn ok(output: Output) -> String {
+    assert!(
+        output.status.success(),
+        "indexer failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("utf-8 stdout")
+}
+
+/// Kept text per URL, from `indexer extract`.
+fn extract(args: &[&str], inputs: &[PathBuf]) -> BTreeMap<String, String> {
+    let mut all = vec!["extract"];
+    all.extend_from_slice(args);
+    ok(indexer(&all, inputs))
+        .lines()
+        .map(|line| {
+            let page: Value = serde_json::from_str(line).unwrap();
+            (
+                page["url"].as_str().unwrap().to_string(),
+                page["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Lower-cased words of a text, joined by single spaces.
+fn words(text: &str) -> String {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn word_count(pages: &BTreeMap<String, String>) -> usize {
+    pages.values().map(|t| words(t).split(' ').count()).sum()
+}
+
+fn pages_with(pages: &BTreeMap<String, String>, phrase: &str) -> usize {
+    pages.values().filter(|t| words(t).contains(phrase)).count()
+}
+
+#[test]
+fn every_detector_removes_navigation_and_keeps_content_on_the_sample() {
+    let none = extract(&["--detector", "none"], &sample());
+    assert_eq!(none.len(), 100);
+    // python311's "Report a Bug / Show Source" sidebar is on every one of its 30 pages.
+    assert_eq!(pages_with(&none, "report a bug show source"), 30);
+    let variants: [&[&str]; 6] = [
+        &["--detector", "sandwich"],
+        &["--detector", "sandwich", "--sandwich-unit", "token"],
+        &["--detector", "table-chunk", "--table-chunk-layout-tags"],
+        &["--detector", "incremental"],
+        &["--detector", "menu"],
+        &["--detector", "bloom"],
+    ];
+    for args in variants {
+        let kept = extract(args, &sample());
+        assert_eq!(kept.len(), 100, "{args:?}");
+        let nav = pages_with(&kept, "report a bug show source");
+        assert!(nav <= 15, "{args:?}: the sidebar stayed on {nav} pages");
+        assert!(
+            word_count(&kept) < word_count(&none) * 96 / 100,
+            "{args:?}: {} words kept of {}",
+            word_count(&kept),
+            word_count(&none)
+        );
+        let ownership = kept
+            .iter()
+            .find(|(url, _)| url.ends_with("ch04-01-what-is-ownership.html"))
+            .map(|(_, text)| words(text))
+            .unwrap();
+        assert!(
+            ownership.contains("ownership rules")
+                && ownership.contains("each value in rust has an owner"),
+            "{args:?}: content lost"
+        );
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Six pages of an old-style site laid out with a table: a menu cell, a story cell, a footer
+/// row.
+fn table_site() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tables-{}", std::process::id()));
+    let names = ["a", "b", "c", "d", "e", "f"];
+    for (i, name) in names.iter().enumerate() {
+        let menu: String = names
+            .iter()
+            .map(|n| format!("<a href=\"{n}.html\">Section {n}</a><br>\n"))
+            .collect();
+        let html = format!(
+            "<html><head><title>Page {name}</title></head><body>\n\
+             <table width=800><tr><td width=200 bgcolor=#eeeeee>\n{menu}</td>\n\
+             <td>Story {name}: the council met on day {i} and voted {i} times.</td></tr>\n\
+             <tr><td colspan=2>Copyright 1999 The Old Gazette</td></tr></table>\n</body></html>\n"
+        );
+        write(&dir.join(format!("{name}.html")), &html);
+    }
+    dir
+}
+
+#[test]
+fn table_chunk_drops_the_frequent_cells_of_a_table_layout() {
+    let site = table_site();
+    let base = ["--base-url", "http://gazette.example/"];
+    let mut args = vec!["--detector", "table-chunk"];
+    args.extend_from_slice(&base);
+    let kept = extract(&args, &[site.clone()]);
+    assert_eq!(kept.len(), 6);
+    for (url, text) in &kept {
+        let text = words(text);
+        assert!(text.starts_with("story "), "{url}: {text}");
+        assert!(
+            !text.contains("section") && !text.contains("copyright"),
+            "{url}: {text}"
+        );
+    }
+    // Six pages are not enough at a threshold of 7.
+    let mut args = vec![
+        "--detector",
+        "table-chunk",
+        "--table-chunk-min-documents",
+        "7",
+    ];
+    args.extend_from_slice(&base);
+    let kept = extract(&args, &[site]);
+    assert!(kept.values().all(|text| words(text).contains("copyright")));
+}
+
+#[test]
+fn one_pass_builds_use_incremental_and_refuse_two_pass_detectors() {
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("one-pass-{}", std::process::id()));
+    let index = dir.join("index");
+    let out = ok(indexer(
+        &[
+            "build",
+            "--one-pass",
+            "--json",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+        &sample(),
+    ));
+    let summary: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(summary["detector"], "incremental");
+    assert_eq!(summary["passes"], 1);
+    assert!(summary["counters"]["segments-peak"].as_u64().unwrap() > 0);
+
+    let refused = indexer(
+        &[
+            "build",
+            "--one-pass",
+            "--detector",
+            "menu",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+        &sample(),
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("one-pass detector"));
+}
+
+#[test]
+fn menu_reports_how_it_found_each_pages_peers() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("menu-{}", std::process::id()));
+    let index = dir.join("index");
+    let out = ok(indexer(
+        &[
+            "build",
+            "--detector",
+            "menu",
+            "--json",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+        &sample(),
+    ));
+    let summary: Value = serde_json::from_str(&out).unwrap();
+    let counters = &summary["counters"];
+    let count = |name: &str| counters[name].as_u64().unwrap();
+    assert_eq!(count("link-graph-pages"), 100);
+    let decided = count("pages-with-complete-subdigraph")
+        + count("pages-with-smaller-subdigraph-fallback")
+        + count("pages-without-linked-peers")
+        + count("pages-reusing-section-pages");
+    assert_eq!(decided, 100);
+    assert!(count("pages-with-complete-subdigraph") > 0);
+    assert!(count("pages-read-again") > 0);
+}
