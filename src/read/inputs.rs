@@ -409,6 +409,40 @@ mod tests {
     }
 
     #[test]
+    fn records_are_read_again_by_location() {
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("page.html"), b"<p>folder page");
+        let paths = [
+            fixture("resiliparse-cc2020-slice.warc.gz"),
+            fixture("warcio-example-iana.org-chunked.warc"),
+            dir.path().to_path_buf(),
+        ];
+        let inputs = InputSet::open(&paths, None).unwrap();
+        let records: Vec<Record> = inputs.records().filter_map(Result::ok).collect();
+        assert!(records.len() > 3);
+        let mut seen_inputs = std::collections::BTreeSet::new();
+        for record in &records {
+            seen_inputs.insert(record.source_input);
+            let again = inputs
+                .record_at(RecordLocation::of(record), &record.url)
+                .expect("record found again");
+            assert_eq!(&again, record);
+        }
+        assert_eq!(seen_inputs.len(), 3);
+        let first = &records[0];
+        assert!(
+            inputs
+                .record_at(RecordLocation::of(first), "http://not.in.the/input")
+                .is_none()
+        );
+        let nowhere = RecordLocation {
+            input: 99,
+            offset: 0,
+        };
+        assert!(inputs.record_at(nowhere, &first.url).is_none());
+    }
+
+    #[test]
     fn missing_path_is_named() {
         let missing = PathBuf::from("/no/such/input.warc.gz");
         let error = InputSet::open(std::slice::from_ref(&missing), None).unwrap_err();

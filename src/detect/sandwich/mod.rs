@@ -21,7 +21,7 @@ pub mod lcs;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{Detector, PageSource, Passes, url_directory};
 use crate::segment::{Granularity, SegmentOptions, SegmentedPage, stable_hash_bytes};
@@ -168,6 +168,42 @@ pub fn units_of(html: &str, unit: Unit, max: usize) -> (Vec<u64>, Vec<(u32, u32)
     (hashes, spans)
 }
 
+/// Which units of `page` are in a longest common subsequence with `peer`.
+pub struct SharedUnits {
+    /// Per unit of the page.
+    pub in_page: Vec<bool>,
+    /// Whether the subsequence is exact (no comparison was cut at `max_cost`).
+    pub exact: bool,
+}
+
+/// The units of `page` in a longest common subsequence with `peer`. Units that occur in only
+/// one of the two can never be matched, so they are set aside before the search (as GNU diff
+/// does): the search then only pays for differences among the units the pages share.
+pub fn shared_units(page: &[u64], peer: &[u64], max_cost: usize) -> SharedUnits {
+    let in_peer: FxHashSet<u64> = peer.iter().copied().collect();
+    let (positions, page_common): (Vec<usize>, Vec<u64>) = page
+        .iter()
+        .enumerate()
+        .filter(|(_, unit)| in_peer.contains(unit))
+        .map(|(at, &unit)| (at, unit))
+        .unzip();
+    let in_page_set: FxHashSet<u64> = page_common.iter().copied().collect();
+    let peer_common: Vec<u64> = peer
+        .iter()
+        .copied()
+        .filter(|unit| in_page_set.contains(unit))
+        .collect();
+    let found = lcs::common_subsequence(&page_common, &peer_common, max_cost);
+    let mut in_page = vec![false; page.len()];
+    for (&at, &matched) in positions.iter().zip(&found.in_a) {
+        in_page[at] = matched;
+    }
+    SharedUnits {
+        in_page,
+        exact: found.exact,
+    }
+}
+
 fn find(haystack: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
     haystack
         .get(from..)?
@@ -236,7 +272,7 @@ impl Detector for Sandwich {
             return vec![true; page.blocks.len()];
         };
         self.with_peer.fetch_add(1, Ordering::Relaxed);
-        let shared = lcs::common_subsequence(
+        let shared = shared_units(
             &observation.units,
             &peer.units,
             self.settings.max_cost as usize,
@@ -254,8 +290,10 @@ impl Detector for Sandwich {
                     .iter()
                     .take_while(|&&(unit_start, _)| unit_start < end.max(start + 1))
                     .count();
-                let template =
-                    overlapping > 0 && shared.in_a[first..first + overlapping].iter().all(|&t| t);
+                let template = overlapping > 0
+                    && shared.in_page[first..first + overlapping]
+                        .iter()
+                        .all(|&t| t);
                 !template
             })
             .collect()
@@ -389,6 +427,19 @@ mod tests {
             run(&mut tokens, &pages)[1],
             ["Fire", "The Fire story goes on."]
         );
+    }
+
+    #[test]
+    fn setting_aside_unshared_units_keeps_the_subsequence_exact() {
+        // LCS of "abcxdefg" and "ybcdzfeg" has length 5 (b c d f g, or b c d e g).
+        let page: Vec<u64> = "abcxdefg".bytes().map(u64::from).collect();
+        let peer: Vec<u64> = "ybcdzfeg".bytes().map(u64::from).collect();
+        let shared = shared_units(&page, &peer, 100);
+        assert!(shared.exact);
+        assert_eq!(shared.in_page.iter().filter(|&&m| m).count(), 5);
+        assert!(!shared.in_page[0] && !shared.in_page[3]);
+        let direct = lcs::common_subsequence(&page, &peer, 100);
+        assert_eq!(direct.in_a.iter().filter(|&&m| m).count(), 5);
     }
 
     #[test]
