@@ -8,9 +8,8 @@ use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use indexer::build::{BuildOptions, NoProgress, build_index};
-use indexer::detect::Detector;
-use indexer::detect::DetectorKind;
 use indexer::detect::bloom::{Bloom, BloomSettings};
+use indexer::detect::{Detector, DetectorKind, NoPages};
 use indexer::read::{InputSet, Page, page_from_record};
 use indexer::segment::{SegmentLimits, SegmentedPage, segment};
 
@@ -75,19 +74,26 @@ fn stages(c: &mut Criterion) {
         b.iter(|| {
             let mut bloom = Bloom::new(BloomSettings::default());
             for page in &segmented {
-                let observation = bloom.observe(page);
+                let observation = bloom.observe(page, "");
                 bloom.learn(&observation);
             }
             segmented
                 .iter()
-                .map(|page| bloom.decide(page, &bloom.observe(page)).len())
+                .map(|page| bloom.decide(page, &bloom.observe(page, ""), &NoPages).len())
                 .sum::<usize>()
         })
     });
 
     group.throughput(Throughput::Bytes(html_bytes as u64));
     let workdir = tempfile::tempdir().expect("temporary directory");
-    for detector in [DetectorKind::None, DetectorKind::Bloom] {
+    for detector in [
+        DetectorKind::None,
+        DetectorKind::Bloom,
+        DetectorKind::Sandwich,
+        DetectorKind::TableChunk,
+        DetectorKind::Incremental,
+        DetectorKind::Menu,
+    ] {
         let options = BuildOptions {
             detector,
             ..BuildOptions::default()

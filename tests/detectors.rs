@@ -130,7 +130,7 @@ fn table_chunk_drops_the_frequent_cells_of_a_table_layout() {
     let base = ["--base-url", "http://gazette.example/"];
     let mut args = vec!["--detector", "table-chunk"];
     args.extend_from_slice(&base);
-    let kept = extract(&args, &[site.clone()]);
+    let kept = extract(&args, std::slice::from_ref(&site));
     assert_eq!(kept.len(), 6);
     for (url, text) in &kept {
         let text = words(text);

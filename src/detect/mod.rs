@@ -35,16 +35,63 @@ impl PageSource for NoPages {
 }
 
 /// Splits a URL into its directory (scheme, host and path up to the last `/`, query
-/// dropped) and its file name (after the last `/`, query kept).
+/// dropped) and its file name (after the last `/`, query kept). A path ending in `/` names
+/// a page by its last segment (`/guide/caching/` is `caching/` in `/guide/`), as sites with
+/// such URLs mean it.
 pub fn url_directory(url: &str) -> (&str, &str) {
     let without_fragment = url.split('#').next().unwrap_or(url);
     let path_end = without_fragment.find('?').unwrap_or(without_fragment.len());
     let authority_start = without_fragment.find("://").map_or(0, |at| at + 3);
-    match without_fragment[..path_end].rfind('/') {
+    let path = &without_fragment[..path_end];
+    // Where to look for the directory's last `/`: before a trailing `/` that ends a
+    // segment of the path (not the `/` right after the host).
+    let search_end = match path.strip_suffix('/') {
+        Some(trimmed)
+            if trimmed
+                .get(authority_start..)
+                .is_some_and(|p| p.contains('/')) =>
+        {
+            trimmed.len()
+        }
+        _ => path.len(),
+    };
+    match path[..search_end].rfind('/') {
         Some(slash) if slash >= authority_start => {
             (&without_fragment[..=slash], &without_fragment[slash + 1..])
         }
         _ => (without_fragment, ""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::url_directory;
+
+    #[test]
+    fn directories_of_urls() {
+        let cases = [
+            (
+                "http://a.example/docs/x.html",
+                "http://a.example/docs/",
+                "x.html",
+            ),
+            (
+                "http://a.example/docs/x.html?q=1#f",
+                "http://a.example/docs/",
+                "x.html?q=1",
+            ),
+            (
+                "http://a.example/guide/caching/",
+                "http://a.example/guide/",
+                "caching/",
+            ),
+            ("http://a.example/", "http://a.example/", ""),
+            ("http://a.example", "http://a.example", ""),
+            ("http://a.example/top/", "http://a.example/", "top/"),
+        ];
+        for (url, directory, name) in cases {
+            assert_eq!(url_directory(url), (directory, name), "{url}");
+        }
     }
 }
 

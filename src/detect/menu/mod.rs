@@ -59,7 +59,13 @@ pub struct PageLinks {
 /// The pages found for one section, with their trees.
 struct SectionPages {
     urls: Vec<String>,
-    trees: Vec<(Arc<DomTree>, Arc<Vec<Vec<u32>>>)>,
+    trees: Vec<PeerTree>,
+}
+
+/// A page's DOM tree with each node's children.
+struct PeerTree {
+    tree: DomTree,
+    children: Vec<Vec<u32>>,
 }
 
 /// The `menu` detector.
@@ -77,6 +83,7 @@ pub struct Menu {
     alone: AtomicU64,
     section_reuses: AtomicU64,
     pages_read: AtomicU64,
+    unreadable: AtomicU64,
 }
 
 impl Menu {
@@ -94,6 +101,7 @@ impl Menu {
             alone: AtomicU64::new(0),
             section_reuses: AtomicU64::new(0),
             pages_read: AtomicU64::new(0),
+            unreadable: AtomicU64::new(0),
         }
     }
 
@@ -172,7 +180,9 @@ impl Menu {
             if let Some(tree) = pages.load(member_url).and_then(|page| page.tree) {
                 let children = tree.children();
                 found.urls.push(member_url.clone());
-                found.trees.push((Arc::new(tree), Arc::new(children)));
+                found.trees.push(PeerTree { tree, children });
+            } else {
+                self.unreadable.fetch_add(1, Ordering::Relaxed);
             }
         }
         let found = Arc::new(found);
@@ -370,7 +380,11 @@ impl Detector for Menu {
         }
         let children = tree.children();
         let mut in_template = vec![true; tree.nodes.len()];
-        for (other, other_children) in &section.trees {
+        for PeerTree {
+            tree: other,
+            children: other_children,
+        } in &section.trees
+        {
             let mapped = equal_top_down_mapping(tree, &children, other, other_children);
             for (template, mapped) in in_template.iter_mut().zip(mapped) {
                 *template &= mapped;
@@ -413,7 +427,7 @@ impl Detector for Menu {
             .lock_sections()
             .values()
             .flat_map(|section| &section.trees)
-            .map(|(tree, children)| tree.heap_bytes() + children.len() * 28)
+            .map(|peer| peer.tree.heap_bytes() + peer.children.len() * 28)
             .sum();
         names + links + cached
     }
@@ -439,6 +453,7 @@ impl Detector for Menu {
             load(&self.section_reuses),
         );
         counters.insert("pages-read-again".into(), load(&self.pages_read));
+        counters.insert("pages-not-read-again".into(), load(&self.unreadable));
         counters.insert(
             "link-graph-pages".into(),
             self.out_links.iter().flatten().count() as u64,
@@ -499,10 +514,7 @@ mod tests {
         // 1–2–3 mutually linked; 4 linked with 1 only.
         let edges = [(1, 2), (1, 3), (2, 3), (1, 4)];
         let linked = |a: u32, b: u32| edges.contains(&(a.min(b), a.max(b)));
-        assert_eq!(
-            largest_complete_set(&[4, 2, 3], |a, b| linked(a, b), 3, 1000),
-            [2, 3]
-        );
+        assert_eq!(largest_complete_set(&[4, 2, 3], linked, 3, 1000), [2, 3]);
         assert_eq!(
             largest_complete_set(&[1, 2, 3, 4], linked, 3, 1000),
             [1, 2, 3]
