@@ -23,7 +23,7 @@ for name in order:
     if row is None:
         continue
     q = row["quality"]
-    times = [open(p).read().split() for p in glob.glob(os.path.join(out, f"time-{corpus}-{name}-*"))]
+    times = [open(p).read().split() for p in glob.glob(os.path.join(out, f"time-{corpus}-{name}-[0-9]*"))]
     speed = rss = passes = "-"
     if times:
         build = json.load(open(os.path.join(out, f"build-{corpus}-{name}.json")))
