@@ -16,7 +16,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::RwLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use indexer_pipeline::{Pipeline, PipelineError};
@@ -59,6 +60,9 @@ pub struct BuildOptions {
     /// Two-pass detectors: bytes of learned pages held in memory while they wait for their
     /// decision; when reached, the waiting pages are decided with what has been learned so far.
     pub batch_memory: usize,
+    /// Set (by a signal handler, say) to stop the run: no more records are read and the run
+    /// ends with [`BuildError::Interrupted`], leaving any previous index as it was.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for BuildOptions {
@@ -74,6 +78,7 @@ impl Default for BuildOptions {
             limits: SegmentLimits::default(),
             base_url: None,
             batch_memory: 1 << 30,
+            stop: None,
         }
     }
 }
@@ -196,6 +201,9 @@ pub enum BuildError {
     /// A stage failed unexpectedly.
     #[error("pipeline stopped: {0}")]
     Pipeline(String),
+    /// The run was stopped before it finished (see [`BuildOptions::stop`]).
+    #[error("interrupted; the previous index, if any, is unchanged")]
+    Interrupted,
     /// Nothing to index.
     #[error(
         "no HTML pages found in the input ({records} records read{skips}); the previous index, if any, is unchanged"
@@ -496,6 +504,13 @@ fn run_with<D: Detector>(
     let started = Instant::now();
     let pipeline = Pipeline::new(options.threads);
     let limits = &options.limits;
+    let stopped = || {
+        options
+            .stop
+            .as_ref()
+            .is_some_and(|stop| stop.load(Ordering::Relaxed))
+    };
+    let records = || inputs.records().take_while(|_| !stopped());
     let segment_options = detector.segment_options();
     let mut tally = BuildSummary {
         detector: detector.name().to_string(),
@@ -519,7 +534,7 @@ fn run_with<D: Detector>(
             };
             progress.start_pass("learning and deciding");
             pipeline.run(
-                inputs.records(),
+                records(),
                 |item| Ok(observe(item, limits, segment_options, &detector)),
                 |prepared| {
                     match prepared {
@@ -557,6 +572,9 @@ fn run_with<D: Detector>(
                     Ok(())
                 },
             )?;
+            if stopped() {
+                return Err(BuildError::Interrupted);
+            }
             let detector = read_lock(&detector);
             if !batch.items.is_empty() {
                 decide_batch(&*detector, &mut batch, &pipeline, &pages, &mut tally, emit)?;
@@ -569,7 +587,7 @@ fn run_with<D: Detector>(
             progress.start_pass("deciding");
             let mut pages = 0u64;
             pipeline.run(
-                inputs.records(),
+                records(),
                 |item| Ok(observe(item, limits, segment_options, &detector)),
                 |prepared| {
                     let decided = match prepared {
@@ -597,6 +615,9 @@ fn run_with<D: Detector>(
             tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
             tally.counters = detector.counters();
         }
+    }
+    if stopped() {
+        return Err(BuildError::Interrupted);
     }
     tally.seconds = started.elapsed().as_secs_f64();
     Ok(tally)

@@ -3,7 +3,8 @@
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -274,9 +275,13 @@ impl RunArgs {
             },
             base_url: self.base_url.clone(),
             batch_memory: self.batch_memory.saturating_mul(1 << 20),
+            stop: None,
         })
     }
 }
+
+/// Exit code of a run stopped by SIGINT (128 + the signal's number, as shells report it).
+const INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -284,9 +289,28 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
-            ExitCode::from(1)
+            let interrupted = error
+                .chain()
+                .any(|cause| matches!(cause.downcast_ref(), Some(build::BuildError::Interrupted)));
+            ExitCode::from(if interrupted { INTERRUPTED } else { 1 })
         }
     }
+}
+
+/// A flag set by the first Ctrl-C (SIGINT); a second one ends the process at once.
+fn stop_on_interrupt() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let installed = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(i32::from(INTERRUPTED));
+        }
+        eprintln!("\ninterrupted: stopping (press Ctrl-C again to quit at once)");
+    });
+    if let Err(error) = installed {
+        eprintln!("warning: Ctrl-C will end the process abruptly ({error})");
+    }
+    stop
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -315,7 +339,8 @@ fn run(cli: Cli) -> Result<()> {
             } else {
                 detector.unwrap_or(DetectorKind::Bloom)
             };
-            let options = run.options(detector)?;
+            let mut options = run.options(detector)?;
+            options.stop = Some(stop_on_interrupt());
             let progress = TerminalProgress::new();
             let summary = build::build_index(&inputs, &index, &options, &progress)
                 .with_context(|| format!("building {}", index.display()))?;
@@ -331,7 +356,8 @@ fn run(cli: Cli) -> Result<()> {
             detector,
             run,
         } => {
-            let options = run.options(detector)?;
+            let mut options = run.options(detector)?;
+            options.stop = Some(stop_on_interrupt());
             let progress = TerminalProgress::new();
             let stdout = std::io::stdout();
             let mut out = BufWriter::new(stdout.lock());

@@ -225,3 +225,51 @@ fn a_folder_of_pages_is_an_input() {
         ]
     );
 }
+
+#[test]
+fn search_and_stats_on_a_missing_empty_or_corrupt_index_fail_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    // A built index whose segment files are then overwritten with garbage.
+    let corrupt = dir.path().join("corrupt");
+    let page = write(
+        dir.path(),
+        "one.warc",
+        &warc_record("http://a.example/", b"<p>hello corrupt world</p>"),
+    );
+    let built = indexer(&["build", "--index", corrupt.to_str().unwrap()], &[&page]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    let mut damaged = 0;
+    for generation in std::fs::read_dir(&corrupt).unwrap() {
+        let generation = generation.unwrap().path();
+        if !generation.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(&generation).unwrap() {
+            let file = file.unwrap().path();
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with(".idx") || name.ends_with(".store") || name == "meta.json" {
+                std::fs::write(&file, b"\x00garbage\xff").unwrap();
+                damaged += 1;
+            }
+        }
+    }
+    assert!(damaged > 0);
+    for index in [&missing, &empty, &corrupt] {
+        for command in [
+            vec!["search", index.to_str().unwrap(), "hello"],
+            vec!["stats", index.to_str().unwrap()],
+        ] {
+            let output = indexer(&command, &[]);
+            assert_no_panic(&output);
+            assert_eq!(output.status.code(), Some(1), "{command:?}");
+            let message = stderr(&output);
+            assert!(
+                message.starts_with("error: ") && message.contains(index.to_str().unwrap()),
+                "{command:?}: {message}"
+            );
+        }
+    }
+}

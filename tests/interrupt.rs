@@ -1,0 +1,148 @@
+//! End to end: builds stopped by SIGINT or killed by SIGKILL at many points leave the
+//! previous index intact and searchable, and leave nothing a later build cannot clean up.
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+mod common;
+use common::sample;
+
+fn indexer(args: &[&str], inputs: &[PathBuf]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(args)
+        .args(inputs)
+        .output()
+        .expect("run indexer")
+}
+
+fn spawn_build(index: &Path, inputs: &[PathBuf]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(["build", "--detector", "bloom", "--index"])
+        .arg(index)
+        .args(inputs)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start indexer")
+}
+
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill")
+        .args([name, &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+}
+
+/// The sample, given many times over: a build long enough to be stopped part way.
+fn long_input() -> Vec<PathBuf> {
+    (0..40).flat_map(|_| sample()).collect()
+}
+
+fn documents(index: &Path) -> u64 {
+    let out = indexer(&["stats", index.to_str().unwrap(), "--json"], &[]);
+    assert!(
+        out.status.success(),
+        "stats failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
+    stats["build"]["pages"].as_u64().unwrap()
+}
+
+fn assert_searchable(index: &Path) {
+    let out = indexer(&["search", index.to_str().unwrap(), "ownership rules", "--json"], &[]);
+    assert!(
+        out.status.success(),
+        "search failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!hits.as_array().unwrap().is_empty());
+}
+
+fn generations(index: &Path) -> usize {
+    std::fs::read_dir(index)
+        .unwrap()
+        .filter(|entry| {
+            entry
+                .as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("gen-")
+        })
+        .count()
+}
+
+fn fresh_index(name: &str) -> PathBuf {
+    let index = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{name}-{}", std::process::id()))
+        .join("index");
+    let out = indexer(&["build", "--index", index.to_str().unwrap()], &sample());
+    assert!(out.status.success());
+    assert_eq!(documents(&index), 100);
+    index
+}
+
+#[test]
+fn sigint_stops_a_build_cleanly_and_keeps_the_previous_index() {
+    let index = fresh_index("sigint");
+    let mut child = spawn_build(&index, &long_input());
+    sleep(Duration::from_millis(300));
+    signal(&child, "-INT");
+    let started = Instant::now();
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(stderr.contains("previous index"), "{stderr}");
+    assert_eq!(documents(&index), 100);
+    assert_searchable(&index);
+    assert_eq!(generations(&index), 1, "the stopped build's generation was removed");
+}
+
+#[test]
+fn sigkill_at_any_point_leaves_the_previous_index_intact() {
+    let index = fresh_index("sigkill");
+    let input = long_input();
+    // Kill points spread over the build (which takes a few seconds), from its first
+    // milliseconds (opening the index, taking the lock) to its end.
+    let delays = [5u64, 40, 120, 300, 600, 900, 1300, 1800, 2600, 3600];
+    // Jitter from the process id: each run kills at other points.
+    let jitter = u64::from(std::process::id()) % 97;
+    let mut completed = 0;
+    for (i, delay) in delays.into_iter().enumerate() {
+        let delay = delay + (jitter * (i as u64 + 1)) % 97;
+        let mut child = spawn_build(&index, &input);
+        sleep(Duration::from_millis(delay));
+        signal(&child, "-KILL");
+        let status = child.wait().unwrap();
+        if status.success() {
+            completed += 1;
+        }
+        let pages = documents(&index);
+        assert!(
+            pages == 100 || pages == 4000,
+            "after a kill at {delay} ms the index has {pages} pages"
+        );
+        assert_searchable(&index);
+    }
+    // A killed build leaves its unfinished generation; the next build removes it.
+    let out = indexer(&["build", "--index", index.to_str().unwrap()], &sample());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(documents(&index), 100);
+    assert_eq!(generations(&index), 1);
+    assert!(completed < delays.len(), "no build was killed part way");
+}
