@@ -33,8 +33,10 @@ use crate::detect::sandwich::{Sandwich, SandwichSettings};
 use crate::detect::table_chunk::{TableChunk, TableChunkSettings};
 use crate::detect::{Detector, DetectorKind, NoPages, PageSource, Passes};
 use crate::index::{IndexBuild, IndexError, IndexedPage};
-use crate::read::{InputSet, ReadError, Record, RecordLocation, Skip, page_from_record};
-use crate::segment::{SegmentLimits, SegmentOptions, SegmentedPage, segment_with};
+use crate::read::{InputSet, ReadError, Record, RecordLocation, Skip, page_from_record, site_of};
+use crate::segment::{
+    SegmentLimits, SegmentOptions, SegmentedPage, segment_with, stable_hash_bytes,
+};
 
 /// How to run a build or an extraction.
 #[derive(Debug, Clone)]
@@ -60,6 +62,11 @@ pub struct BuildOptions {
     /// Two-pass detectors: bytes of learned pages held in memory while they wait for their
     /// decision; when reached, the waiting pages are decided with what has been learned so far.
     pub batch_memory: usize,
+    /// Bytes of memory the run may use for detector state, pages waiting for their decision
+    /// and the index writer. When the input could need more, sites are split by a hash of
+    /// their host into rounds, each a read of the input that handles only its own sites (see
+    /// [`run`]); the batch of waiting pages is kept to a quarter of it.
+    pub memory_budget: usize,
     /// Set (by a signal handler, say) to stop the run: no more records are read and the run
     /// ends with [`BuildError::Interrupted`], leaving any previous index as it was.
     pub stop: Option<Arc<AtomicBool>>,
@@ -78,6 +85,7 @@ impl Default for BuildOptions {
             limits: SegmentLimits::default(),
             base_url: None,
             batch_memory: 1 << 30,
+            memory_budget: 2 << 30,
             stop: None,
         }
     }
@@ -146,9 +154,16 @@ pub struct BuildSummary {
     /// were read and learned.
     #[serde(default)]
     pub batch_seconds: f64,
-    /// What the detector counted (see [`Detector::counters`]).
+    /// What the detector counted (see [`Detector::counters`]); over several rounds, counts
+    /// are summed and peaks (names with `peak`) are the largest.
     #[serde(default)]
     pub counters: BTreeMap<String, u64>,
+    /// Reads of the input: 1, or the number of site rounds the memory budget asked for.
+    #[serde(default)]
+    pub rounds: u32,
+    /// The memory budget in force, bytes.
+    #[serde(default)]
+    pub memory_budget: u64,
     /// Wall time of the run, seconds.
     pub seconds: f64,
 }
@@ -241,11 +256,13 @@ pub fn build_index(
         Passes::Two => options.threads,
         Passes::One => (options.threads / 2).max(1),
     };
-    let mut writer = IndexBuild::begin(index, index_threads)?;
+    drop(detector);
+    let writer_heap = IndexBuild::heap_bytes(index_threads, options.memory_budget);
+    let mut writer = IndexBuild::begin(index, index_threads, writer_heap)?;
     let mut summary = run(
-        detector,
         &input_set,
         options,
+        writer_heap,
         progress,
         &mut |decided: DecidedPage| {
             let body = decided.kept_text();
@@ -283,13 +300,7 @@ pub fn extract(
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
     let input_set = InputSet::open(inputs, options.base_url.as_deref())?;
-    let mut summary = run(
-        AnyDetector::new(options),
-        &input_set,
-        options,
-        progress,
-        emit,
-    )?;
+    let mut summary = run(&input_set, options, 0, progress, emit)?;
     summary.inputs = inputs
         .iter()
         .map(|path| path.display().to_string())
@@ -363,17 +374,192 @@ pub fn passes_of(kind: DetectorKind) -> Passes {
     .passes()
 }
 
+/// Site buckets: a site's bucket is a hash of its host; rounds are made of whole buckets.
+const SITE_BUCKETS: usize = 4096;
+
+/// Memory the run needs besides detector state and waiting pages (buffers, pages in flight
+/// on the workers), bytes.
+const BASE_MEMORY: usize = 96 << 20;
+
+/// HTML bytes per input byte assumed before any input is measured: gzip compresses HTML
+/// rarely better than this.
+const ASSUMED_EXPANSION: f64 = 8.0;
+
+/// The site bucket of a URL.
+fn bucket_of(url: &str) -> usize {
+    (stable_hash_bytes(site_of(url).as_bytes()) % SITE_BUCKETS as u64) as usize
+}
+
+/// Which records one read of the input handles.
+struct Round {
+    /// The first round also counts the records that are skips.
+    first: bool,
+    /// The site buckets handled; `None`: all.
+    buckets: Option<Vec<bool>>,
+    /// Shown in progress.
+    label: String,
+}
+
+impl Round {
+    fn all() -> Self {
+        Round {
+            first: true,
+            buckets: None,
+            label: String::new(),
+        }
+    }
+
+    fn includes(&self, item: &Result<Record, Skip>) -> bool {
+        match (item, &self.buckets) {
+            (Ok(_), None) => true,
+            (Ok(record), Some(buckets)) => buckets[bucket_of(&record.url)],
+            (Err(_), _) => self.first,
+        }
+    }
+}
+
+/// Runs detection over `inputs` within the memory budget. `reserved` bytes of the budget are
+/// taken by the caller (the index writer).
+///
+/// Detector state grows with the sites learned. When the input might need more state than
+/// the budget leaves (input bytes × [`ASSUMED_EXPANSION`] × the detector's
+/// [`Detector::state_per_html_byte`]), a first read counts the record bytes of each site
+/// bucket (nothing decoded), and the buckets are grouped into rounds whose expected state
+/// fits. Each round reads the input again and handles only its own sites, with a fresh
+/// detector: sites never share state, so this decides every page as one round would. After
+/// each round the state measured per HTML byte, if larger, plans the rest. The cost is one
+/// read of the input per round plus the counting read; pages are emitted round by round.
 fn run(
-    detector: AnyDetector,
     inputs: &InputSet,
     options: &BuildOptions,
+    reserved: usize,
     progress: &dyn Progress,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
-    let summary =
-        with_detector!(detector, detector => run_with(detector, inputs, options, progress, emit));
+    let mut options = options.clone();
+    options.batch_memory = options
+        .batch_memory
+        .min(options.memory_budget / 4)
+        .max(1 << 20);
+    let state_budget = options
+        .memory_budget
+        .saturating_sub(options.batch_memory + reserved + BASE_MEMORY)
+        .max(1 << 20) as f64;
+    let mut per_html_byte =
+        with_detector!(AnyDetector::new(&options), detector => detector.state_per_html_byte());
+    let estimate = inputs.total_bytes() as f64 * ASSUMED_EXPANSION * per_html_byte;
+
+    let result = if per_html_byte == 0.0 || estimate <= state_budget {
+        with_detector!(AnyDetector::new(&options), detector => run_with(detector, inputs, &options, &Round::all(), progress, emit))
+            .map(|mut summary| {
+                summary.rounds = 1;
+                summary
+            })
+    } else {
+        (|| {
+            let started = Instant::now();
+            progress.start_pass("sizing sites");
+            let bucket_bytes = bucket_bytes(inputs, &options, progress)?;
+            let mut remaining: Vec<usize> =
+                (0..SITE_BUCKETS).filter(|&b| bucket_bytes[b] > 0).collect();
+            let mut total: Option<BuildSummary> = None;
+            let mut rounds = 0u32;
+            while !remaining.is_empty() || rounds == 0 {
+                let mut take = 0;
+                let mut expected = 0.0;
+                while take < remaining.len() {
+                    let next = bucket_bytes[remaining[take]] as f64 * per_html_byte;
+                    if take > 0 && expected + next > state_budget {
+                        break;
+                    }
+                    expected += next;
+                    take += 1;
+                }
+                let mut buckets = vec![false; SITE_BUCKETS];
+                for bucket in remaining.drain(..take) {
+                    buckets[bucket] = true;
+                }
+                rounds += 1;
+                let round = Round {
+                    first: rounds == 1,
+                    buckets: Some(buckets),
+                    label: format!("round {rounds}: "),
+                };
+                let part = with_detector!(AnyDetector::new(&options), detector => run_with(detector, inputs, &options, &round, progress, emit))?;
+                if part.html_bytes > 0 {
+                    per_html_byte =
+                        per_html_byte.max(part.peak_state_bytes as f64 / part.html_bytes as f64);
+                }
+                match &mut total {
+                    Some(total) => total.absorb(part),
+                    None => total = Some(part),
+                }
+            }
+            let mut total = total.unwrap_or_default();
+            total.rounds = rounds;
+            total.seconds = started.elapsed().as_secs_f64();
+            Ok(total)
+        })()
+    };
     progress.finish();
-    summary
+    result.map(|mut summary| {
+        summary.memory_budget = options.memory_budget as u64;
+        summary
+    })
+}
+
+/// Record bytes of each site bucket: one read of the input, framing records only.
+fn bucket_bytes(
+    inputs: &InputSet,
+    options: &BuildOptions,
+    progress: &dyn Progress,
+) -> Result<Vec<u64>, BuildError> {
+    let mut bytes = vec![0u64; SITE_BUCKETS];
+    for item in inputs.records() {
+        if options
+            .stop
+            .as_ref()
+            .is_some_and(|stop| stop.load(Ordering::Relaxed))
+        {
+            return Err(BuildError::Interrupted);
+        }
+        if let Ok(record) = item {
+            bytes[bucket_of(&record.url)] += record.block.len() as u64;
+        }
+        progress.record_done(0);
+    }
+    Ok(bytes)
+}
+
+impl BuildSummary {
+    /// Adds the figures of another round of the same run.
+    fn absorb(&mut self, other: BuildSummary) {
+        self.records += other.records;
+        self.pages += other.pages;
+        for (reason, count) in other.skipped {
+            *self.skipped.entry(reason).or_default() += count;
+        }
+        for (limit, count) in other.limited {
+            *self.limited.entry(limit).or_default() += count;
+        }
+        self.html_bytes += other.html_bytes;
+        self.blocks_kept += other.blocks_kept;
+        self.blocks_dropped += other.blocks_dropped;
+        self.text_bytes_kept += other.text_bytes_kept;
+        self.text_bytes_dropped += other.text_bytes_dropped;
+        self.peak_state_bytes = self.peak_state_bytes.max(other.peak_state_bytes);
+        self.batches += other.batches;
+        self.peak_batch_bytes = self.peak_batch_bytes.max(other.peak_batch_bytes);
+        self.batch_seconds += other.batch_seconds;
+        for (name, count) in other.counters {
+            let entry = self.counters.entry(name.clone()).or_default();
+            *entry = if name.contains("peak") {
+                (*entry).max(count)
+            } else {
+                *entry + count
+            };
+        }
+    }
 }
 
 /// The input's pages by URL, read again from where the first pass found them.
@@ -498,6 +684,7 @@ fn run_with<D: Detector>(
     detector: D,
     inputs: &InputSet,
     options: &BuildOptions,
+    round: &Round,
     progress: &dyn Progress,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
@@ -510,7 +697,12 @@ fn run_with<D: Detector>(
             .as_ref()
             .is_some_and(|stop| stop.load(Ordering::Relaxed))
     };
-    let records = || inputs.records().take_while(|_| !stopped());
+    let records = || {
+        inputs
+            .records()
+            .take_while(|_| !stopped())
+            .filter(|item| round.includes(item))
+    };
     let segment_options = detector.segment_options();
     let mut tally = BuildSummary {
         detector: detector.name().to_string(),
@@ -532,7 +724,7 @@ fn run_with<D: Detector>(
                 limits: *limits,
                 options: segment_options,
             };
-            progress.start_pass("learning and deciding");
+            progress.start_pass(&format!("{}learning and deciding", round.label));
             pipeline.run(
                 records(),
                 |item| Ok(observe(item, limits, segment_options, &detector)),
@@ -584,7 +776,7 @@ fn run_with<D: Detector>(
         Passes::One => {
             tally.passes = 1;
             let detector = RwLock::new(detector);
-            progress.start_pass("deciding");
+            progress.start_pass(&format!("{}deciding", round.label));
             let mut pages = 0u64;
             pipeline.run(
                 records(),

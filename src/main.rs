@@ -161,6 +161,14 @@ struct RunArgs {
     /// waiting pages are decided with what has been learned so far.
     #[arg(long, default_value_t = BuildOptions::default().batch_memory >> 20)]
     batch_memory: usize,
+    /// MiB of memory for detector state, pages waiting for a decision and the index writer;
+    /// a crawl that could need more is handled in rounds of sites (one read of the input
+    /// each).
+    #[arg(long, default_value_t = (BuildOptions::default().memory_budget >> 20) as u64, value_parser = clap::value_parser!(u64).range(64..))]
+    memory_budget: u64,
+    /// bloom: distinct (style, word) pairs learned per site at most (about 40 bytes each).
+    #[arg(long, default_value_t = BloomSettings::default().max_site_words)]
+    bloom_max_site_words: u32,
     /// bloom: judge headings by the block they title, as in the paper (no rescue of a heading
     /// whose following block is kept).
     #[arg(long)]
@@ -241,6 +249,7 @@ impl RunArgs {
                 drop_ratio: self.bloom_drop_ratio,
                 min_word_frequency: self.bloom_min_word_frequency,
                 keep_headings_of_kept_blocks: !self.bloom_paper_headings,
+                max_site_words: self.bloom_max_site_words,
             },
             sandwich: SandwichSettings {
                 unit: self.sandwich_unit,
@@ -275,6 +284,9 @@ impl RunArgs {
             },
             base_url: self.base_url.clone(),
             batch_memory: self.batch_memory.saturating_mul(1 << 20),
+            memory_budget: usize::try_from(self.memory_budget)
+                .unwrap_or(usize::MAX)
+                .saturating_mul(1 << 20),
             stop: None,
         })
     }
@@ -597,6 +609,13 @@ fn print_summary(summary: &BuildSummary) {
         summary.batches,
         if summary.batches == 1 { "" } else { "es" }
     );
+    if summary.rounds > 1 {
+        println!(
+            "rounds         {} reads of the input, sites split by host to stay within {} MiB",
+            summary.rounds,
+            summary.memory_budget >> 20
+        );
+    }
     let mb = summary.html_bytes as f64 / 1e6;
     println!(
         "time           {:.2}s for {:.1} MB of HTML ({:.1} MB/s, {} threads)",

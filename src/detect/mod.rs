@@ -170,6 +170,12 @@ pub trait Detector: Send + Sync {
     /// Approximate bytes of per-site state held now.
     fn state_bytes(&self) -> usize;
 
+    /// About how many bytes of state the detector holds per byte of HTML learned; plans how
+    /// many sites a build handles at once within its memory budget (0: no state).
+    fn state_per_html_byte(&self) -> f64 {
+        1.0
+    }
+
     /// The detector's thresholds, for the build summary.
     fn settings(&self) -> serde_json::Value;
 

@@ -35,6 +35,10 @@ impl Detector for KeepEverything {
         0
     }
 
+    fn state_per_html_byte(&self) -> f64 {
+        0.0
+    }
+
     fn settings(&self) -> serde_json::Value {
         serde_json::json!({})
     }

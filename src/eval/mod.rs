@@ -219,7 +219,7 @@ pub fn evaluate(
 }
 
 fn build_oracle(path: &Path, labels: &[Label]) -> Result<(), EvalError> {
-    let mut writer = IndexBuild::begin(path, 1)?;
+    let mut writer = IndexBuild::begin(path, 1, IndexBuild::heap_bytes(1, 1 << 30))?;
     for label in labels {
         writer.add(&IndexedPage {
             url: &label.url,

@@ -36,6 +36,12 @@ use crate::analyze::{TOKENIZER_NAME, WebTokenizer};
 
 const CURRENT: &str = "CURRENT";
 const LOCK: &str = "LOCK";
+
+/// Bytes of documents the index writer buffers per thread before writing a segment, at most.
+const WRITER_HEAP_PER_THREAD: usize = 60_000_000;
+
+/// The least tantivy accepts per thread.
+const WRITER_HEAP_PER_THREAD_MIN: usize = 15_000_000;
 const SUMMARY: &str = "build.json";
 const GENERATION_PREFIX: &str = "gen-";
 
@@ -180,10 +186,19 @@ pub struct IndexBuild {
 }
 
 impl IndexBuild {
+    /// Bytes the index writer buffers with `threads` threads in a run allowed
+    /// `memory_budget` bytes: an eighth of the budget, between tantivy's least and
+    /// [`WRITER_HEAP_PER_THREAD`] per thread.
+    pub fn heap_bytes(threads: usize, memory_budget: usize) -> usize {
+        let threads = threads.max(1);
+        (memory_budget / 8 / threads).clamp(WRITER_HEAP_PER_THREAD_MIN, WRITER_HEAP_PER_THREAD)
+            * threads
+    }
+
     /// Takes the lock of `root` (creating the directory if needed), removes left-over
     /// generations of interrupted builds, and starts a new generation written by `threads`
     /// indexing threads.
-    pub fn begin(root: &Path, threads: usize) -> Result<IndexBuild, IndexError> {
+    pub fn begin(root: &Path, threads: usize, heap_bytes: usize) -> Result<IndexBuild, IndexError> {
         if root.exists() && !root.is_dir() {
             return Err(IndexError::NotAnIndex(root.to_path_buf(), ": it is a file"));
         }
@@ -251,7 +266,10 @@ impl IndexBuild {
         index.tokenizers().register(TOKENIZER_NAME, WebTokenizer);
         let threads = threads.clamp(1, 8);
         let writer = index
-            .writer_with_num_threads(threads, threads * 60_000_000)
+            .writer_with_num_threads(
+                threads,
+                heap_bytes.max(threads * WRITER_HEAP_PER_THREAD_MIN),
+            )
             .map_err(tantivy_error(&generation))?;
         Ok(IndexBuild {
             root: root.to_path_buf(),
@@ -421,13 +439,13 @@ mod tests {
     fn a_build_that_is_not_committed_leaves_the_previous_index_live() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("idx");
-        let mut first = IndexBuild::begin(&root, 1).unwrap();
+        let mut first = IndexBuild::begin(&root, 1, 15_000_000).unwrap();
         first
             .add(&page("http://example.org/1", "first body"))
             .unwrap();
         first.commit(&serde_json::json!({"build": 1})).unwrap();
 
-        let mut second = IndexBuild::begin(&root, 1).unwrap();
+        let mut second = IndexBuild::begin(&root, 1, 15_000_000).unwrap();
         second
             .add(&page("http://example.org/2", "second body"))
             .unwrap();
@@ -453,9 +471,9 @@ mod tests {
     fn a_second_concurrent_build_fails_fast() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("idx");
-        let _first = IndexBuild::begin(&root, 1).unwrap();
+        let _first = IndexBuild::begin(&root, 1, 15_000_000).unwrap();
         assert!(matches!(
-            IndexBuild::begin(&root, 1),
+            IndexBuild::begin(&root, 1, 15_000_000),
             Err(IndexError::Locked(_))
         ));
     }
@@ -465,7 +483,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("precious.txt"), "do not delete").unwrap();
         assert!(matches!(
-            IndexBuild::begin(dir.path(), 1),
+            IndexBuild::begin(dir.path(), 1, 15_000_000),
             Err(IndexError::NotAnIndex(..))
         ));
         assert!(dir.path().join("precious.txt").exists());

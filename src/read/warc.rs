@@ -297,8 +297,12 @@ impl WarcRecords {
                 Ok(true) => {
                     self.skip(reason, url, offset, &message);
                     match self.junk_before_next_record() {
-                        Some(junk) => self.stream.consume(junk),
-                        None => self.resync(),
+                        Ok(Some(junk)) => self.stream.consume(junk),
+                        Ok(None) => self.resync(),
+                        Err(fault) => {
+                            let at = self.stream.file_offset();
+                            self.fault(fault, None, at);
+                        }
                     }
                 }
                 Ok(false) => {
@@ -318,7 +322,17 @@ impl WarcRecords {
             Err(fault) => return self.fault(fault, url, offset),
         };
         let junk = if complete {
-            self.junk_before_next_record()
+            match self.junk_before_next_record() {
+                Ok(junk) => junk,
+                Err(fault) => {
+                    // The record is whole; what follows it is damaged. Keep the record and
+                    // report the damage (the bytes lost with it may have held records).
+                    let content_type = headers.content_type;
+                    self.emit(disposition, url, &record_type, content_type, block, offset);
+                    let at = self.stream.file_offset();
+                    return self.fault(fault, None, at);
+                }
+            }
         } else {
             None
         };
@@ -406,11 +420,10 @@ impl WarcRecords {
     /// How many bytes stand between the current position and the next record: `Some(0)`
     /// if only blank lines (or the end of the file) follow, `Some(n)` if a `WARC/` line
     /// starts `n` bytes ahead within [`ALIGNMENT_LOOKAHEAD`], `None` if no record start is
-    /// in view. Consumes nothing; a gzip fault here is left for the next record to meet.
-    fn junk_before_next_record(&mut self) -> Option<usize> {
-        let Ok(available) = self.stream.ensure(ALIGNMENT_LOOKAHEAD) else {
-            return Some(0);
-        };
+    /// in view. Consumes nothing. A gzip fault met while looking is returned: the bytes it
+    /// cost are gone, and must be reported.
+    fn junk_before_next_record(&mut self) -> Result<Option<usize>, Fault> {
+        let available = self.stream.ensure(ALIGNMENT_LOOKAHEAD)?;
         let window = &self.stream.available()[..available.min(ALIGNMENT_LOOKAHEAD)];
         let blank = window
             .iter()
@@ -422,12 +435,12 @@ impl WarcRecords {
             || rest.starts_with(b"WARC/")
             || (b"WARC/".starts_with(rest) && available < 5)
         {
-            return Some(0);
+            return Ok(Some(0));
         }
-        window
+        Ok(window
             .windows(6)
             .position(|w| w.starts_with(b"\nWARC/"))
-            .map(|newline| newline + 1)
+            .map(|newline| newline + 1))
     }
 }
 

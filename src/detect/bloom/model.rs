@@ -47,15 +47,37 @@ impl SiteModel {
 pub struct TemplateModel {
     similarity: f64,
     sites: FxHashMap<String, SiteModel>,
+    /// Distinct (style, word) keys held per site at most.
+    max_site_keys: usize,
+    /// Word occurrences not learned because their site was full.
+    not_learned: u64,
 }
 
 impl TemplateModel {
     /// An empty model in which signatures sharing `similarity` of their bits are similar.
     pub fn new(similarity: f64) -> Self {
+        TemplateModel::with_site_cap(similarity, usize::MAX)
+    }
+
+    /// An empty model holding at most `max_site_keys` distinct (style, word) keys per site;
+    /// words new to a full site are not learned (and so are judged non-template).
+    pub fn with_site_cap(similarity: f64, max_site_keys: usize) -> Self {
         TemplateModel {
             similarity,
             sites: FxHashMap::default(),
+            max_site_keys,
+            not_learned: 0,
         }
+    }
+
+    /// Word occurrences not learned because their site's model was full.
+    pub fn not_learned(&self) -> u64 {
+        self.not_learned
+    }
+
+    /// Sites with a model.
+    pub fn sites(&self) -> usize {
+        self.sites.len()
     }
 
     /// Adds one block of `site`: each word's signature joins the first similar cluster of that
@@ -71,6 +93,10 @@ impl TemplateModel {
         let similarity = self.similarity;
         for &(word, signature) in &block.words {
             let key = key(block.style, word);
+            if model.first.len() >= self.max_site_keys && !model.first.contains_key(&key) {
+                self.not_learned += 1;
+                continue;
+            }
             let opened = WordFeatureCluster {
                 representative: signature,
                 blocks: 1,
@@ -195,5 +221,23 @@ mod tests {
             0
         );
         assert!(model.heap_bytes() > 0);
+    }
+
+    #[test]
+    fn a_full_site_learns_no_new_words() {
+        let mut model = TemplateModel::with_site_cap(0.8, 2);
+        let block = |words: &[u64]| BlockSignatures {
+            style: BlockStyle(1),
+            words: words
+                .iter()
+                .map(|&w| (WordId(w), OffsetSignature::from_offsets(&[0])))
+                .collect(),
+        };
+        model.add_block("a", &block(&[1, 2, 3]));
+        model.add_block("a", &block(&[1, 2, 3]));
+        model.add_block("b", &block(&[3]));
+        assert_eq!(model.not_learned(), 2);
+        let seen = |site: &str, word: u64| model.clusters(site, BlockStyle(1), WordId(word)).len();
+        assert_eq!((seen("a", 1), seen("a", 3), seen("b", 3)), (1, 0, 1));
     }
 }

@@ -239,6 +239,11 @@ impl Detector for Incremental {
                 .sum::<usize>()
     }
 
+    fn state_per_html_byte(&self) -> f64 {
+        // Measured 0.11 on the docs corpus (16 MB of table for 150 MB of HTML).
+        0.15
+    }
+
     fn state_bytes(&self) -> usize {
         self.sites
             .values()

@@ -307,6 +307,11 @@ impl Detector for Sandwich {
             + observation.spans.capacity() * 8
     }
 
+    fn state_per_html_byte(&self) -> f64 {
+        // Measured 0.07 (lines) and 0.32 (tokens) on the docs corpus.
+        0.4
+    }
+
     fn state_bytes(&self) -> usize {
         self.directories
             .iter()

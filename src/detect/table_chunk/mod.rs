@@ -199,6 +199,11 @@ impl Detector for TableChunk {
         std::mem::size_of::<PageChunks>() + observation.chunks.capacity() * 8
     }
 
+    fn state_per_html_byte(&self) -> f64 {
+        // Measured 0.005 (table tags) and 0.03 (layout tags) on the docs corpus.
+        0.05
+    }
+
     fn state_bytes(&self) -> usize {
         // A hash map entry of (u64, u32) with its control byte, padded.
         self.clusters

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Build cost against crawl size: the docs corpus scaled 1×, 2×, 4×, 8× (benches/scale.py:
+# copies under distinct hosts, pages shuffled across sites), each built once with `bloom`
+# under each memory budget. Prints wall time, HTML MB/s, peak RSS, rounds and peak detector
+# state per step.
+#
+# usage: benches/scale.sh [SHARED_DIR] [OUT_DIR] [FACTORS] [BUDGETS_MIB]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=${1:-../shared}
+out=${2:-target/scale}
+factors=${3:-"1 2 4 8"}
+budgets=${4:-"2048 512"}
+mkdir -p "$out"
+cargo build --release --quiet
+bin=target/release/indexer
+for n in $factors; do
+  [ -f "$out/docs-x$n.warc.gz" ] || python3 benches/scale.py "$n" "$out/docs-x$n.warc.gz" "$shared"/corpus/docs/*.warc.gz
+done
+echo "| budget MiB | size | pages | HTML MB | wall s | MB/s | peak RSS MB | rounds | peak state MB | s per 1× |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for budget in $budgets; do
+  for n in $factors; do
+    /usr/bin/time -f "%e %M" -o "$out/time" "$bin" build "$out/docs-x$n.warc.gz" --index "$out/idx" \
+      --memory-budget "$budget" --json > "$out/summary.json"
+    python3 - "$budget" "$n" "$out/time" "$out/summary.json" <<'PY'
+import json, sys
+budget, n, time_path, summary_path = sys.argv[1:]
+wall, rss = open(time_path).read().split()
+s = json.load(open(summary_path))
+mb = s["html_bytes"] / 1e6
+print(f"| {budget} | {n}× | {s['pages']} | {mb:.0f} | {float(wall):.1f} | {mb / float(wall):.1f} "
+      f"| {int(rss) / 1024:.0f} | {s['rounds']} | {s['peak_state_bytes'] / 1e6:.0f} | {float(wall) / int(n):.2f} |")
+PY
+  done
+done

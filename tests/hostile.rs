@@ -1,0 +1,274 @@
+//! Hostile and broken crawls through the real binary: lying lengths, corrupt gzip members,
+//! empty bodies, invalid UTF-8 everywhere, a 1 GB record, a million records, a page nested a
+//! million deep, a 100 MB line. Each must give a counted skip or a cut page, never a panic,
+//! and the good pages around it must be indexed.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn build(inputs: &[&Path], extra: &[&str]) -> (Output, Option<Value>) {
+    let index = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(["build", "--json", "--index"])
+        .arg(index.path().join("index"))
+        .args(extra)
+        .args(inputs)
+        .output()
+        .expect("run indexer");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    let summary = serde_json::from_slice(&output.stdout).ok();
+    (output, summary)
+}
+
+/// The summary of a build that must succeed.
+fn built(inputs: &[&Path]) -> Value {
+    let (output, summary) = build(inputs, &[]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    summary.expect("a JSON summary")
+}
+
+fn skipped(summary: &Value) -> BTreeMap<String, u64> {
+    summary["skipped"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(reason, n)| (reason.clone(), n.as_u64().unwrap()))
+        .collect()
+}
+
+fn http(html: &[u8]) -> Vec<u8> {
+    let mut http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n".to_vec();
+    http.extend_from_slice(html);
+    http
+}
+
+/// A WARC record with `block`, declaring `length` as its Content-Length.
+fn record_with_length(kind: &str, url: &[u8], block: &[u8], length: usize) -> Vec<u8> {
+    let mut record = b"WARC/1.0\r\nWARC-Type: ".to_vec();
+    record.extend_from_slice(kind.as_bytes());
+    record.extend_from_slice(b"\r\nWARC-Target-URI: ");
+    record.extend_from_slice(url);
+    record.extend_from_slice(
+        format!(
+            "\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {length}\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    record.extend_from_slice(block);
+    record.extend_from_slice(b"\r\n\r\n");
+    record
+}
+
+fn page(url: &str, text: &str) -> Vec<u8> {
+    let block = http(format!("<html><body><p>{text}</p></body></html>").as_bytes());
+    record_with_length("response", url.as_bytes(), &block, block.len())
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn content_lengths_that_lie_cost_only_their_own_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = |i: usize| page(&format!("http://a.example/{i}"), &format!("good page {i}"));
+    // Too short: the record claims 10 bytes of a longer block; reading resumes at the next
+    // record's version line.
+    let block = http(b"<p>the block goes on past its declared length</p>");
+    let mut short = good(1);
+    short.extend(record_with_length(
+        "response",
+        b"http://a.example/short",
+        &block,
+        10,
+    ));
+    short.extend(good(2));
+    let summary = built(&[&write(dir.path(), "short.warc", &short)]);
+    assert_eq!(summary["pages"], 2, "{summary}");
+    // Too long: the last record claims more than the file holds.
+    let mut long = good(3);
+    long.extend(record_with_length(
+        "response",
+        b"http://a.example/long",
+        &block,
+        1_000_000,
+    ));
+    let summary = built(&[&write(dir.path(), "long.warc", &long)]);
+    assert_eq!(summary["pages"], 1);
+    assert_eq!(skipped(&summary).get("truncated-record"), Some(&1));
+}
+
+#[test]
+fn a_corrupt_gzip_member_in_the_middle_loses_only_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut file = gzip(&page("http://a.example/1", "first page"));
+    let mut broken = gzip(&page("http://a.example/2", "second page"));
+    let middle = broken.len() / 2;
+    for byte in &mut broken[middle..middle + 8] {
+        *byte ^= 0x5a;
+    }
+    file.extend(broken);
+    file.extend(gzip(&page("http://a.example/3", "third page")));
+    let summary = built(&[&write(dir.path(), "corrupt.warc.gz", &file)]);
+    assert_eq!(summary["pages"], 2, "{summary}");
+    assert!(
+        skipped(&summary).contains_key("bad-compression"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn headers_without_a_body_and_invalid_utf8_in_every_field_are_no_trouble() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut file = page("http://a.example/ok", "a good page");
+    let headers_only = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n";
+    file.extend(record_with_length(
+        "response",
+        b"http://a.example/empty",
+        headers_only,
+        headers_only.len(),
+    ));
+    let no_blank_line = b"HTTP/1.1 200 OK\r\nContent-Type: text/html";
+    file.extend(record_with_length(
+        "response",
+        b"http://a.example/cut",
+        no_blank_line,
+        no_blank_line.len(),
+    ));
+    // Invalid UTF-8 in the record type, the URI, the HTTP headers and the body.
+    let block = b"HTTP/1.1 200 \xff\xfe\r\nContent-Type: text/html; charset=\xc3\x28\r\nX-\xff: \x80\r\n\r\n<p>caf\xe9 \xff\xfe\xfd bytes</p>";
+    let mut bad = record_with_length(
+        "resp\u{fffd}nse",
+        b"http://a.example/\xff\xfe",
+        block,
+        block.len(),
+    );
+    bad.extend(record_with_length(
+        "response",
+        b"http://a.example/\xc3\x28",
+        block,
+        block.len(),
+    ));
+    file.extend(bad);
+    let dated = b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Date: 20\xff-13-45T99:99:99Z\r\nWARC-Target-URI: http://a.example/dated\r\nContent-Length: 5\r\n\r\nHTTP/\r\n\r\n";
+    file.extend_from_slice(dated);
+    file.extend(page("http://a.example/last", "the last good page"));
+    let summary = built(&[&write(dir.path(), "odd.warc", &file)]);
+    let pages = summary["pages"].as_u64().unwrap();
+    let skips: u64 = skipped(&summary).values().sum();
+    assert!(pages >= 2, "{summary}");
+    assert_eq!(summary["records"].as_u64().unwrap(), pages + skips);
+}
+
+#[test]
+fn a_one_gigabyte_record_is_skipped_without_being_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.warc");
+    let size: u64 = 1 << 30;
+    let mut file = std::fs::File::create(&path).unwrap();
+    file.write_all(&page("http://a.example/before", "before the giant"))
+        .unwrap();
+    file.write_all(
+        format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://a.example/giant\r\nContent-Length: {size}\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    // A sparse gigabyte: no disk used, but every byte is there to be read.
+    let at = file.metadata().unwrap().len();
+    file.set_len(at + size).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(b"\r\n\r\n").unwrap();
+    file.write_all(&page("http://a.example/after", "after the giant"))
+        .unwrap();
+    drop(file);
+    let started = std::time::Instant::now();
+    let summary = built(&[&path]);
+    assert_eq!(summary["pages"], 2, "{summary}");
+    assert_eq!(skipped(&summary).get("too-large"), Some(&1));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "the giant record was read: {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_million_tiny_records_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.warc");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let request = b"GET / HTTP/1.1\r\n\r\n";
+    for i in 0..1_000_000 {
+        file.write_all(&record_with_length(
+            "request",
+            format!("http://a.example/{i}").as_bytes(),
+            request,
+            request.len(),
+        ))
+        .unwrap();
+    }
+    file.write_all(&page("http://a.example/page", "the one page"))
+        .unwrap();
+    drop(file);
+    let summary = built(&[&path]);
+    assert_eq!(summary["pages"], 1);
+    assert_eq!(skipped(&summary).get("non-page-record"), Some(&1_000_000));
+}
+
+#[test]
+fn a_page_nested_a_million_deep_and_a_hundred_megabyte_line_are_cut_or_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = 1_000_000;
+    let nested = format!(
+        "<html><body>{}deep text{}</body></html>",
+        "<div>".repeat(depth),
+        "</div>".repeat(depth)
+    );
+    let mut file = page("http://a.example/ok", "a good page");
+    let block = http(nested.as_bytes());
+    file.extend(record_with_length(
+        "response",
+        b"http://a.example/deep",
+        &block,
+        block.len(),
+    ));
+    let line = format!(
+        "<html><body><p>{}</p></body></html>",
+        "word ".repeat(20_000_000)
+    );
+    let block = http(line.as_bytes());
+    file.extend(record_with_length(
+        "response",
+        b"http://a.example/line",
+        &block,
+        block.len(),
+    ));
+    let summary = built(&[&write(dir.path(), "deep.warc", &file)]);
+    // The deep page is cut at the depth limit (its 11 MB are also over the page-size limit);
+    // the 100 MB line is over the record limit and skipped unread.
+    assert_eq!(summary["pages"], 2, "{summary}");
+    assert_eq!(skipped(&summary).get("too-large"), Some(&1), "{summary}");
+    assert!(summary["limited"].as_object().unwrap().values().count() >= 1);
+}
