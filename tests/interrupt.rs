@@ -56,7 +56,15 @@ fn documents(index: &Path) -> u64 {
 }
 
 fn assert_searchable(index: &Path) {
-    let out = indexer(&["search", index.to_str().unwrap(), "ownership rules", "--json"], &[]);
+    let out = indexer(
+        &[
+            "search",
+            index.to_str().unwrap(),
+            "ownership rules",
+            "--json",
+        ],
+        &[],
+    );
     assert!(
         out.status.success(),
         "search failed: {}",
@@ -106,7 +114,11 @@ fn sigint_stops_a_build_cleanly_and_keeps_the_previous_index() {
     assert!(stderr.contains("previous index"), "{stderr}");
     assert_eq!(documents(&index), 100);
     assert_searchable(&index);
-    assert_eq!(generations(&index), 1, "the stopped build's generation was removed");
+    assert_eq!(
+        generations(&index),
+        1,
+        "the stopped build's generation was removed"
+    );
 }
 
 #[test]
