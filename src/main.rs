@@ -224,6 +224,9 @@ struct RunArgs {
     /// Per page: blocks; further layout elements count as inline.
     #[arg(long, default_value_t = SegmentLimits::default().max_blocks)]
     max_blocks: usize,
+    /// Per page: words; blocks after the one that reaches it are left out and counted.
+    #[arg(long, default_value_t = SegmentLimits::default().max_words)]
+    max_words: usize,
 }
 
 /// Parses a share between 0 and 1.
@@ -281,6 +284,7 @@ impl RunArgs {
                 max_page_bytes: self.max_page_bytes,
                 max_depth: self.max_depth,
                 max_blocks: self.max_blocks,
+                max_words: self.max_words,
             },
             base_url: self.base_url.clone(),
             batch_memory: self.batch_memory.saturating_mul(1 << 20),

@@ -189,3 +189,44 @@ fn a_failed_build_leaves_the_previous_index_intact() {
     let hits = search(&index, "ownership", 3);
     assert!(!hits.is_empty());
 }
+
+#[test]
+fn a_small_memory_budget_splits_sites_into_rounds_with_the_same_decisions() {
+    let extract = |budget: &str| {
+        let out = ok(indexer(&["extract", "--memory-budget", budget], &sample()));
+        let mut pages: Vec<(String, String)> = out
+            .lines()
+            .map(|line| {
+                let page: Value = serde_json::from_str(line).unwrap();
+                (
+                    page["url"].as_str().unwrap().to_string(),
+                    page["text"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        pages.sort();
+        pages
+    };
+    let whole = extract("2048");
+    let rounds = extract("64");
+    assert_eq!(whole.len(), 100);
+    assert_eq!(whole, rounds);
+
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("budget-{}", std::process::id()));
+    let summary: Value = serde_json::from_str(&ok(indexer(
+        &[
+            "build",
+            "--memory-budget",
+            "64",
+            "--json",
+            "--index",
+            dir.join("index").to_str().unwrap(),
+        ],
+        &sample(),
+    )))
+    .unwrap();
+    assert_eq!(summary["rounds"], 3, "one round per site of the sample");
+    assert_eq!(summary["pages"], 100);
+    assert_eq!(summary["records"], 103);
+    assert_eq!(summary["skipped"]["non-page-record"], 3);
+}

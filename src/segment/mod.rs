@@ -202,6 +202,9 @@ pub enum PageLimit {
     /// The page had more than [`SegmentLimits::max_blocks`] blocks; later layout elements were
     /// treated as inline.
     Blocks,
+    /// The page had more than [`SegmentLimits::max_words`] words; the blocks after the one
+    /// that reached the limit were left out.
+    Words,
 }
 
 impl PageLimit {
@@ -211,6 +214,7 @@ impl PageLimit {
             PageLimit::Bytes => "page-bytes",
             PageLimit::Depth => "nesting-depth",
             PageLimit::Blocks => "block-count",
+            PageLimit::Words => "word-count",
         }
     }
 }
@@ -267,6 +271,13 @@ pub struct SegmentLimits {
     pub max_depth: usize,
     /// Blocks per page; further layout elements count as inline.
     pub max_blocks: usize,
+    /// Words per page; blocks after the one that reaches it are left out.
+    #[serde(default = "default_max_words")]
+    pub max_words: usize,
+}
+
+fn default_max_words() -> usize {
+    SegmentLimits::default().max_words
 }
 
 impl Default for SegmentLimits {
@@ -275,6 +286,7 @@ impl Default for SegmentLimits {
             max_page_bytes: 8 << 20,
             max_depth: 256,
             max_blocks: 20_000,
+            max_words: 1_000_000,
         }
     }
 }
@@ -350,18 +362,24 @@ pub fn segment_with(
     let finished = state.finish();
     limited = limited.or(finished.limited);
 
-    let blocks = finished
-        .blocks
-        .into_iter()
-        .map(|block| Block {
+    let mut words = 0usize;
+    let mut blocks = Vec::with_capacity(finished.blocks.len());
+    for block in finished.blocks {
+        if words >= limits.max_words {
+            limited = limited.or(Some(PageLimit::Words));
+            break;
+        }
+        let block_words = words_of(&block.text);
+        words += block_words.len();
+        blocks.push(Block {
             style: block.style,
-            words: words_of(&block.text),
+            words: block_words,
             text: block.text,
             heading: block.heading,
             runs: block.runs,
             source: block.source,
-        })
-        .collect();
+        });
+    }
 
     Ok(SegmentedPage {
         url: page.url.clone(),
@@ -531,6 +549,22 @@ mod tests {
         assert_eq!(segmented.limited, Some(PageLimit::Depth));
         assert_eq!(segmented.blocks.len(), 1);
         assert_eq!(segmented.blocks[0].text, "deep text");
+    }
+
+    #[test]
+    fn pages_over_the_word_limit_lose_their_later_blocks() {
+        let limits = SegmentLimits {
+            max_words: 5,
+            ..SegmentLimits::default()
+        };
+        let segmented = segment(
+            &page("<p>one two three</p><p>four five six</p><p>seven</p>"),
+            &limits,
+        )
+        .unwrap();
+        assert_eq!(segmented.limited, Some(PageLimit::Words));
+        let texts: Vec<_> = segmented.blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, ["one two three", "four five six"]);
     }
 
     #[test]
