@@ -24,7 +24,8 @@ use indexer::search::search;
 use indexer::segment::SegmentLimits;
 
 const EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (bad input, unreadable index, nothing to index — \
-a failed build leaves the previous index as it was); 2 invalid arguments.";
+a failed build leaves the previous index as it was); 2 invalid arguments; 130 stopped by Ctrl-C \
+(the previous index is kept).";
 
 /// Build a full-text search index from web crawls, stripping each site's template
 /// (navigation, headers, footers, sidebars) while indexing.
