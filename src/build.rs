@@ -33,6 +33,7 @@ use crate::detect::sandwich::{Sandwich, SandwichSettings};
 use crate::detect::table_chunk::{TableChunk, TableChunkSettings};
 use crate::detect::{Detector, DetectorKind, NoPages, PageSource, Passes};
 use crate::index::{IndexBuild, IndexError, IndexedPage};
+use crate::partition::{PartitionWriter, Partitions};
 use crate::read::{InputSet, ReadError, Record, RecordLocation, Skip, page_from_record, site_of};
 use crate::segment::{
     SegmentLimits, SegmentOptions, SegmentedPage, segment_with, stable_hash_bytes,
@@ -390,30 +391,29 @@ fn bucket_of(url: &str) -> usize {
     (stable_hash_bytes(site_of(url).as_bytes()) % SITE_BUCKETS as u64) as usize
 }
 
-/// Which records one read of the input handles.
-struct Round {
-    /// The first round also counts the records that are skips.
-    first: bool,
-    /// The site buckets handled; `None`: all.
-    buckets: Option<Vec<bool>>,
-    /// Shown in progress.
-    label: String,
+/// Where one read of a run takes its records from.
+#[derive(Clone, Copy)]
+enum RecordSource<'a> {
+    /// Every record of the input.
+    Input(&'a InputSet),
+    /// The records of one round's sites, split off the input beforehand.
+    Partition(&'a Partitions, usize),
 }
 
-impl Round {
-    fn all() -> Self {
-        Round {
-            first: true,
-            buckets: None,
-            label: String::new(),
+impl<'a> RecordSource<'a> {
+    fn records(self) -> Box<dyn Iterator<Item = Result<Record, Skip>> + Send + 'a> {
+        match self {
+            RecordSource::Input(inputs) => Box::new(inputs.records()),
+            RecordSource::Partition(partitions, round) => Box::new(partitions.records(round)),
         }
     }
 
-    fn includes(&self, item: &Result<Record, Skip>) -> bool {
-        match (item, &self.buckets) {
-            (Ok(_), None) => true,
-            (Ok(record), Some(buckets)) => buckets[bucket_of(&record.url)],
-            (Err(_), _) => self.first,
+    fn label(self) -> String {
+        match self {
+            RecordSource::Input(_) => String::new(),
+            RecordSource::Partition(partitions, round) => {
+                format!("round {} of {}: ", round + 1, partitions.len())
+            }
         }
     }
 }
@@ -425,10 +425,11 @@ impl Round {
 /// the budget leaves (input bytes × [`ASSUMED_EXPANSION`] × the detector's
 /// [`Detector::state_per_html_byte`]), a first read counts the record bytes of each site
 /// bucket (nothing decoded), and the buckets are grouped into rounds whose expected state
-/// fits. Each round reads the input again and handles only its own sites, with a fresh
-/// detector: sites never share state, so this decides every page as one round would. After
-/// each round the state measured per HTML byte, if larger, plans the rest. The cost is one
-/// read of the input per round plus the counting read; pages are emitted round by round.
+/// fits. A second read writes each record to its round's temporary file
+/// ([`crate::partition`]); each round then reads its own file with a fresh detector. Sites
+/// never share state, so this decides every page as one pass over everything would. The
+/// cost is two more reads of the input and one write of it, whatever the number of rounds,
+/// and temporary disk space for the records (gzip); pages are emitted round by round.
 fn run(
     inputs: &InputSet,
     options: &BuildOptions,
@@ -445,12 +446,12 @@ fn run(
         .memory_budget
         .saturating_sub(options.batch_memory + reserved + BASE_MEMORY)
         .max(1 << 20) as f64;
-    let mut per_html_byte =
+    let per_html_byte =
         with_detector!(AnyDetector::new(&options), detector => detector.state_per_html_byte());
     let estimate = inputs.total_bytes() as f64 * ASSUMED_EXPANSION * per_html_byte;
 
     let result = if per_html_byte == 0.0 || estimate <= state_budget {
-        with_detector!(AnyDetector::new(&options), detector => run_with(detector, inputs, &options, &Round::all(), progress, emit))
+        with_detector!(AnyDetector::new(&options), detector => run_with(detector, inputs, &options, RecordSource::Input(inputs), progress, emit))
             .map(|mut summary| {
                 summary.rounds = 1;
                 summary
@@ -460,43 +461,17 @@ fn run(
             let started = Instant::now();
             progress.start_pass("sizing sites");
             let bucket_bytes = bucket_bytes(inputs, &options, progress)?;
-            let mut remaining: Vec<usize> =
-                (0..SITE_BUCKETS).filter(|&b| bucket_bytes[b] > 0).collect();
-            let mut total: Option<BuildSummary> = None;
-            let mut rounds = 0u32;
-            while !remaining.is_empty() || rounds == 0 {
-                let mut take = 0;
-                let mut expected = 0.0;
-                while take < remaining.len() {
-                    let next = bucket_bytes[remaining[take]] as f64 * per_html_byte;
-                    if take > 0 && expected + next > state_budget {
-                        break;
-                    }
-                    expected += next;
-                    take += 1;
-                }
-                let mut buckets = vec![false; SITE_BUCKETS];
-                for bucket in remaining.drain(..take) {
-                    buckets[bucket] = true;
-                }
-                rounds += 1;
-                let round = Round {
-                    first: rounds == 1,
-                    buckets: Some(buckets),
-                    label: format!("round {rounds}: "),
-                };
-                let part = with_detector!(AnyDetector::new(&options), detector => run_with(detector, inputs, &options, &round, progress, emit))?;
-                if part.html_bytes > 0 {
-                    per_html_byte =
-                        per_html_byte.max(part.peak_state_bytes as f64 / part.html_bytes as f64);
-                }
-                match &mut total {
-                    Some(total) => total.absorb(part),
-                    None => total = Some(part),
-                }
+            let (round_of_bucket, rounds) = plan_rounds(&bucket_bytes, per_html_byte, state_budget);
+            progress.start_pass("splitting sites into rounds");
+            let (partitions, mut total) =
+                partition(inputs, &round_of_bucket, rounds, &options, progress)?;
+            for round in 0..partitions.len() {
+                let source = RecordSource::Partition(&partitions, round);
+                let part = with_detector!(AnyDetector::new(&options), detector => run_with(detector, inputs, &options, source, progress, emit))?;
+                total.absorb(part);
+                release_freed_memory();
             }
-            let mut total = total.unwrap_or_default();
-            total.rounds = rounds;
+            total.rounds = rounds as u32;
             total.seconds = started.elapsed().as_secs_f64();
             Ok(total)
         })()
@@ -506,6 +481,77 @@ fn run(
         summary.memory_budget = options.memory_budget as u64;
         summary
     })
+}
+
+/// Groups site buckets, in order, into rounds whose expected state fits `state_budget`
+/// (a bucket larger than that is a round of its own). Returns each bucket's round and the
+/// number of rounds.
+fn plan_rounds(bucket_bytes: &[u64], per_html_byte: f64, state_budget: f64) -> (Vec<u32>, usize) {
+    let mut round_of_bucket = vec![0u32; bucket_bytes.len()];
+    let mut round = 0u32;
+    let mut expected = 0.0;
+    let mut used = false;
+    for (bucket, &bytes) in bucket_bytes.iter().enumerate() {
+        if bytes == 0 {
+            continue;
+        }
+        let next = bytes as f64 * per_html_byte;
+        if used && expected + next > state_budget {
+            round += 1;
+            expected = 0.0;
+        }
+        expected += next;
+        used = true;
+        round_of_bucket[bucket] = round;
+    }
+    (round_of_bucket, round as usize + 1)
+}
+
+/// Writes every record to the partition of its site's round; skips are counted in the
+/// returned summary (the rounds see only records).
+fn partition(
+    inputs: &InputSet,
+    round_of_bucket: &[u32],
+    rounds: usize,
+    options: &BuildOptions,
+    progress: &dyn Progress,
+) -> Result<(Partitions, BuildSummary), BuildError> {
+    let mut writer = PartitionWriter::new(rounds)?;
+    let mut skips = BuildSummary::default();
+    for item in inputs.records() {
+        if options
+            .stop
+            .as_ref()
+            .is_some_and(|stop| stop.load(Ordering::Relaxed))
+        {
+            return Err(BuildError::Interrupted);
+        }
+        match item {
+            Ok(record) => {
+                let round = round_of_bucket[bucket_of(&record.url)] as usize;
+                writer.write(round, &record)?;
+            }
+            Err(skip) => {
+                skips.records += 1;
+                *skips
+                    .skipped
+                    .entry(skip.reason.as_str().to_string())
+                    .or_default() += 1;
+            }
+        }
+        progress.record_done(0);
+    }
+    Ok((writer.finish()?, skips))
+}
+
+/// Hands memory freed by a round back to the system, so that the next round starts lean.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free heap pages to the kernel; it has no
+    // preconditions and touches no live allocation.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// Record bytes of each site bucket: one read of the input, framing records only.
@@ -534,6 +580,13 @@ fn bucket_bytes(
 impl BuildSummary {
     /// Adds the figures of another round of the same run.
     fn absorb(&mut self, other: BuildSummary) {
+        if self.detector.is_empty() {
+            self.detector = other.detector.clone();
+            self.settings = other.settings.clone();
+            self.passes = other.passes;
+            self.threads = other.threads;
+            self.input_bytes = other.input_bytes;
+        }
         self.records += other.records;
         self.pages += other.pages;
         for (reason, count) in other.skipped {
@@ -684,7 +737,7 @@ fn run_with<D: Detector>(
     detector: D,
     inputs: &InputSet,
     options: &BuildOptions,
-    round: &Round,
+    source: RecordSource<'_>,
     progress: &dyn Progress,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
@@ -697,12 +750,8 @@ fn run_with<D: Detector>(
             .as_ref()
             .is_some_and(|stop| stop.load(Ordering::Relaxed))
     };
-    let records = || {
-        inputs
-            .records()
-            .take_while(|_| !stopped())
-            .filter(|item| round.includes(item))
-    };
+    let records = || source.records().take_while(|_| !stopped());
+    let label = source.label();
     let segment_options = detector.segment_options();
     let mut tally = BuildSummary {
         detector: detector.name().to_string(),
@@ -724,7 +773,7 @@ fn run_with<D: Detector>(
                 limits: *limits,
                 options: segment_options,
             };
-            progress.start_pass(&format!("{}learning and deciding", round.label));
+            progress.start_pass(&format!("{label}learning and deciding"));
             pipeline.run(
                 records(),
                 |item| Ok(observe(item, limits, segment_options, &detector)),
@@ -776,7 +825,7 @@ fn run_with<D: Detector>(
         Passes::One => {
             tally.passes = 1;
             let detector = RwLock::new(detector);
-            progress.start_pass(&format!("{}deciding", round.label));
+            progress.start_pass(&format!("{label}deciding"));
             let mut pages = 0u64;
             pipeline.run(
                 records(),

@@ -616,7 +616,7 @@ fn print_summary(summary: &BuildSummary) {
     );
     if summary.rounds > 1 {
         println!(
-            "rounds         {} reads of the input, sites split by host to stay within {} MiB",
+            "rounds         {} rounds of sites (split by host) to stay within {} MiB",
             summary.rounds,
             summary.memory_budget >> 20
         );

@@ -22,6 +22,12 @@ const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 /// How much the [`Stream`] asks its source for at a time.
 const CHUNK: usize = 256 * 1024;
 
+/// Bytes of a mapped file read between two releases of its pages.
+const RELEASE_EVERY: usize = 32 << 20;
+
+/// The granularity of page releases (a multiple of every common page size).
+const PAGE: usize = 64 << 10;
+
 /// Something wrong with the file itself, met while reading it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Fault {
@@ -212,6 +218,8 @@ pub(crate) struct Stream {
     /// Stream position of `buf[start]`.
     pos: u64,
     eof: bool,
+    /// File offset below which the map's pages have been released.
+    released: usize,
 }
 
 impl Stream {
@@ -246,6 +254,7 @@ impl Stream {
             end: 0,
             pos,
             eof: false,
+            released: offset / PAGE * PAGE,
         }
     }
 
@@ -309,6 +318,7 @@ impl Stream {
             }),
             Source::Gzip(members) => members.read(target),
         };
+        self.release_read_pages();
         match result {
             Ok(0) => {
                 self.eof = true;
@@ -324,6 +334,36 @@ impl Stream {
                 Err(fault)
             }
         }
+    }
+
+    /// Tells the kernel that the mapped pages already read are not needed any more, every
+    /// [`RELEASE_EVERY`] bytes: a mapped file's pages count in the process's resident memory
+    /// until then, and a WARC file can be larger than any memory budget.
+    fn release_read_pages(&mut self) {
+        let (map, read_to) = match &self.source {
+            Source::Plain(cursor) => (&cursor.map, cursor.pos),
+            Source::Gzip(members) => (
+                &members.map,
+                members
+                    .decoder
+                    .as_ref()
+                    .map_or(members.member_offset, |decoder| decoder.get_ref().pos),
+            ),
+        };
+        let up_to = read_to / PAGE * PAGE;
+        if up_to < self.released + RELEASE_EVERY {
+            return;
+        }
+        // SAFETY: the map is a read-only mapping of a file. Dropping its pages loses nothing:
+        // a later read of them (gzip member search, say) faults them in from the file again.
+        let _ = unsafe {
+            map.unchecked_advise_range(
+                memmap2::UncheckedAdvice::DontNeed,
+                self.released,
+                up_to - self.released,
+            )
+        };
+        self.released = up_to;
     }
 
     /// Makes at least `n` bytes available unless the stream ends first; returns how many

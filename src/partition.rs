@@ -1,0 +1,220 @@
+//! Partition: the records of an input split by site into temporary files, one per round of a
+//! build that must handle its sites in rounds to stay within its memory budget (see
+//! [`crate::build`]). Records in, records out: each is written once, as read, and read back
+//! by its round alone, so rounds cost one extra write and read of the input rather than one
+//! read of the whole input per round.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::PathBuf;
+
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+
+use crate::read::{Record, RecordKind, Skip, SkipReason};
+
+/// Records split into one temporary file per round; removed when dropped.
+pub struct Partitions {
+    _dir: tempfile::TempDir,
+    paths: Vec<PathBuf>,
+}
+
+/// Writes records into partition files.
+pub struct PartitionWriter {
+    dir: tempfile::TempDir,
+    paths: Vec<PathBuf>,
+    files: Vec<GzEncoder<BufWriter<File>>>,
+}
+
+impl PartitionWriter {
+    /// `rounds` empty partitions in a new temporary directory.
+    pub fn new(rounds: usize) -> io::Result<Self> {
+        let dir = tempfile::Builder::new()
+            .prefix("indexer-rounds-")
+            .tempdir()?;
+        let mut paths = Vec::with_capacity(rounds);
+        let mut files = Vec::with_capacity(rounds);
+        for round in 0..rounds {
+            let path = dir.path().join(format!("round-{round}.bin.gz"));
+            let file = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+            files.push(GzEncoder::new(file, Compression::fast()));
+            paths.push(path);
+        }
+        Ok(PartitionWriter { dir, paths, files })
+    }
+
+    /// Appends `record` to partition `round`.
+    pub fn write(&mut self, round: usize, record: &Record) -> io::Result<()> {
+        let out = &mut self.files[round];
+        let kind: u8 = match record.kind {
+            RecordKind::Response => 0,
+            RecordKind::Resource => 1,
+            RecordKind::File => 2,
+        };
+        out.write_all(&[kind])?;
+        out.write_all(&record.source_input.to_le_bytes())?;
+        out.write_all(&record.source_offset.to_le_bytes())?;
+        write_bytes(out, record.url.as_bytes())?;
+        match &record.content_type {
+            Some(content_type) => {
+                out.write_all(&[1])?;
+                write_bytes(out, content_type.as_bytes())?;
+            }
+            None => out.write_all(&[0])?,
+        }
+        write_bytes(out, &record.block)
+    }
+
+    /// Closes the files.
+    pub fn finish(self) -> io::Result<Partitions> {
+        for file in self.files {
+            file.finish()?.flush()?;
+        }
+        Ok(Partitions {
+            _dir: self.dir,
+            paths: self.paths,
+        })
+    }
+}
+
+fn write_bytes(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
+    out.write_all(&(bytes.len() as u64).to_le_bytes())?;
+    out.write_all(bytes)
+}
+
+impl Partitions {
+    /// How many partitions there are.
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// The records of partition `round`, in the order they were written. A file that
+    /// cannot be read back (the disk failed under it) ends in one [`SkipReason::UnreadableFile`].
+    pub fn records(&self, round: usize) -> impl Iterator<Item = Result<Record, Skip>> + Send + '_ {
+        let reader = File::open(&self.paths[round])
+            .map(|file| GzDecoder::new(BufReader::with_capacity(1 << 20, file)));
+        let mut reader = Some(reader);
+        let path = self.paths[round].clone();
+        std::iter::from_fn(move || {
+            let unreadable = |error: io::Error| {
+                Skip::new(
+                    SkipReason::UnreadableFile,
+                    None,
+                    format!("{}: {error}", path.display()),
+                )
+            };
+            match reader.take()? {
+                Err(error) => Some(Err(unreadable(error))),
+                Ok(mut file) => match read_record(&mut file) {
+                    Ok(Some(record)) => {
+                        reader = Some(Ok(file));
+                        Some(Ok(record))
+                    }
+                    Ok(None) => None,
+                    Err(error) => Some(Err(unreadable(error))),
+                },
+            }
+        })
+    }
+}
+
+fn read_record(input: &mut impl Read) -> io::Result<Option<Record>> {
+    let mut kind = [0u8; 1];
+    match input.read_exact(&mut kind) {
+        Ok(()) => {}
+        Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(error) => return Err(error),
+    }
+    let kind = match kind[0] {
+        0 => RecordKind::Response,
+        1 => RecordKind::Resource,
+        _ => RecordKind::File,
+    };
+    let mut word = [0u8; 4];
+    input.read_exact(&mut word)?;
+    let source_input = u32::from_le_bytes(word);
+    let mut long = [0u8; 8];
+    input.read_exact(&mut long)?;
+    let source_offset = u64::from_le_bytes(long);
+    let url = String::from_utf8_lossy(&read_bytes(input)?).into_owned();
+    let mut flag = [0u8; 1];
+    input.read_exact(&mut flag)?;
+    let content_type = if flag[0] == 1 {
+        Some(String::from_utf8_lossy(&read_bytes(input)?).into_owned())
+    } else {
+        None
+    };
+    let block = read_bytes(input)?;
+    Ok(Some(Record {
+        url,
+        kind,
+        content_type,
+        block,
+        source_offset,
+        source_input,
+    }))
+}
+
+fn read_bytes(input: &mut impl Read) -> io::Result<Vec<u8>> {
+    let mut long = [0u8; 8];
+    input.read_exact(&mut long)?;
+    let len = u64::from_le_bytes(long);
+    let mut bytes = Vec::new();
+    // The files are our own, but read them as if they were not: no allocation sized by a
+    // length before the bytes are there.
+    input.take(len).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 != len {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "partition file cut short",
+        ));
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(i: u32, kind: RecordKind, content_type: Option<&str>) -> Record {
+        Record {
+            url: format!("http://a.example/{i}"),
+            kind,
+            content_type: content_type.map(str::to_string),
+            block: vec![i as u8; i as usize * 100],
+            source_offset: u64::from(i) * 1000,
+            source_input: i % 3,
+        }
+    }
+
+    #[test]
+    fn records_come_back_as_written_in_their_partition() {
+        let mut writer = PartitionWriter::new(3).unwrap();
+        let records = [
+            record(1, RecordKind::Response, None),
+            record(2, RecordKind::Resource, Some("text/html; charset=latin1")),
+            record(3, RecordKind::File, None),
+            record(4, RecordKind::Response, None),
+        ];
+        for (i, record) in records.iter().enumerate() {
+            writer.write(i % 2, record).unwrap();
+        }
+        let partitions = writer.finish().unwrap();
+        assert_eq!(partitions.len(), 3);
+        let read = |round| {
+            partitions
+                .records(round)
+                .map(Result::unwrap)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(read(0), [records[0].clone(), records[2].clone()]);
+        assert_eq!(read(1), [records[1].clone(), records[3].clone()]);
+        assert!(read(2).is_empty());
+    }
+}
