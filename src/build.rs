@@ -68,6 +68,9 @@ pub struct BuildOptions {
     /// their host into rounds, each a read of the input that handles only its own sites (see
     /// [`run`]); the batch of waiting pages is kept to a quarter of it.
     pub memory_budget: usize,
+    /// Where rounds keep their temporary files: the index directory for a build (a killed
+    /// build's files are removed by the next), the system's temporary directory if `None`.
+    pub scratch_dir: Option<PathBuf>,
     /// Set (by a signal handler, say) to stop the run: no more records are read and the run
     /// ends with [`BuildError::Interrupted`], leaving any previous index as it was.
     pub stop: Option<Arc<AtomicBool>>,
@@ -87,6 +90,7 @@ impl Default for BuildOptions {
             base_url: None,
             batch_memory: 1 << 30,
             memory_budget: 2 << 30,
+            scratch_dir: None,
             stop: None,
         }
     }
@@ -260,6 +264,10 @@ pub fn build_index(
     drop(detector);
     let writer_heap = IndexBuild::heap_bytes(index_threads, options.memory_budget);
     let mut writer = IndexBuild::begin(index, index_threads, writer_heap)?;
+    let options = &BuildOptions {
+        scratch_dir: Some(index.to_path_buf()),
+        ..options.clone()
+    };
     let mut summary = run(
         &input_set,
         options,
@@ -516,7 +524,7 @@ fn partition(
     options: &BuildOptions,
     progress: &dyn Progress,
 ) -> Result<(Partitions, BuildSummary), BuildError> {
-    let mut writer = PartitionWriter::new(rounds)?;
+    let mut writer = PartitionWriter::new(rounds, options.scratch_dir.as_deref())?;
     let mut skips = BuildSummary::default();
     for item in inputs.records() {
         if options

@@ -289,6 +289,7 @@ impl RunArgs {
             },
             base_url: self.base_url.clone(),
             batch_memory: self.batch_memory.saturating_mul(1 << 20),
+            scratch_dir: None,
             memory_budget: usize::try_from(self.memory_budget)
                 .unwrap_or(usize::MAX)
                 .saturating_mul(1 << 20),

@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use flate2::Compression;
 use flate2::read::GzDecoder;
@@ -28,11 +28,15 @@ pub struct PartitionWriter {
 }
 
 impl PartitionWriter {
-    /// `rounds` empty partitions in a new temporary directory.
-    pub fn new(rounds: usize) -> io::Result<Self> {
-        let dir = tempfile::Builder::new()
-            .prefix("indexer-rounds-")
-            .tempdir()?;
+    /// `rounds` empty partitions in a new temporary directory inside `parent` (the system's
+    /// temporary directory if `None`).
+    pub fn new(rounds: usize, parent: Option<&Path>) -> io::Result<Self> {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(crate::index::SCRATCH_PREFIX);
+        let dir = match parent {
+            Some(parent) => builder.tempdir_in(parent)?,
+            None => builder.tempdir()?,
+        };
         let mut paths = Vec::with_capacity(rounds);
         let mut files = Vec::with_capacity(rounds);
         for round in 0..rounds {
@@ -195,7 +199,7 @@ mod tests {
 
     #[test]
     fn records_come_back_as_written_in_their_partition() {
-        let mut writer = PartitionWriter::new(3).unwrap();
+        let mut writer = PartitionWriter::new(3, None).unwrap();
         let records = [
             record(1, RecordKind::Response, None),
             record(2, RecordKind::Resource, Some("text/html; charset=latin1")),

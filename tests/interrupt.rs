@@ -20,10 +20,11 @@ fn indexer(args: &[&str], inputs: &[PathBuf]) -> Output {
         .expect("run indexer")
 }
 
-fn spawn_build(index: &Path, inputs: &[PathBuf]) -> Child {
+fn spawn_build(index: &Path, inputs: &[PathBuf], extra: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_indexer"))
         .args(["build", "--detector", "bloom", "--index"])
         .arg(index)
+        .args(extra)
         .args(inputs)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -74,7 +75,7 @@ fn assert_searchable(index: &Path) {
     assert!(!hits.as_array().unwrap().is_empty());
 }
 
-fn generations(index: &Path) -> usize {
+fn entries_named(index: &Path, prefix: &str) -> usize {
     std::fs::read_dir(index)
         .unwrap()
         .filter(|entry| {
@@ -83,9 +84,13 @@ fn generations(index: &Path) -> usize {
                 .unwrap()
                 .file_name()
                 .to_string_lossy()
-                .starts_with("gen-")
+                .starts_with(prefix)
         })
         .count()
+}
+
+fn generations(index: &Path) -> usize {
+    entries_named(index, "gen-")
 }
 
 fn fresh_index(name: &str) -> PathBuf {
@@ -101,7 +106,7 @@ fn fresh_index(name: &str) -> PathBuf {
 #[test]
 fn sigint_stops_a_build_cleanly_and_keeps_the_previous_index() {
     let index = fresh_index("sigint");
-    let mut child = spawn_build(&index, &long_input());
+    let mut child = spawn_build(&index, &long_input(), &[]);
     sleep(Duration::from_millis(300));
     signal(&child, "-INT");
     let started = Instant::now();
@@ -133,7 +138,13 @@ fn sigkill_at_any_point_leaves_the_previous_index_intact() {
     let mut completed = 0;
     for (i, delay) in delays.into_iter().enumerate() {
         let delay = delay + (jitter * (i as u64 + 1)) % 97;
-        let mut child = spawn_build(&index, &input);
+        // Every other build works in rounds of sites, with scratch files in the index.
+        let extra: &[&str] = if i % 2 == 1 {
+            &["--memory-budget", "64"]
+        } else {
+            &[]
+        };
+        let mut child = spawn_build(&index, &input, extra);
         sleep(Duration::from_millis(delay));
         signal(&child, "-KILL");
         let status = child.wait().unwrap();
@@ -156,5 +167,10 @@ fn sigkill_at_any_point_leaves_the_previous_index_intact() {
     );
     assert_eq!(documents(&index), 100);
     assert_eq!(generations(&index), 1);
+    assert_eq!(
+        entries_named(&index, "rounds-"),
+        0,
+        "scratch files were left"
+    );
     assert!(completed < delays.len(), "no build was killed part way");
 }

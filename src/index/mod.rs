@@ -45,6 +45,10 @@ const WRITER_HEAP_PER_THREAD_MIN: usize = 15_000_000;
 const SUMMARY: &str = "build.json";
 const GENERATION_PREFIX: &str = "gen-";
 
+/// Directories a build may write scratch files into, inside the index directory (under the
+/// lock), named with this prefix; left-overs of a killed build are removed by the next.
+pub const SCRATCH_PREFIX: &str = "rounds-";
+
 /// Errors of the index stage.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -213,6 +217,7 @@ impl IndexBuild {
                     name != LOCK
                         && !name.starts_with(CURRENT)
                         && !name.starts_with(GENERATION_PREFIX)
+                        && !name.starts_with(SCRATCH_PREFIX)
                 })
         {
             return Err(IndexError::NotAnIndex(
@@ -368,7 +373,8 @@ fn remove_stale_generations(root: &Path) -> Result<(), IndexError> {
     for entry in fs::read_dir(root).map_err(io_error("read", root))? {
         let entry = entry.map_err(io_error("read", root))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with(GENERATION_PREFIX) && Some(&name) != live.as_ref() {
+        let stale_generation = name.starts_with(GENERATION_PREFIX) && Some(&name) != live.as_ref();
+        if stale_generation || name.starts_with(SCRATCH_PREFIX) {
             fs::remove_dir_all(entry.path()).map_err(io_error("remove", &entry.path()))?;
         }
     }
