@@ -174,3 +174,21 @@ fn sigkill_at_any_point_leaves_the_previous_index_intact() {
     );
     assert!(completed < delays.len(), "no build was killed part way");
 }
+
+#[test]
+fn a_second_build_of_the_same_index_fails_fast_and_harms_nothing() {
+    let index = fresh_index("concurrent");
+    let mut first = spawn_build(&index, &long_input(), &[]);
+    sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let second = indexer(&["build", "--index", index.to_str().unwrap()], &sample());
+    assert!(started.elapsed() < Duration::from_secs(5), "the second build waited");
+    assert_eq!(second.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&second.stderr);
+    assert!(message.contains("another build is writing"), "{message}");
+    let status = first.wait().unwrap();
+    assert!(status.success(), "the first build was disturbed");
+    assert_eq!(documents(&index), 4000);
+    assert_searchable(&index);
+    assert_eq!(generations(&index), 1);
+}
