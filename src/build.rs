@@ -31,7 +31,7 @@ use crate::detect::menu::{Menu, MenuSettings};
 use crate::detect::none::KeepEverything;
 use crate::detect::sandwich::{Sandwich, SandwichSettings};
 use crate::detect::table_chunk::{TableChunk, TableChunkSettings};
-use crate::detect::{Detector, DetectorKind, NoPages, PageSource, Passes};
+use crate::detect::{Detector, DetectorKind, NoPages, PageSource, Passes, normalized_url};
 use crate::index::{IndexBuild, IndexError, IndexedPage};
 use crate::partition::{PartitionWriter, Partitions};
 use crate::read::{InputSet, ReadError, Record, RecordLocation, Skip, page_from_record, site_of};
@@ -68,6 +68,9 @@ pub struct BuildOptions {
     /// their host into rounds, each a read of the input that handles only its own sites (see
     /// [`run`]); the batch of waiting pages is kept to a quarter of it.
     pub memory_budget: usize,
+    /// Read the input once, whatever the memory budget: no rounds (`build --one-pass`; the
+    /// one-pass detectors bound their state per site themselves).
+    pub one_pass: bool,
     /// Where rounds keep their temporary files: the index directory for a build (a killed
     /// build's files are removed by the next), the system's temporary directory if `None`.
     pub scratch_dir: Option<PathBuf>,
@@ -91,6 +94,7 @@ impl Default for BuildOptions {
             batch_memory: 1 << 30,
             memory_budget: 2 << 30,
             scratch_dir: None,
+            one_pass: false,
             stop: None,
         }
     }
@@ -291,6 +295,13 @@ pub fn build_index(
         .iter()
         .map(|path| path.display().to_string())
         .collect();
+    if options
+        .stop
+        .as_ref()
+        .is_some_and(|stop| stop.load(Ordering::Relaxed))
+    {
+        return Err(BuildError::Interrupted);
+    }
     if summary.pages == 0 {
         return Err(BuildError::NoPages {
             records: summary.records,
@@ -301,7 +312,8 @@ pub fn build_index(
     Ok(summary)
 }
 
-/// Runs detection over `inputs` and hands every decided page, in input order, to `emit`.
+/// Runs detection over `inputs` and hands every decided page to `emit`: in input order, or,
+/// when the memory budget splits the sites into rounds, in input order within each round.
 pub fn extract(
     inputs: &[PathBuf],
     options: &BuildOptions,
@@ -383,6 +395,10 @@ pub fn passes_of(kind: DetectorKind) -> Passes {
     .passes()
 }
 
+/// Rounds at most (each is a temporary file open while the input is split): past this, a
+/// round's expected state may exceed the budget.
+const MAX_ROUNDS: usize = 256;
+
 /// Site buckets: a site's bucket is a hash of its host; rounds are made of whole buckets.
 const SITE_BUCKETS: usize = 4096;
 
@@ -458,7 +474,7 @@ fn run(
         with_detector!(AnyDetector::new(&options), detector => detector.state_per_html_byte());
     let estimate = inputs.total_bytes() as f64 * ASSUMED_EXPANSION * per_html_byte;
 
-    let result = if per_html_byte == 0.0 || estimate <= state_budget {
+    let result = if per_html_byte == 0.0 || estimate <= state_budget || options.one_pass {
         with_detector!(AnyDetector::new(&options), detector => run_with(detector, inputs, &options, RecordSource::Input(inputs), progress, emit))
             .map(|mut summary| {
                 summary.rounds = 1;
@@ -469,13 +485,16 @@ fn run(
             let started = Instant::now();
             progress.start_pass("sizing sites");
             let bucket_bytes = bucket_bytes(inputs, &options, progress)?;
-            let (round_of_bucket, rounds) = plan_rounds(&bucket_bytes, per_html_byte, state_budget);
+            let total_state = bucket_bytes.iter().sum::<u64>() as f64 * per_html_byte;
+            let round_budget = state_budget.max(total_state / MAX_ROUNDS as f64);
+            let (round_of_bucket, rounds) = plan_rounds(&bucket_bytes, per_html_byte, round_budget);
             progress.start_pass("splitting sites into rounds");
             let (partitions, mut total) =
                 partition(inputs, &round_of_bucket, rounds, &options, progress)?;
             for round in 0..partitions.len() {
                 let source = RecordSource::Partition(&partitions, round);
                 let part = with_detector!(AnyDetector::new(&options), detector => run_with(detector, inputs, &options, source, progress, emit))?;
+                partitions.check(round)?;
                 total.absorb(part);
                 release_freed_memory();
             }
@@ -626,15 +645,16 @@ impl BuildSummary {
 /// The input's pages by URL, read again from where the first pass found them.
 struct InputPages<'a> {
     inputs: &'a InputSet,
-    locations: FxHashMap<String, RecordLocation>,
+    /// Where each page lies, and the URL its record has, by URL as stored and as linked.
+    locations: FxHashMap<String, (RecordLocation, String)>,
     limits: SegmentLimits,
     options: SegmentOptions,
 }
 
 impl PageSource for InputPages<'_> {
     fn load(&self, url: &str) -> Option<SegmentedPage> {
-        let location = *self.locations.get(url)?;
-        let record = self.inputs.record_at(location, url)?;
+        let (location, stored_url) = self.locations.get(url)?;
+        let record = self.inputs.record_at(*location, stored_url)?;
         prepare(Ok(record), &self.limits, self.options)
             .ok()
             .map(|(page, _, _)| page)
@@ -790,10 +810,16 @@ fn run_with<D: Detector>(
                         Prepared::Page(mut page, observed) => {
                             progress.record_done(page.html_bytes);
                             if loads_pages {
-                                pages
-                                    .locations
-                                    .entry(page.url.clone())
-                                    .or_insert(observed.location);
+                                // By the URL as stored and as links to it are written.
+                                let normalized = normalized_url(&page.url);
+                                let found = (observed.location, page.url.clone());
+                                if normalized != page.url {
+                                    pages
+                                        .locations
+                                        .entry(normalized)
+                                        .or_insert_with(|| found.clone());
+                                }
+                                pages.locations.entry(page.url.clone()).or_insert(found);
                             }
                             let observation = observed.observation;
                             let mut detector = write_lock(&detector);

@@ -290,6 +290,7 @@ impl RunArgs {
             base_url: self.base_url.clone(),
             batch_memory: self.batch_memory.saturating_mul(1 << 20),
             scratch_dir: None,
+            one_pass: false,
             memory_budget: usize::try_from(self.memory_budget)
                 .unwrap_or(usize::MAX)
                 .saturating_mul(1 << 20),
@@ -358,6 +359,7 @@ fn run(cli: Cli) -> Result<()> {
                 detector.unwrap_or(DetectorKind::Bloom)
             };
             let mut options = run.options(detector)?;
+            options.one_pass = one_pass;
             options.stop = Some(stop_on_interrupt());
             let progress = TerminalProgress::new();
             let summary = build::build_index(&inputs, &index, &options, &progress)

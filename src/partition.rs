@@ -12,12 +12,14 @@ use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 
-use crate::read::{Record, RecordKind, Skip, SkipReason};
+use crate::read::{Record, RecordKind, Skip};
 
 /// Records split into one temporary file per round; removed when dropped.
 pub struct Partitions {
     _dir: tempfile::TempDir,
     paths: Vec<PathBuf>,
+    /// Read errors met, by partition: our own files, so a failure fails the run.
+    failures: Vec<std::sync::Mutex<Option<io::Error>>>,
 }
 
 /// Writes records into partition files.
@@ -41,7 +43,7 @@ impl PartitionWriter {
         let mut files = Vec::with_capacity(rounds);
         for round in 0..rounds {
             let path = dir.path().join(format!("round-{round}.bin.gz"));
-            let file = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+            let file = BufWriter::with_capacity(64 << 10, File::create(&path)?);
             files.push(GzEncoder::new(file, Compression::fast()));
             paths.push(path);
         }
@@ -77,6 +79,7 @@ impl PartitionWriter {
         }
         Ok(Partitions {
             _dir: self.dir,
+            failures: self.paths.iter().map(|_| Default::default()).collect(),
             paths: self.paths,
         })
     }
@@ -99,32 +102,49 @@ impl Partitions {
     }
 
     /// The records of partition `round`, in the order they were written. A file that
-    /// cannot be read back (the disk failed under it) ends in one [`SkipReason::UnreadableFile`].
+    /// cannot be read back (the disk failed under it) ends early, and [`check`](Self::check)
+    /// then fails.
     pub fn records(&self, round: usize) -> impl Iterator<Item = Result<Record, Skip>> + Send + '_ {
         let reader = File::open(&self.paths[round])
-            .map(|file| GzDecoder::new(BufReader::with_capacity(1 << 20, file)));
+            .map(|file| GzDecoder::new(BufReader::with_capacity(256 << 10, file)));
         let mut reader = Some(reader);
-        let path = self.paths[round].clone();
+        let failure = &self.failures[round];
         std::iter::from_fn(move || {
-            let unreadable = |error: io::Error| {
-                Skip::new(
-                    SkipReason::UnreadableFile,
-                    None,
-                    format!("{}: {error}", path.display()),
-                )
-            };
-            match reader.take()? {
-                Err(error) => Some(Err(unreadable(error))),
-                Ok(mut file) => match read_record(&mut file) {
-                    Ok(Some(record)) => {
+            let result = match reader.take()? {
+                Err(error) => Err(error),
+                Ok(mut file) => {
+                    let record = read_record(&mut file);
+                    if record.is_ok() {
                         reader = Some(Ok(file));
-                        Some(Ok(record))
                     }
-                    Ok(None) => None,
-                    Err(error) => Some(Err(unreadable(error))),
-                },
+                    record
+                }
+            };
+            match result {
+                Ok(record) => record.map(Ok),
+                Err(error) => {
+                    if let Ok(mut failure) = failure.lock() {
+                        failure.get_or_insert(error);
+                    }
+                    None
+                }
             }
         })
+    }
+
+    /// Fails if reading partition `round` back failed.
+    pub fn check(&self, round: usize) -> io::Result<()> {
+        let failure = self.failures[round]
+            .lock()
+            .ok()
+            .and_then(|mut failure| failure.take());
+        match failure {
+            Some(error) => Err(io::Error::new(
+                error.kind(),
+                format!("{}: {error}", self.paths[round].display()),
+            )),
+            None => Ok(()),
+        }
     }
 }
 

@@ -182,7 +182,10 @@ fn a_second_build_of_the_same_index_fails_fast_and_harms_nothing() {
     sleep(Duration::from_millis(300));
     let started = Instant::now();
     let second = indexer(&["build", "--index", index.to_str().unwrap()], &sample());
-    assert!(started.elapsed() < Duration::from_secs(5), "the second build waited");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the second build waited"
+    );
     assert_eq!(second.status.code(), Some(1));
     let message = String::from_utf8_lossy(&second.stderr);
     assert!(message.contains("another build is writing"), "{message}");

@@ -95,6 +95,19 @@ mod tests {
     }
 }
 
+/// A URL as links to it are written once resolved: parsed and serialised by the `url`
+/// crate (host lower-cased, default port and empty path normalised), fragment dropped. An
+/// unparsable URL is returned as it is.
+pub fn normalized_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            parsed.set_fragment(None);
+            parsed.into()
+        }
+        Err(_) => url.to_string(),
+    }
+}
+
 /// Segments `html` as `options` say, for detector tests.
 #[cfg(test)]
 pub(crate) fn test_page(url: &str, html: &str, options: SegmentOptions) -> SegmentedPage {

@@ -552,6 +552,18 @@ mod tests {
     }
 
     #[test]
+    fn text_after_a_nested_table_follows_it_in_order() {
+        let options = SegmentOptions {
+            granularity: Granularity::Table { with_layout: false },
+            ..SegmentOptions::default()
+        };
+        let html = "<table><tr><td>A <span>B <table><tr><td>X</td></tr></table> C</span> D</td></tr></table>";
+        let segmented = segment_with(&page(html), &SegmentLimits::default(), options).unwrap();
+        let texts: Vec<_> = segmented.blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, ["A B", "X", "C D"]);
+    }
+
+    #[test]
     fn pages_over_the_word_limit_lose_their_later_blocks() {
         let limits = SegmentLimits {
             max_words: 5,

@@ -593,10 +593,25 @@ impl OpenElements {
                 if open.tag == "title" {
                     self.in_title = false;
                 }
-                if open.owns_block && self.options.granularity != Granularity::Layout {
+                if self.options.granularity != Granularity::Layout {
                     match self.stack.last_mut() {
-                        Some(parent) => parent.reopen = true,
-                        None => self.root_reopen = true,
+                        // A closed block: what follows in the parent is a new block.
+                        Some(parent) if open.owns_block => parent.reopen = true,
+                        None if open.owns_block => self.root_reopen = true,
+                        // An element sharing its parent's block hands back where that block
+                        // now continues, so text after it keeps its order.
+                        Some(parent) => {
+                            parent.reopen |= open.reopen;
+                            if open.block.is_some() {
+                                parent.block = open.block;
+                            }
+                        }
+                        None => {
+                            self.root_reopen |= open.reopen;
+                            if open.block.is_some() {
+                                self.root_block = open.block;
+                            }
+                        }
                     }
                 }
                 if !is_inline(&open.tag) {

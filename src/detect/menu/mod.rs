@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Detector, PageSource, Passes, url_directory};
+use super::{Detector, PageSource, Passes, normalized_url, url_directory};
 use crate::segment::{DomTree, Granularity, SegmentOptions, SegmentedPage};
 
 /// The settings of `menu`.
@@ -151,6 +151,7 @@ impl Menu {
     /// The other pages of `key`'s complete subdigraph, with their trees: from the section's
     /// cache when it has pages other than `key`, else searched and read.
     fn section_pages(&self, url: &str, pages: &dyn PageSource) -> Option<Arc<SectionPages>> {
+        let url = &normalized_url(url);
         let (section, _) = url_directory(url);
         if let Some(found) = self.lock_sections().get(section)
             && found.urls.iter().all(|member| member != url)
@@ -340,7 +341,7 @@ impl Detector for Menu {
 
     fn observe(&self, page: &SegmentedPage, _html: &str) -> PageLinks {
         PageLinks {
-            url: page.url.clone(),
+            url: normalized_url(&page.url),
             links: same_host_links(page, self.settings.max_links as usize),
         }
     }

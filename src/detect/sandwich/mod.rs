@@ -82,6 +82,8 @@ struct Peer {
 pub struct Sandwich {
     settings: SandwichSettings,
     directories: FxHashMap<String, VecDeque<Peer>>,
+    /// Bytes held by `directories`, kept as a running total.
+    held_bytes: usize,
     with_peer: AtomicU64,
     without_peer: AtomicU64,
     gave_up: AtomicU64,
@@ -93,6 +95,7 @@ impl Sandwich {
         Sandwich {
             settings,
             directories: FxHashMap::default(),
+            held_bytes: 0,
             with_peer: AtomicU64::new(0),
             without_peer: AtomicU64::new(0),
             gave_up: AtomicU64::new(0),
@@ -104,7 +107,9 @@ impl Sandwich {
     fn peer(&self, directory: &str, name: &str) -> Option<&Peer> {
         let peers = self.directories.get(directory)?;
         let mut best: Option<(usize, &Peer)> = None;
-        for peer in peers.iter().rev() {
+        // A page's own earlier copy (the same URL crawled twice) is no peer: it shares
+        // everything.
+        for peer in peers.iter().rev().filter(|peer| peer.name != name) {
             let cap = best.map_or(usize::MAX, |(distance, _)| distance);
             let distance = lcs::edit_distance(name, &peer.name, cap);
             if best.is_none_or(|(closest, _)| distance < closest) {
@@ -248,17 +253,25 @@ impl Detector for Sandwich {
         if limit == 0 {
             return;
         }
+        let peer_bytes = |peer: &Peer| 48 + peer.name.capacity() + peer.units.capacity() * 8;
+        if !self.directories.contains_key(&observation.directory) {
+            self.held_bytes += 64 + observation.directory.len();
+        }
         let peers = self
             .directories
             .entry(observation.directory.clone())
             .or_default();
-        if peers.len() >= limit {
-            peers.pop_front();
+        if peers.len() >= limit
+            && let Some(oldest) = peers.pop_front()
+        {
+            self.held_bytes -= peer_bytes(&oldest);
         }
-        peers.push_back(Peer {
+        let peer = Peer {
             name: observation.name.clone(),
             units: observation.units.clone(),
-        });
+        };
+        self.held_bytes += peer_bytes(&peer);
+        peers.push_back(peer);
     }
 
     fn decide(
@@ -313,16 +326,7 @@ impl Detector for Sandwich {
     }
 
     fn state_bytes(&self) -> usize {
-        self.directories
-            .iter()
-            .map(|(directory, peers)| {
-                64 + directory.capacity()
-                    + peers
-                        .iter()
-                        .map(|peer| 48 + peer.name.capacity() + peer.units.capacity() * 8)
-                        .sum::<usize>()
-            })
-            .sum()
+        self.held_bytes
     }
 
     fn settings(&self) -> serde_json::Value {
@@ -397,6 +401,14 @@ mod tests {
                 ("http://n.example/sport/b.html", page_html("Fire")),
             ],
         );
+        assert_eq!(kept[1].len(), 6);
+    }
+
+    #[test]
+    fn a_page_crawled_twice_is_not_its_own_peer() {
+        let mut detector = Sandwich::new(SandwichSettings::default());
+        let same = ("http://n.example/news/a.html", page_html("Flood"));
+        let kept = run(&mut detector, &[same.clone(), same]);
         assert_eq!(kept[1].len(), 6);
     }
 

@@ -107,9 +107,14 @@ impl TableChunk {
 /// A URL's directory with every run of digits replaced by `#`.
 pub fn url_pattern(url: &str) -> String {
     let (directory, _) = url_directory(url);
-    let mut pattern = String::with_capacity(directory.len());
+    // Digits fold in the path only: hosts such as www1 and www2 are different sites.
+    let path_start = directory.find("://").map_or(0, |at| at + 3);
+    let path_start = directory[path_start..]
+        .find('/')
+        .map_or(directory.len(), |slash| path_start + slash);
+    let mut pattern = directory[..path_start].to_string();
     let mut in_digits = false;
-    for c in directory.chars() {
+    for c in directory[path_start..].chars() {
         if c.is_ascii_digit() {
             if !in_digits {
                 pattern.push('#');
@@ -323,6 +328,10 @@ mod tests {
         assert_ne!(
             url_pattern("http://n.example/sport/a.html"),
             url_pattern("http://n.example/news/a.html")
+        );
+        assert_ne!(
+            url_pattern("http://10.0.0.1/a"),
+            url_pattern("http://10.0.0.2/a")
         );
         let mut detector = TableChunk::new(TableChunkSettings {
             cluster: Cluster::UrlPattern,
