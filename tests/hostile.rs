@@ -272,3 +272,25 @@ fn a_page_nested_a_million_deep_and_a_hundred_megabyte_line_are_cut_or_skipped()
     assert_eq!(skipped(&summary).get("too-large"), Some(&1), "{summary}");
     assert!(summary["limited"].as_object().unwrap().values().count() >= 1);
 }
+
+#[test]
+fn every_committed_fixture_is_read_with_every_record_accounted_for() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fixtures");
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().contains(".warc"))
+        .collect();
+    fixtures.sort();
+    assert_eq!(fixtures.len(), 11);
+    let inputs: Vec<&Path> = fixtures.iter().map(PathBuf::as_path).collect();
+    let summary = built(&inputs);
+    // Pinned from the run of 2026-11-22 (every record is a page or a counted skip): a change
+    // in these counts is a change in how some record is read, to be looked at.
+    assert_eq!(summary["records"], 186, "{summary}");
+    assert_eq!(summary["pages"], 87, "{summary}");
+    let skips = skipped(&summary);
+    assert_eq!(skips.get("non-page-record"), Some(&93));
+    assert_eq!(skips.get("not-html"), Some(&5));
+    assert_eq!(skips.get("truncated-record"), Some(&1));
+}
