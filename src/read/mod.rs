@@ -215,6 +215,39 @@ pub enum ReadError {
     },
 }
 
+/// The records of a WARC file (plain or gzip) held in memory, read by exactly the code that
+/// [`InputSet::records`] runs over a file on disk. For fuzz targets and regression tests:
+/// an empty buffer yields nothing, as an empty file does; skip details name `<memory>`.
+///
+/// The bytes go through an unnamed temporary file rather than an anonymous map: the reader
+/// releases the pages it has read, and released pages of an anonymous map would read back
+/// as zeros where a file's are read again from the file.
+#[doc(hidden)]
+pub fn records_in_bytes(bytes: &[u8], max_record_bytes: usize) -> Vec<Result<Record, Skip>> {
+    if bytes.is_empty() {
+        return Vec::new();
+    }
+    let map = tempfile::tempfile().and_then(|mut file| {
+        std::io::Write::write_all(&mut file, bytes)?;
+        // SAFETY: the file is unnamed and private to this call; nothing changes it while
+        // it is mapped.
+        unsafe { memmap2::Mmap::map(&file) }
+    });
+    match map {
+        Ok(map) => warc::WarcRecords::new(
+            source::Stream::new(map),
+            "<memory>".to_string(),
+            max_record_bytes,
+        )
+        .collect(),
+        Err(error) => vec![Err(Skip::new(
+            SkipReason::UnreadableFile,
+            None,
+            format!("<memory>: {error}"),
+        ))],
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod test_support {
     use std::path::PathBuf;
@@ -242,6 +275,30 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), SkipReason::ALL.len());
         assert_eq!(SkipReason::TruncatedRecord.as_str(), "truncated-record");
+    }
+
+    #[test]
+    fn records_in_bytes_match_records_of_the_file() {
+        for name in [
+            "warcio-example.warc.gz",
+            "warcio-example-trunc.warc",
+            "resiliparse-clipped.warc.gz",
+        ] {
+            let path = test_support::fixture(name);
+            let from_file: Vec<_> = InputSet::open(std::slice::from_ref(&path), None)
+                .unwrap()
+                .records()
+                .map(|item| item.map(|record| record.block).map_err(|skip| skip.reason))
+                .collect();
+            let bytes = std::fs::read(&path).unwrap();
+            let from_memory: Vec<_> =
+                records_in_bytes(&bytes, ReadLimits::default().max_record_bytes)
+                    .into_iter()
+                    .map(|item| item.map(|record| record.block).map_err(|skip| skip.reason))
+                    .collect();
+            assert_eq!(from_memory, from_file, "{name}");
+        }
+        assert!(records_in_bytes(b"", 1 << 20).is_empty());
     }
 
     #[test]
