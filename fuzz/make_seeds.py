@@ -3,19 +3,20 @@
 
 Seeds come from the committed WARC files (tests/data/fixtures/, data/*.warc.gz) plus a few
 small hand-made HTTP messages for the content codings; every seed is under 64 KB. Standard
-library only. Run from anywhere: python3 fuzz/make_seeds.py
+library only. Run from anywhere: python3 fuzz/make_seeds.py [CORPUS_DIR]
 """
 
 import gzip
 import hashlib
 import re
+import sys
 import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "data" / "fixtures"
 DATA = ROOT / "data"
-CORPUS = ROOT / "fuzz" / "corpus"
+CORPUS = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "fuzz" / "corpus"
 MAX_SEED = 64 * 1024
 
 # "<!DOCTYPE html><title>Brotli</title><p>brotli encoded body, brotli encoded body</p>\n"
@@ -95,6 +96,12 @@ def warc_seeds():
         if len(raw) < MAX_SEED:
             write("warc_records", path.name, raw)
             continue
+        if raw[:2] != b"\x1f\x8b":
+            # A large plain file: the records that start in the first 64 KB, cut before the
+            # last of them.
+            cut = raw.rfind(b"\nWARC/", 0, MAX_SEED) + 1
+            write("warc_records", path.name + "-head", raw[:cut])
+            continue
         # Large gzip fixtures: the first members (one record each) that fit.
         head = b""
         for _, member in members(raw):
@@ -122,8 +129,12 @@ def http_seeds():
         "warcio-example-iana.org-chunked.warc": 1,
         "resiliparse-cc2020-slice.warc.gz": 6,
         "resiliparse-clueweb-quirk.warc.gz": 2,
+        "dolma-sample-0000.warc.gz": 3,
+        "dolma-sample-0001.warc.gz": 3,
     }
     for name, count in picked.items():
+        if not (FIXTURES / name).exists():
+            continue
         blocks = [
             b for kind, _, b in records(read_plain(FIXTURES / name)) if kind == "response"
         ]

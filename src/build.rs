@@ -173,6 +173,9 @@ pub struct BuildSummary {
     /// The memory budget in force, bytes.
     #[serde(default)]
     pub memory_budget: u64,
+    /// Where the run could not keep within the memory budget, and why.
+    #[serde(default)]
+    pub warnings: Vec<String>,
     /// Wall time of the run, seconds.
     pub seconds: f64,
 }
@@ -470,6 +473,7 @@ fn run(
         .memory_budget
         .saturating_sub(options.batch_memory + reserved + BASE_MEMORY)
         .max(1 << 20) as f64;
+    let fixed = options.batch_memory + reserved + BASE_MEMORY;
     let per_html_byte =
         with_detector!(AnyDetector::new(&options), detector => detector.state_per_html_byte());
     let estimate = inputs.total_bytes() as f64 * ASSUMED_EXPANSION * per_html_byte;
@@ -506,8 +510,39 @@ fn run(
     progress.finish();
     result.map(|mut summary| {
         summary.memory_budget = options.memory_budget as u64;
+        summary.warnings = budget_warnings(&summary, options.memory_budget, fixed);
         summary
     })
+}
+
+/// Says where a run's measured memory did not fit the budget: the fixed costs alone (index
+/// writer buffers, pages waiting and in flight) or, with the largest detector state a round
+/// held, more than the budget. One site's state cannot be split across rounds, so a budget
+/// below the largest site's state is not met.
+fn budget_warnings(summary: &BuildSummary, budget: usize, fixed: usize) -> Vec<String> {
+    let mib = |bytes: u64| bytes.div_ceil(1 << 20);
+    let (budget, fixed) = (budget as u64, fixed as u64);
+    if fixed >= budget {
+        vec![format!(
+            "the memory budget of {} MiB is below the build's fixed costs of about {} MiB \
+             (index writer buffers, pages waiting and in flight) before any detector state",
+            mib(budget),
+            mib(fixed)
+        )]
+    } else if fixed + summary.peak_state_bytes > budget {
+        vec![format!(
+            "the memory budget of {} MiB was exceeded: {} MiB of detector state at peak \
+             ({} round{}) on top of about {} MiB of fixed costs; one site's state cannot be \
+             split across rounds",
+            mib(budget),
+            mib(summary.peak_state_bytes),
+            summary.rounds,
+            if summary.rounds == 1 { "" } else { "s" },
+            mib(fixed)
+        )]
+    } else {
+        Vec::new()
+    }
 }
 
 /// Groups site buckets, in order, into rounds whose expected state fits `state_budget`
@@ -936,4 +971,40 @@ fn read_lock<D>(lock: &RwLock<D>) -> std::sync::RwLockReadGuard<'_, D> {
 fn write_lock<D>(lock: &RwLock<D>) -> std::sync::RwLockWriteGuard<'_, D> {
     lock.write()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_group_buckets_in_order_within_the_state_budget() {
+        let (round_of_bucket, rounds) = plan_rounds(&[40, 0, 50, 30, 100, 10], 1.0, 100.0);
+        assert_eq!(rounds, 4);
+        assert_eq!(round_of_bucket, [0, 0, 0, 1, 2, 3]);
+        let (_, one) = plan_rounds(&[40, 50, 10], 1.0, 100.0);
+        assert_eq!(one, 1);
+    }
+
+    #[test]
+    fn a_budget_not_met_is_reported() {
+        let mib = 1 << 20;
+        let summary = |peak_mib: u64| BuildSummary {
+            peak_state_bytes: peak_mib << 20,
+            rounds: 4,
+            ..BuildSummary::default()
+        };
+        assert!(budget_warnings(&summary(100), 512 * mib, 200 * mib).is_empty());
+        assert!(budget_warnings(&summary(312), 512 * mib, 200 * mib).is_empty());
+        let over = budget_warnings(&summary(313), 512 * mib, 200 * mib);
+        assert!(
+            over[0].contains("313 MiB of detector state at peak (4 rounds)"),
+            "{over:?}"
+        );
+        let fixed = budget_warnings(&summary(0), 128 * mib, 150 * mib);
+        assert!(
+            fixed[0].contains("below the build's fixed costs of about 150 MiB"),
+            "{fixed:?}"
+        );
+    }
 }

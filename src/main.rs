@@ -364,6 +364,9 @@ fn run(cli: Cli) -> Result<()> {
             let progress = TerminalProgress::new();
             let summary = build::build_index(&inputs, &index, &options, &progress)
                 .with_context(|| format!("building {}", index.display()))?;
+            for warning in &summary.warnings {
+                eprintln!("warning: {warning}");
+            }
             if json {
                 println!("{}", serde_json::to_string_pretty(&summary)?);
             } else {
@@ -393,6 +396,9 @@ fn run(cli: Cli) -> Result<()> {
                 Ok(())
             })?;
             out.flush()?;
+            for warning in &summary.warnings {
+                eprintln!("warning: {warning}");
+            }
             eprintln!(
                 "extracted {} pages with {} ({} records{}) in {:.1}s",
                 summary.pages,

@@ -229,4 +229,22 @@ fn a_small_memory_budget_splits_sites_into_rounds_with_the_same_decisions() {
     assert_eq!(summary["pages"], 100);
     assert_eq!(summary["records"], 103);
     assert_eq!(summary["skipped"]["non-page-record"], 3);
+    let warning = summary["warnings"][0].as_str().unwrap();
+    assert!(
+        warning.contains("64 MiB is below the build's fixed costs"),
+        "{warning}"
+    );
+
+    let roomy: Value = serde_json::from_str(&ok(indexer(
+        &[
+            "build",
+            "--json",
+            "--index",
+            dir.join("index").to_str().unwrap(),
+        ],
+        &sample(),
+    )))
+    .unwrap();
+    assert_eq!(roomy["rounds"], 1);
+    assert_eq!(roomy["warnings"], serde_json::json!([]));
 }
