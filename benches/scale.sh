@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Build cost against crawl size: the docs corpus scaled 1×, 2×, 4×, 8× (benches/scale.py:
 # copies under distinct hosts, pages shuffled across sites), each built once with `bloom`
-# under each memory budget. Prints wall time, HTML MB/s, peak RSS, rounds and peak detector
-# state per step.
+# under each memory budget (REPEATS times, default 1: the median wall time and peak RSS are
+# printed). Prints wall time, HTML MB/s, peak RSS, rounds and peak detector state per step.
 #
-# usage: benches/scale.sh [SHARED_DIR] [OUT_DIR] [FACTORS] [BUDGETS_MIB]
+# usage: [REPEATS=3] benches/scale.sh [SHARED_DIR] [OUT_DIR] [FACTORS] [BUDGETS_MIB]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${1:-../shared}
@@ -21,16 +21,21 @@ echo "| budget MiB | size | pages | HTML MB | wall s | MB/s | peak RSS MB | roun
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for budget in $budgets; do
   for n in $factors; do
-    /usr/bin/time -f "%e %M" -o "$out/time" "$bin" build "$out/docs-x$n.warc.gz" --index "$out/idx" \
-      --memory-budget "$budget" --json > "$out/summary.json"
+    : > "$out/time"
+    for _ in $(seq "${REPEATS:-1}"); do
+      /usr/bin/time -a -f "%e %M" -o "$out/time" "$bin" build "$out/docs-x$n.warc.gz" --index "$out/idx" \
+        --memory-budget "$budget" --json > "$out/summary.json"
+    done
     python3 - "$budget" "$n" "$out/time" "$out/summary.json" <<'PY'
-import json, sys
+import json, statistics, sys
 budget, n, time_path, summary_path = sys.argv[1:]
-wall, rss = open(time_path).read().split()
+runs = [line.split() for line in open(time_path) if line.strip()]
+wall = statistics.median(float(w) for w, _ in runs)
+rss = statistics.median(int(r) for _, r in runs)
 s = json.load(open(summary_path))
 mb = s["html_bytes"] / 1e6
-print(f"| {budget} | {n}× | {s['pages']} | {mb:.0f} | {float(wall):.1f} | {mb / float(wall):.1f} "
-      f"| {int(rss) / 1024:.0f} | {s['rounds']} | {s['peak_state_bytes'] / 1e6:.0f} | {float(wall) / int(n):.2f} |")
+print(f"| {budget} | {n}× | {s['pages']} | {mb:.0f} | {wall:.1f} | {mb / wall:.1f} "
+      f"| {rss / 1024:.0f} | {s['rounds']} | {s['peak_state_bytes'] / 1e6:.0f} | {wall / int(n):.2f} |")
 PY
   done
 done

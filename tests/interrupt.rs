@@ -132,12 +132,28 @@ fn sigkill_at_any_point_leaves_the_previous_index_intact() {
     let input = long_input();
     // Kill points spread over the build (which takes a few seconds), from its first
     // milliseconds (opening the index, taking the lock) to its end.
-    let delays = [5u64, 40, 120, 300, 600, 900, 1300, 1800, 2600, 3600];
     // Jitter from the process id: each run kills at other points.
     let jitter = u64::from(std::process::id()) % 97;
+    let mut delays: Vec<u64> = [5u64, 40, 120, 300, 600, 900, 1300, 1800, 2600, 3600]
+        .into_iter()
+        .enumerate()
+        .map(|(i, delay)| delay + (jitter * (i as u64 + 1)) % 97)
+        .collect();
+    // INDEXER_KILL_ITERATIONS=N runs a longer loop: the points past the first ten are drawn
+    // uniformly from 0–4 s (seeded by the process id, printed).
+    let iterations = std::env::var("INDEXER_KILL_ITERATIONS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(delays.len());
+    let mut state = u64::from(std::process::id()) | 1;
+    while delays.len() < iterations {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        delays.push(state % 4000);
+    }
     let mut completed = 0;
-    for (i, delay) in delays.into_iter().enumerate() {
-        let delay = delay + (jitter * (i as u64 + 1)) % 97;
+    for (i, &delay) in delays.iter().enumerate() {
         // Every other build works in rounds of sites, with scratch files in the index.
         let extra: &[&str] = if i % 2 == 1 {
             &["--memory-budget", "64"]
@@ -173,6 +189,13 @@ fn sigkill_at_any_point_leaves_the_previous_index_intact() {
         "scratch files were left"
     );
     assert!(completed < delays.len(), "no build was killed part way");
+    println!(
+        "{} builds killed with SIGKILL (seed {}), {} of them had already finished; the \
+         previous index opened and searched after every one",
+        delays.len(),
+        std::process::id(),
+        completed
+    );
 }
 
 #[test]
