@@ -2,7 +2,8 @@
 # Build cost against crawl size: the docs corpus scaled 1×, 2×, 4×, 8× (benches/scale.py:
 # copies under distinct hosts, pages shuffled across sites), each built once with `bloom`
 # under each memory budget (REPEATS times, default 1: the median wall time and peak RSS are
-# printed). Prints wall time, HTML MB/s, peak RSS, rounds and peak detector state per step.
+# printed). Prints wall time, HTML MB/s, peak RSS, rounds, peak detector state and the
+# largest single site's state per step.
 #
 # usage: [REPEATS=3] benches/scale.sh [SHARED_DIR] [OUT_DIR] [FACTORS] [BUDGETS_MIB]
 set -euo pipefail
@@ -17,8 +18,8 @@ bin=target/release/indexer
 for n in $factors; do
   [ -f "$out/docs-x$n.warc.gz" ] || python3 benches/scale.py "$n" "$out/docs-x$n.warc.gz" "$shared"/corpus/docs/*.warc.gz
 done
-echo "| budget MiB | size | pages | HTML MB | wall s | MB/s | peak RSS MB | rounds | peak state MB | s per 1× |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| budget MiB | size | sites | pages | HTML MB | wall s | MB/s | peak RSS MB | rounds | peak state MB | largest site MB | s per 1× |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for budget in $budgets; do
   for n in $factors; do
     : > "$out/time"
@@ -34,8 +35,10 @@ wall = statistics.median(float(w) for w, _ in runs)
 rss = statistics.median(int(r) for _, r in runs)
 s = json.load(open(summary_path))
 mb = s["html_bytes"] / 1e6
-print(f"| {budget} | {n}× | {s['pages']} | {mb:.0f} | {wall:.1f} | {mb / wall:.1f} "
-      f"| {rss / 1024:.0f} | {s['rounds']} | {s['peak_state_bytes'] / 1e6:.0f} | {wall / int(n):.2f} |")
+site = s["counters"].get("peak-site-state-bytes", 0) / 1e6
+print(f"| {budget} | {n}× | {s['counters'].get('sites', '-')} | {s['pages']} | {mb:.0f} | {wall:.1f} "
+      f"| {mb / wall:.1f} | {rss / 1024:.0f} | {s['rounds']} | {s['peak_state_bytes'] / 1e6:.0f} "
+      f"| {site:.1f} | {wall / int(n):.2f} |")
 PY
   done
 done

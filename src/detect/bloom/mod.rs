@@ -264,6 +264,10 @@ impl Detector for Bloom {
         let mut counters = std::collections::BTreeMap::new();
         counters.insert("sites".to_string(), self.model.sites() as u64);
         counters.insert(
+            "peak-site-state-bytes".to_string(),
+            self.model.largest_site_bytes() as u64,
+        );
+        counters.insert(
             "words-not-learned-site-full".to_string(),
             self.model.not_learned(),
         );

@@ -34,6 +34,20 @@ struct SiteModel {
 }
 
 impl SiteModel {
+    fn heap_bytes(&self, site: &str) -> usize {
+        let first = std::mem::size_of::<(u64, WordFeatureCluster)>() + 1;
+        let more = std::mem::size_of::<(u64, Vec<WordFeatureCluster>)>() + 1;
+        site.len()
+            + std::mem::size_of::<SiteModel>()
+            + self.first.capacity() * first
+            + self.more.capacity() * more
+            + self
+                .more
+                .values()
+                .map(|clusters| clusters.capacity() * std::mem::size_of::<WordFeatureCluster>())
+                .sum::<usize>()
+    }
+
     fn clusters(&self, key: u64) -> impl Iterator<Item = &WordFeatureCluster> {
         self.first
             .get(&key)
@@ -158,24 +172,19 @@ impl TemplateModel {
 
     /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        let first = std::mem::size_of::<(u64, WordFeatureCluster)>() + 1;
-        let more = std::mem::size_of::<(u64, Vec<WordFeatureCluster>)>() + 1;
         self.sites
             .iter()
-            .map(|(site, model)| {
-                site.capacity()
-                    + std::mem::size_of::<SiteModel>()
-                    + model.first.capacity() * first
-                    + model.more.capacity() * more
-                    + model
-                        .more
-                        .values()
-                        .map(|clusters| {
-                            clusters.capacity() * std::mem::size_of::<WordFeatureCluster>()
-                        })
-                        .sum::<usize>()
-            })
+            .map(|(site, model)| model.heap_bytes(site))
             .sum()
+    }
+
+    /// Approximate heap bytes held by the largest site's model.
+    pub fn largest_site_bytes(&self) -> usize {
+        self.sites
+            .iter()
+            .map(|(site, model)| model.heap_bytes(site))
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -239,5 +248,23 @@ mod tests {
         assert_eq!(model.not_learned(), 2);
         let seen = |site: &str, word: u64| model.clusters(site, BlockStyle(1), WordId(word)).len();
         assert_eq!((seen("a", 1), seen("a", 3), seen("b", 3)), (1, 0, 1));
+    }
+
+    #[test]
+    fn the_largest_site_is_measured_on_its_own() {
+        let mut model = TemplateModel::new(0.8);
+        assert_eq!(model.largest_site_bytes(), 0);
+        let block = |words: std::ops::Range<u64>| BlockSignatures {
+            style: BlockStyle(1),
+            words: words
+                .map(|w| (WordId(w), OffsetSignature::from_offsets(&[0])))
+                .collect(),
+        };
+        model.add_block("small", &block(0..3));
+        let small = model.heap_bytes();
+        model.add_block("large", &block(0..1000));
+        let large = model.largest_site_bytes();
+        assert_eq!(model.heap_bytes(), small + large);
+        assert!(large > 10 * small, "{large} against {small}");
     }
 }
