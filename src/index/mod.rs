@@ -286,6 +286,14 @@ impl IndexBuild {
         })
     }
 
+    /// Merges no segments for the rest of the build: the index keeps the segments as
+    /// written, and memory does not grow by the segments a merge maps back in.
+    pub fn hold_merges(&self) {
+        if let Some(writer) = &self.writer {
+            writer.set_merge_policy(Box::new(tantivy::merge_policy::NoMergePolicy));
+        }
+    }
+
     /// Adds one page.
     pub fn add(&mut self, page: &IndexedPage<'_>) -> Result<(), IndexError> {
         let fields = self.fields;
