@@ -276,32 +276,27 @@ pub fn build_index(
         scratch_dir: Some(index.to_path_buf()),
         ..options.clone()
     };
-    if splits_into_rounds(&input_set, options, writer_heap) {
+    let plan = MemoryPlan::new(&input_set, options, writer_heap);
+    if plan.rounds {
         // A crawl too large for one round would otherwise have tantivy merge ever larger
         // segments while the rounds run, mapping them back in: on the 32× docs crawl under
         // 512 MiB that took peak RSS to 530–597 MiB, against 465 MiB without merges at the
         // same speed (29 segments).
         writer.hold_merges();
     }
-    let mut summary = run(
-        &input_set,
-        options,
-        writer_heap,
-        progress,
-        &mut |decided: DecidedPage| {
-            let body = decided.kept_text();
-            let kept = decided.kept_blocks();
-            writer.add(&IndexedPage {
-                url: &decided.page.url,
-                site: &decided.page.site,
-                title: &decided.page.title,
-                body: &body,
-                kept_blocks: kept,
-                dropped_blocks: decided.keep.len() as u64 - kept,
-            })?;
-            Ok(())
-        },
-    )?;
+    let mut summary = run(&input_set, &plan, progress, &mut |decided: DecidedPage| {
+        let body = decided.kept_text();
+        let kept = decided.kept_blocks();
+        writer.add(&IndexedPage {
+            url: &decided.page.url,
+            site: &decided.page.site,
+            title: &decided.page.title,
+            body: &body,
+            kept_blocks: kept,
+            dropped_blocks: decided.keep.len() as u64 - kept,
+        })?;
+        Ok(())
+    })?;
     summary.inputs = inputs
         .iter()
         .map(|path| path.display().to_string())
@@ -333,7 +328,8 @@ pub fn extract(
 ) -> Result<BuildSummary, BuildError> {
     limit_malloc_arenas(options.threads);
     let input_set = InputSet::open(inputs, options.base_url.as_deref())?;
-    let mut summary = run(&input_set, options, 0, progress, emit)?;
+    let plan = MemoryPlan::new(&input_set, options, 0);
+    let mut summary = run(&input_set, &plan, progress, emit)?;
     summary.inputs = inputs
         .iter()
         .map(|path| path.display().to_string())
@@ -454,8 +450,7 @@ impl<'a> RecordSource<'a> {
     }
 }
 
-/// Runs detection over `inputs` within the memory budget. `reserved` bytes of the budget are
-/// taken by the caller (the index writer).
+/// Runs detection over `inputs` within the memory budget, as `plan` shares it out.
 ///
 /// Detector state grows with the sites learned. When the input might need more state than
 /// the budget leaves (input bytes × [`ASSUMED_EXPANSION`] × the detector's
@@ -468,19 +463,15 @@ impl<'a> RecordSource<'a> {
 /// and temporary disk space for the records (gzip); pages are emitted round by round.
 fn run(
     inputs: &InputSet,
-    options: &BuildOptions,
-    reserved: usize,
+    plan: &MemoryPlan,
     progress: &dyn Progress,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
-    let options = budgeted(options);
-    let state_budget = state_budget(&options, reserved);
-    let fixed = options.batch_memory + reserved + BASE_MEMORY;
-    let per_html_byte =
-        with_detector!(AnyDetector::new(&options), detector => detector.state_per_html_byte());
+    let options = &plan.options;
+    let (state_budget, per_html_byte) = (plan.state_budget, plan.per_html_byte);
 
-    let result = if !splits_into_rounds(inputs, &options, reserved) {
-        with_detector!(AnyDetector::new(&options), detector => run_with(detector, inputs, &options, RecordSource::Input(inputs), progress, emit))
+    let result = if !plan.rounds {
+        with_detector!(AnyDetector::new(options), detector => run_with(detector, inputs, options, RecordSource::Input(inputs), progress, emit))
             .map(|mut summary| {
                 summary.rounds = 1;
                 summary
@@ -489,16 +480,16 @@ fn run(
         (|| {
             let started = Instant::now();
             progress.start_pass("sizing sites");
-            let bucket_bytes = bucket_bytes(inputs, &options, progress)?;
+            let bucket_bytes = bucket_bytes(inputs, options, progress)?;
             let total_state = bucket_bytes.iter().sum::<u64>() as f64 * per_html_byte;
             let round_budget = state_budget.max(total_state / MAX_ROUNDS as f64);
             let (round_of_bucket, rounds) = plan_rounds(&bucket_bytes, per_html_byte, round_budget);
             progress.start_pass("splitting sites into rounds");
             let (partitions, mut total) =
-                partition(inputs, &round_of_bucket, rounds, &options, progress)?;
+                partition(inputs, &round_of_bucket, rounds, options, progress)?;
             for round in 0..partitions.len() {
                 let source = RecordSource::Partition(&partitions, round);
-                let part = with_detector!(AnyDetector::new(&options), detector => run_with(detector, inputs, &options, source, progress, emit))?;
+                let part = with_detector!(AnyDetector::new(options), detector => run_with(detector, inputs, options, source, progress, emit))?;
                 partitions.check(round)?;
                 total.absorb(part);
                 release_freed_memory();
@@ -511,7 +502,7 @@ fn run(
     progress.finish();
     result.map(|mut summary| {
         summary.memory_budget = options.memory_budget as u64;
-        summary.warnings = budget_warnings(&summary, options.memory_budget, fixed);
+        summary.warnings = budget_warnings(&summary, options.memory_budget, plan.fixed);
         summary
     })
 }
@@ -546,37 +537,44 @@ fn budget_warnings(summary: &BuildSummary, budget: usize, fixed: usize) -> Vec<S
     }
 }
 
-/// `options` with the batch of waiting pages held to an eighth of the memory budget.
-fn budgeted(options: &BuildOptions) -> BuildOptions {
-    let mut options = options.clone();
-    options.batch_memory = options
-        .batch_memory
-        .min(options.memory_budget / 8)
-        .max(1 << 20);
-    options
+/// How a run shares its memory budget, decided once before the run starts.
+struct MemoryPlan {
+    /// The options, with the batch of waiting pages held to an eighth of the budget.
+    options: BuildOptions,
+    /// Bytes left for detector state.
+    state_budget: f64,
+    /// Bytes taken before any detector state: the batch, the caller's reservation (the index
+    /// writer) and the base.
+    fixed: usize,
+    /// The detector's expected state per HTML byte.
+    per_html_byte: f64,
+    /// Whether the sites are split into rounds: the input might need more state than
+    /// `state_budget`.
+    rounds: bool,
 }
 
-/// Bytes of the budget left for detector state once the batch, `reserved` and the base are
-/// taken.
-fn state_budget(options: &BuildOptions, reserved: usize) -> f64 {
-    options
-        .memory_budget
-        .saturating_sub(options.batch_memory + reserved + BASE_MEMORY)
-        .max(1 << 20) as f64
-}
-
-/// Whether a run over `inputs` will split its sites into rounds: the input might need more
-/// detector state than the budget leaves.
-pub(crate) fn splits_into_rounds(
-    inputs: &InputSet,
-    options: &BuildOptions,
-    reserved: usize,
-) -> bool {
-    let options = budgeted(options);
-    let per_html_byte =
-        with_detector!(AnyDetector::new(&options), detector => detector.state_per_html_byte());
-    let estimate = inputs.total_bytes() as f64 * ASSUMED_EXPANSION * per_html_byte;
-    !(per_html_byte == 0.0 || estimate <= state_budget(&options, reserved) || options.one_pass)
+impl MemoryPlan {
+    /// The plan for `inputs` when the caller keeps `reserved` bytes of the budget.
+    fn new(inputs: &InputSet, options: &BuildOptions, reserved: usize) -> Self {
+        let mut options = options.clone();
+        options.batch_memory = options
+            .batch_memory
+            .min(options.memory_budget / 8)
+            .max(1 << 20);
+        let fixed = options.batch_memory + reserved + BASE_MEMORY;
+        let state_budget = options.memory_budget.saturating_sub(fixed).max(1 << 20) as f64;
+        let per_html_byte =
+            with_detector!(AnyDetector::new(&options), detector => detector.state_per_html_byte());
+        let estimate = inputs.total_bytes() as f64 * ASSUMED_EXPANSION * per_html_byte;
+        let rounds = per_html_byte > 0.0 && estimate > state_budget && !options.one_pass;
+        MemoryPlan {
+            options,
+            state_budget,
+            fixed,
+            per_html_byte,
+            rounds,
+        }
+    }
 }
 
 /// Groups site buckets, in order, into rounds whose expected state fits `state_budget`
