@@ -98,8 +98,8 @@ fn stages(c: &mut Criterion) {
             detector,
             ..BuildOptions::default()
         };
-        let index = workdir.path().join(detector.as_str());
-        group.bench_function(format!("build data/: {}", detector.as_str()), |b| {
+        let index = workdir.path().join(detector.name());
+        group.bench_function(format!("build data/: {}", detector.name()), |b| {
             b.iter(|| {
                 build_index(&inputs, &index, &options, &NoProgress)
                     .expect("builds")

@@ -21,7 +21,6 @@ pub mod build;
 pub mod detect;
 pub mod eval;
 pub mod index;
-pub mod partition;
 pub mod read;
 pub mod search;
 pub mod segment;

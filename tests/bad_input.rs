@@ -1,17 +1,12 @@
 //! Bad input through the real binary: a clear message or a counted skip, never a panic.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn indexer(args: &[&str], inputs: &[&Path]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_indexer"))
-        .args(args)
-        .args(inputs)
-        .output()
-        .expect("run indexer")
-}
+mod common;
+use common::{NO_INPUTS, indexer};
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
@@ -96,14 +91,17 @@ fn a_missing_path_is_named_in_the_error() {
 
 #[test]
 fn invalid_arguments_exit_with_two() {
-    let output = indexer(&["build"], &[]);
+    let output = indexer(&["build"], NO_INPUTS);
     assert_eq!(output.status.code(), Some(2));
     let output = indexer(
         &["extract", "--detector", "no-such-detector", "x.warc"],
-        &[],
+        NO_INPUTS,
     );
     assert_eq!(output.status.code(), Some(2));
-    let output = indexer(&["extract", "--bloom-drop-ratio", "1.5", "x.warc"], &[]);
+    let output = indexer(
+        &["extract", "--bloom-drop-ratio", "1.5", "x.warc"],
+        NO_INPUTS,
+    );
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("not between 0 and 1"),
@@ -262,7 +260,7 @@ fn search_and_stats_on_a_missing_empty_or_corrupt_index_fail_clearly() {
             vec!["search", index.to_str().unwrap(), "hello"],
             vec!["stats", index.to_str().unwrap()],
         ] {
-            let output = indexer(&command, &[]);
+            let output = indexer(&command, NO_INPUTS);
             assert_no_panic(&output);
             assert_eq!(output.status.code(), Some(1), "{command:?}");
             let message = stderr(&output);

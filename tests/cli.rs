@@ -1,31 +1,12 @@
 //! End to end: the real `indexer` binary on the committed sample in `data/`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
 mod common;
-use common::sample;
-
-fn indexer(args: &[&str], extra: &[PathBuf]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_indexer"))
-        .args(args)
-        .args(extra)
-        .output()
-        .expect("run indexer")
-}
-
-fn ok(output: Output) -> String {
-    assert!(
-        output.status.success(),
-        "indexer failed: {}\n{}",
-        String::from_utf8_lossy(&output.stderr),
-        String::from_utf8_lossy(&output.stdout)
-    );
-    String::from_utf8(output.stdout).expect("utf-8 stdout")
-}
+use common::{NO_INPUTS, indexer, ok, sample};
 
 /// Indexes of the sample, built once per test binary: (bloom, none).
 fn indexes() -> (&'static Path, &'static Path) {
@@ -57,7 +38,7 @@ fn search(index: &Path, query: &str, n: usize) -> Vec<Value> {
             &n.to_string(),
             "--json",
         ],
-        &[],
+        NO_INPUTS,
     ));
     serde_json::from_str::<Value>(&out)
         .unwrap()
@@ -117,7 +98,7 @@ fn compare_shows_fewer_postings_for_bloom() {
             bloom.to_str().unwrap(),
             "--json",
         ],
-        &[],
+        NO_INPUTS,
     ));
     let report: Value = serde_json::from_str(&out).unwrap();
     let figure = |name: &str| {
@@ -142,7 +123,10 @@ fn compare_shows_fewer_postings_for_bloom() {
 #[test]
 fn stats_reports_the_stored_build_summary() {
     let (bloom, _) = indexes();
-    let out = ok(indexer(&["stats", bloom.to_str().unwrap(), "--json"], &[]));
+    let out = ok(indexer(
+        &["stats", bloom.to_str().unwrap(), "--json"],
+        NO_INPUTS,
+    ));
     let stats: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(stats["index"]["documents"], 100);
     assert_eq!(stats["build"]["pages"], 100);
@@ -172,7 +156,7 @@ fn a_failed_build_leaves_the_previous_index_intact() {
     let index = dir.path().join("idx");
     let index_arg = index.to_str().unwrap();
     ok(indexer(&["build", "--index", index_arg], &sample()[1..2]));
-    let before = ok(indexer(&["stats", index_arg, "--json"], &[]));
+    let before = ok(indexer(&["stats", index_arg, "--json"], NO_INPUTS));
 
     let garbage = dir.path().join("garbage.warc");
     std::fs::write(&garbage, b"\x00\x01this is not a web archive\xff\xfe").unwrap();
@@ -185,7 +169,10 @@ fn a_failed_build_leaves_the_previous_index_intact() {
     assert!(message.contains("no HTML pages"), "{message}");
     assert!(!message.contains("panicked"), "{message}");
 
-    assert_eq!(ok(indexer(&["stats", index_arg, "--json"], &[])), before);
+    assert_eq!(
+        ok(indexer(&["stats", index_arg, "--json"], NO_INPUTS)),
+        before
+    );
     let hits = search(&index, "ownership", 3);
     assert!(!hits.is_empty());
 }

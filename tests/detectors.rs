@@ -3,29 +3,11 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
 mod common;
-use common::sample;
-
-fn indexer(args: &[&str], inputs: &[PathBuf]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_indexer"))
-        .args(args)
-        .args(inputs)
-        .output()
-        .expect("run indexer")
-}
-
-fn ok(output: Output) -> String {
-    assert!(
-        output.status.success(),
-        "indexer failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).expect("utf-8 stdout")
-}
+use common::{indexer, ok, sample};
 
 /// Kept text per URL, from `indexer extract`.
 fn extract(args: &[&str], inputs: &[PathBuf]) -> BTreeMap<String, String> {

@@ -1,27 +1,13 @@
 //! `indexer eval` end to end: agreement with the shared scorer, MRR on a hand-made index, and
 //! the chart.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
 mod common;
-use common::{repo, sample, sample_files};
-
-fn indexer(args: &[&str], inputs: &[PathBuf]) -> Vec<u8> {
-    let output = Command::new(env!("CARGO_BIN_EXE_indexer"))
-        .args(args)
-        .args(inputs)
-        .output()
-        .expect("run indexer");
-    assert!(
-        output.status.success(),
-        "indexer failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output.stdout
-}
+use common::{indexer, ok, repo, sample, sample_files};
 
 fn row<'a>(report: &'a Value, name: &str) -> &'a Value {
     report["rows"]
@@ -35,10 +21,10 @@ fn row<'a>(report: &'a Value, name: &str) -> &'a Value {
 #[test]
 fn eval_agrees_with_the_shared_scorer() {
     let labels = repo().join("data/*.labels.jsonl.gz");
-    let report: Value = serde_json::from_slice(&indexer(
+    let report: Value = serde_json::from_str(&ok(indexer(
         &["eval", "--json", "--labels", labels.to_str().unwrap()],
         &sample(),
-    ))
+    )))
     .unwrap();
     let bloom = &row(&report, "bloom")["quality"];
     assert_eq!(report["labelled_pages"], 100);
@@ -58,7 +44,7 @@ fn eval_agrees_with_the_shared_scorer() {
     }
     let dir = tempfile::tempdir().unwrap();
     let predictions = dir.path().join("bloom.jsonl");
-    std::fs::write(&predictions, indexer(&["extract"], &sample())).unwrap();
+    std::fs::write(&predictions, ok(indexer(&["extract"], &sample()))).unwrap();
     let label_files = sample_files("labels.jsonl.gz");
     let output = Command::new("python3")
         .arg(&scorer)
@@ -124,7 +110,7 @@ fn mrr_on_a_hand_made_three_page_index() {
         ]
         .concat(),
     );
-    let report: Value = serde_json::from_slice(&indexer(
+    let report: Value = serde_json::from_str(&ok(indexer(
         &[
             "eval",
             "--json",
@@ -136,7 +122,7 @@ fn mrr_on_a_hand_made_three_page_index() {
             labels.to_str().unwrap(),
         ],
         &[site],
-    ))
+    )))
     .unwrap();
     let title = &row(&report, "none")["retrieval"]["title"];
     assert_eq!(title["queries"], 3);
@@ -157,7 +143,7 @@ fn the_chart_is_an_svg_with_one_bar_group_per_index() {
     let dir = tempfile::tempdir().unwrap();
     let chart = dir.path().join("chart.svg");
     let labels = repo().join("data/*.labels.jsonl.gz");
-    indexer(
+    ok(indexer(
         &[
             "eval",
             "--labels",
@@ -166,7 +152,7 @@ fn the_chart_is_an_svg_with_one_bar_group_per_index() {
             chart.to_str().unwrap(),
         ],
         &sample(),
-    );
+    ));
     let svg = std::fs::read_to_string(&chart).unwrap();
     assert!(
         svg.trim_start().starts_with("<svg"),

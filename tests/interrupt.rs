@@ -3,22 +3,14 @@
 #![cfg(unix)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 mod common;
-use common::sample;
-
-fn indexer(args: &[&str], inputs: &[PathBuf]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_indexer"))
-        .args(args)
-        .args(inputs)
-        .output()
-        .expect("run indexer")
-}
+use common::{NO_INPUTS, indexer, sample};
 
 fn spawn_build(index: &Path, inputs: &[PathBuf], extra: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_indexer"))
@@ -46,7 +38,7 @@ fn long_input() -> Vec<PathBuf> {
 }
 
 fn documents(index: &Path) -> u64 {
-    let out = indexer(&["stats", index.to_str().unwrap(), "--json"], &[]);
+    let out = indexer(&["stats", index.to_str().unwrap(), "--json"], NO_INPUTS);
     assert!(
         out.status.success(),
         "stats failed: {}",
@@ -64,7 +56,7 @@ fn assert_searchable(index: &Path) {
             "ownership rules",
             "--json",
         ],
-        &[],
+        NO_INPUTS,
     );
     assert!(
         out.status.success(),

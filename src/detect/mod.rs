@@ -3,18 +3,21 @@
 //! Every detector implements [`Detector`]: an *observe* step that turns one segmented page
 //! into what the detector learns from (run on worker threads), a *learn* step that folds
 //! observations into per-site statistics (run in input order), and a *decide* step. Whether a
-//! build makes one pass or two follows from [`Detector::passes`] and is acted on in one
-//! place, [`crate::build`]. Adding a detector means a folder here and a line in
-//! [`DetectorKind`].
+//! build makes one pass or two follows from [`Detector::PASSES`] and is acted on in one
+//! place, [`crate::build`].
+//!
+//! Adding a detector means a folder here (the detector and its settings type) and one entry
+//! in [`registry`], the only list of detectors; the command line adds one flag group.
 
 pub mod bloom;
 pub mod incremental;
 pub mod menu;
 pub mod none;
+mod registry;
 pub mod sandwich;
 pub mod table_chunk;
 
-use std::collections::BTreeMap;
+pub use registry::{DetectorKind, DetectorSettings, DetectorVisitor, UnknownName};
 
 use crate::segment::{SegmentOptions, SegmentedPage};
 
@@ -108,6 +111,16 @@ pub fn normalized_url(url: &str) -> String {
     }
 }
 
+/// The value of the counter `name`, for detector tests.
+#[cfg(test)]
+pub(crate) fn counter(counters: &[Counter], name: &str) -> u64 {
+    counters
+        .iter()
+        .find(|counter| counter.name == name)
+        .map(|counter| counter.value)
+        .unwrap_or_else(|| panic!("no counter {name}"))
+}
+
 /// Segments `html` as `options` say, for detector tests.
 #[cfg(test)]
 pub(crate) fn test_page(url: &str, html: &str, options: SegmentOptions) -> SegmentedPage {
@@ -130,16 +143,87 @@ pub enum Passes {
     One,
 }
 
+/// A setting that takes one of a few named values (`--sandwich-unit line|token`): what a
+/// command line needs to offer and parse it, without the library knowing the command line.
+pub trait Choice: Copy + PartialEq + Sized + 'static {
+    /// Every value, in the order they are listed.
+    const ALL: &'static [Self];
+
+    /// The value's name on the command line and in settings (kebab-case).
+    fn name(self) -> &'static str;
+
+    /// One line saying what the value means.
+    fn about(self) -> &'static str;
+
+    /// The value called `name`.
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|value| value.name() == name)
+    }
+}
+
+/// How a counter of two rounds of the same run (or two shards) combines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Merge {
+    /// Counts of events or things: added.
+    Sum,
+    /// Peaks (the largest site, a high-water mark): the larger is kept.
+    Max,
+}
+
+/// A figure a detector reports in the build summary (see [`Detector::counters`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counter {
+    /// Its name in the summary (kebab-case).
+    pub name: &'static str,
+    /// Its value.
+    pub value: u64,
+    /// How it combines across rounds and shards.
+    pub merge: Merge,
+}
+
+impl Counter {
+    /// A count: summed across rounds.
+    pub fn sum(name: &'static str, value: u64) -> Self {
+        Counter {
+            name,
+            value,
+            merge: Merge::Sum,
+        }
+    }
+
+    /// A peak: the largest across rounds.
+    pub fn max(name: &'static str, value: u64) -> Self {
+        Counter {
+            name,
+            value,
+            merge: Merge::Max,
+        }
+    }
+}
+
 /// A template detector.
-pub trait Detector: Send + Sync {
+pub trait Detector: Send + Sync + Sized {
+    /// The detector's name, as given to `--detector` and stored in build summaries.
+    const NAME: &'static str;
+
+    /// One line, in plain words, saying how it decides (for `--help`).
+    const ABOUT: &'static str;
+
+    /// One pass or two.
+    const PASSES: Passes;
+
+    /// About how many bytes of state the detector holds per byte of HTML learned; plans how
+    /// many sites a build handles at once within its memory budget (0: no state).
+    const STATE_PER_HTML_BYTE: f64;
+
+    /// Its thresholds and options; the defaults are the detector's defaults.
+    type Settings: Clone + Default + serde::Serialize + Send + Sync;
+
     /// What the learn step takes from one page; made on worker threads.
     type Observation: Send;
 
-    /// The detector's name as given to `--detector`.
-    fn name(&self) -> &'static str;
-
-    /// One pass or two.
-    fn passes(&self) -> Passes;
+    /// A detector with no state yet.
+    fn new(settings: Self::Settings) -> Self;
 
     /// How pages are cut into blocks for this detector.
     fn segment_options(&self) -> SegmentOptions {
@@ -183,52 +267,12 @@ pub trait Detector: Send + Sync {
     /// Approximate bytes of per-site state held now.
     fn state_bytes(&self) -> usize;
 
-    /// About how many bytes of state the detector holds per byte of HTML learned; plans how
-    /// many sites a build handles at once within its memory budget (0: no state).
-    fn state_per_html_byte(&self) -> f64 {
-        1.0
-    }
-
-    /// The detector's thresholds, for the build summary.
+    /// The detector's settings, for the build summary.
     fn settings(&self) -> serde_json::Value;
 
-    /// Counts worth reporting in the build summary (for example, pages decided by a
-    /// fallback), by name.
-    fn counters(&self) -> BTreeMap<String, u64> {
-        BTreeMap::new()
-    }
-}
-
-/// The detectors `--detector` can name.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum DetectorKind {
-    /// Chen, Ye & Li (2006): offset signatures within block-style clusters.
-    Bloom,
-    /// Rowlands, Thomas & Wan (2009): lines shared with a peer page of the same directory.
-    Sandwich,
-    /// Ma, Goharian & Chowdhury (2003): frequent text chunks between table tags.
-    TableChunk,
-    /// Wang, Fang, Cheng, Guo & Xu (2008): one pass, a text-segment table with shrinkage.
-    Incremental,
-    /// Alarte, Insa, Silva & Tamarit (2015): tree mapping with mutually linked menu pages.
-    Menu,
-    /// Keeps every block: the baseline.
-    None,
-}
-
-impl DetectorKind {
-    /// The name used on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DetectorKind::Bloom => "bloom",
-            DetectorKind::Sandwich => "sandwich",
-            DetectorKind::TableChunk => "table-chunk",
-            DetectorKind::Incremental => "incremental",
-            DetectorKind::Menu => "menu",
-            DetectorKind::None => "none",
-        }
+    /// Figures worth reporting in the build summary (for example, pages decided by a
+    /// fallback), each saying how it combines across rounds.
+    fn counters(&self) -> Vec<Counter> {
+        Vec::new()
     }
 }

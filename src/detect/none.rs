@@ -7,15 +7,21 @@ use crate::segment::SegmentedPage;
 #[derive(Debug, Default)]
 pub struct KeepEverything;
 
+/// `none` has no settings (stored in a summary as `{}`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NoSettings {}
+
 impl Detector for KeepEverything {
+    const NAME: &'static str = "none";
+    const ABOUT: &'static str = "Keeps every block: the baseline";
+    const PASSES: Passes = Passes::One;
+    const STATE_PER_HTML_BYTE: f64 = 0.0;
+
+    type Settings = NoSettings;
     type Observation = ();
 
-    fn name(&self) -> &'static str {
-        "none"
-    }
-
-    fn passes(&self) -> Passes {
-        Passes::One
+    fn new(_settings: NoSettings) -> Self {
+        KeepEverything
     }
 
     fn observe(&self, _page: &SegmentedPage, _html: &str) {}
@@ -33,10 +39,6 @@ impl Detector for KeepEverything {
 
     fn state_bytes(&self) -> usize {
         0
-    }
-
-    fn state_per_html_byte(&self) -> f64 {
-        0.0
     }
 
     fn settings(&self) -> serde_json::Value {

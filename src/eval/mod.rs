@@ -175,19 +175,13 @@ pub fn evaluate(
     }
     let mut rows = Vec::new();
     for kind in kinds {
-        let path = workdir.path().join(kind.as_str());
+        let path = workdir.path().join(kind.name());
         let run = BuildOptions {
             detector: kind,
             ..options.clone()
         };
         let summary = build_index(inputs, &path, &run, progress)?;
-        rows.push(measure(
-            kind.as_str(),
-            &path,
-            labels,
-            seed,
-            summary.seconds,
-        )?);
+        rows.push(measure(kind.name(), &path, labels, seed, summary.seconds)?);
     }
     let oracle = workdir.path().join("oracle");
     build_oracle(&oracle, labels)?;

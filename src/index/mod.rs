@@ -8,6 +8,7 @@
 //!   CURRENT          name of the live generation (replaced atomically by rename)
 //!   LOCK             held (advisory file lock) while a build runs
 //!   gen-<id>/        one complete tantivy index + build.json
+//!   rounds-<random>/ scratch files of a build in rounds (see IndexBuild::scratch_dir)
 //! ```
 //!
 //! A build writes a new generation and only then points `CURRENT` at it, so a failed or
@@ -47,7 +48,7 @@ const GENERATION_PREFIX: &str = "gen-";
 
 /// Directories a build may write scratch files into, inside the index directory (under the
 /// lock), named with this prefix; left-overs of a killed build are removed by the next.
-pub const SCRATCH_PREFIX: &str = "rounds-";
+const SCRATCH_PREFIX: &str = "rounds-";
 
 /// Errors of the index stage.
 #[derive(Debug, thiserror::Error)]
@@ -284,6 +285,16 @@ impl IndexBuild {
             _lock: lock,
             committed: false,
         })
+    }
+
+    /// A new, empty directory for a build's temporary files, inside the index directory and
+    /// so under its lock; removed when the returned value is dropped, and by the next build
+    /// if this one is killed.
+    pub fn scratch_dir(&self) -> Result<tempfile::TempDir, IndexError> {
+        tempfile::Builder::new()
+            .prefix(SCRATCH_PREFIX)
+            .tempdir_in(&self.root)
+            .map_err(io_error("create a scratch directory in", &self.root))
     }
 
     /// Merges no segments for the rest of the build: the index keeps the segments as

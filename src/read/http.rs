@@ -221,7 +221,7 @@ pub(crate) fn decode_content(
         };
         body = match decoded {
             Ok(decoded) => decoded,
-            Err(DecodeError::Bad(_)) if super::page::sniffs_as_html(&body) => body,
+            Err(DecodeError::Bad(_)) if super::sniff::sniffs_as_html(&body) => body,
             Err(error) => {
                 return Err(match error {
                     DecodeError::Bad(message) => DecodeError::Bad(format!("{coding}: {message}")),

@@ -159,7 +159,9 @@ impl InputSet {
     pub fn record_at(&self, location: RecordLocation, url: &str) -> Option<Record> {
         let input = self.inputs.get(location.input as usize)?;
         let mut record = match input {
-            Input::Html { path, url, .. } => read_html_file(path, url, self.limits).ok()?,
+            Input::Html { path, url, .. } => {
+                read_html_file(path, url, location.input, self.limits).ok()?
+            }
             Input::Warc { path, .. } => {
                 let file = File::open(path).ok()?;
                 // SAFETY: as in `open_warc`: only read, inputs assumed unchanged during a run.
@@ -167,6 +169,7 @@ impl InputSet {
                 let stream = Stream::starting_at(map, location.offset);
                 let records = WarcRecords::new(
                     stream,
+                    location.input,
                     path.display().to_string(),
                     self.limits.max_record_bytes,
                 );
@@ -176,7 +179,8 @@ impl InputSet {
                     .find(|record| record.url == url)?
             }
         };
-        record.source_input = location.input;
+        // Read from the middle of a gzip member, the record sees its offset from there: it
+        // lies where it was first found.
         record.source_offset = location.offset;
         Some(record)
     }
@@ -220,26 +224,21 @@ impl Iterator for Records<'_> {
         loop {
             if let Some(records) = &mut self.current {
                 if let Some(item) = records.next() {
-                    return Some(item.map(|mut record| {
-                        record.source_input = self.index - 1;
-                        record
-                    }));
+                    return Some(item);
                 }
                 self.current = None;
             }
             let input = self.inputs.next()?;
+            let number = self.index;
             self.index += 1;
             match input {
-                Input::Warc { path, .. } => match open_warc(path, self.limits) {
+                Input::Warc { path, .. } => match open_warc(path, number, self.limits) {
                     Ok(Some(records)) => self.current = Some(records),
                     Ok(None) => {}
                     Err(skip) => return Some(Err(skip)),
                 },
                 Input::Html { path, url, .. } => {
-                    return Some(read_html_file(path, url, self.limits).map(|mut record| {
-                        record.source_input = self.index - 1;
-                        record
-                    }));
+                    return Some(read_html_file(path, url, number, self.limits));
                 }
             }
         }
@@ -247,7 +246,7 @@ impl Iterator for Records<'_> {
 }
 
 /// Maps a WARC file and starts reading it; `None` for an empty file.
-fn open_warc(path: &Path, limits: ReadLimits) -> Result<Option<WarcRecords>, Skip> {
+fn open_warc(path: &Path, input: u32, limits: ReadLimits) -> Result<Option<WarcRecords>, Skip> {
     let unreadable = |error: io::Error| {
         Skip::new(
             SkipReason::UnreadableFile,
@@ -270,13 +269,14 @@ fn open_warc(path: &Path, limits: ReadLimits) -> Result<Option<WarcRecords>, Ski
     let label = path.display().to_string();
     Ok(Some(WarcRecords::new(
         Stream::new(map),
+        input,
         label,
         limits.max_record_bytes,
     )))
 }
 
-/// Reads one HTML file of a folder into a record.
-fn read_html_file(path: &Path, url: &str, limits: ReadLimits) -> Result<Record, Skip> {
+/// Reads one HTML file of a folder, input number `input`, into a record.
+fn read_html_file(path: &Path, url: &str, input: u32, limits: ReadLimits) -> Result<Record, Skip> {
     let skip = |reason: SkipReason, message: String| {
         Skip::new(
             reason,
@@ -301,7 +301,7 @@ fn read_html_file(path: &Path, url: &str, limits: ReadLimits) -> Result<Record, 
         content_type: None,
         block,
         source_offset: 0,
-        source_input: 0,
+        source_input: input,
     })
 }
 

@@ -20,6 +20,7 @@ mod http;
 mod inputs;
 mod page;
 mod site;
+mod sniff;
 mod source;
 mod warc;
 
@@ -103,11 +104,14 @@ pub enum SkipReason {
     NotHtml,
     /// A whole file that could not be read as WARC (neither WARC nor gzip, or an I/O error).
     UnreadableFile,
+    /// An HTML document the parser gave up on while segmenting it (met after reading, in
+    /// [`crate::segment`]).
+    HtmlParserFailed,
 }
 
 impl SkipReason {
     /// Every reason, in declaration order.
-    pub const ALL: [SkipReason; 10] = [
+    pub const ALL: [SkipReason; 11] = [
         SkipReason::NonPageRecord,
         SkipReason::BrokenRecordHeaders,
         SkipReason::TruncatedRecord,
@@ -118,6 +122,7 @@ impl SkipReason {
         SkipReason::BadContentEncoding,
         SkipReason::NotHtml,
         SkipReason::UnreadableFile,
+        SkipReason::HtmlParserFailed,
     ];
 
     /// A stable kebab-case name, e.g. `"truncated-record"`.
@@ -133,6 +138,7 @@ impl SkipReason {
             SkipReason::BadContentEncoding => "bad-content-encoding",
             SkipReason::NotHtml => "not-html",
             SkipReason::UnreadableFile => "unreadable-file",
+            SkipReason::HtmlParserFailed => "html-parser",
         }
     }
 }
@@ -236,6 +242,7 @@ pub fn records_in_bytes(bytes: &[u8], max_record_bytes: usize) -> Vec<Result<Rec
     match map {
         Ok(map) => warc::WarcRecords::new(
             source::Stream::new(map),
+            0,
             "<memory>".to_string(),
             max_record_bytes,
         )

@@ -101,6 +101,8 @@ enum Disposition {
 /// The records of one WARC file.
 pub(crate) struct WarcRecords {
     stream: Stream,
+    /// Which input of its [`super::InputSet`] the file is ([`Record::source_input`]).
+    input: u32,
     /// The file's name, for skip details.
     file_label: String,
     max_record_bytes: usize,
@@ -114,9 +116,16 @@ pub(crate) struct WarcRecords {
 }
 
 impl WarcRecords {
-    pub(crate) fn new(stream: Stream, file_label: String, max_record_bytes: usize) -> Self {
+    /// The records of `stream`, the file `file_label` and input number `input`.
+    pub(crate) fn new(
+        stream: Stream,
+        input: u32,
+        file_label: String,
+        max_record_bytes: usize,
+    ) -> Self {
         WarcRecords {
             stream,
+            input,
             file_label,
             max_record_bytes,
             pending: VecDeque::new(),
@@ -406,7 +415,7 @@ impl WarcRecords {
                         content_type,
                         block,
                         source_offset: offset,
-                        source_input: 0,
+                        source_input: self.input,
                     }));
                 }
                 _ => {
@@ -492,7 +501,7 @@ mod tests {
         file.write_all(bytes).unwrap();
         // SAFETY: the temporary file is private to this test and not modified while mapped.
         let map = unsafe { memmap2::Mmap::map(&file).unwrap() };
-        WarcRecords::new(Stream::new(map), "test.warc".into(), 1 << 20).collect()
+        WarcRecords::new(Stream::new(map), 0, "test.warc".into(), 1 << 20).collect()
     }
 
     fn records_of_fixture(name: &str) -> Vec<Result<Record, Skip>> {

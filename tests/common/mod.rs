@@ -1,7 +1,33 @@
 //! Paths shared by the end-to-end tests. Each test binary uses a part of them.
 #![allow(dead_code)]
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// No input paths, for commands that take none (`stats IDX`).
+pub const NO_INPUTS: &[&str] = &[];
+
+/// Runs the `indexer` binary with `args`, then `inputs`.
+pub fn indexer<P: AsRef<OsStr>>(args: &[&str], inputs: &[P]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(args)
+        .args(inputs)
+        .output()
+        .expect("run indexer")
+}
+
+/// The standard output of a run that must have succeeded (its stderr and stdout are shown
+/// when it did not).
+pub fn ok(output: Output) -> String {
+    assert!(
+        output.status.success(),
+        "indexer failed: {}\n{}",
+        String::from_utf8_lossy(&output.stderr),
+        String::from_utf8_lossy(&output.stdout)
+    );
+    String::from_utf8(output.stdout).expect("utf-8 stdout")
+}
 
 /// The repository root.
 pub fn repo() -> PathBuf {

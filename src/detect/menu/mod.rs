@@ -16,13 +16,12 @@
 //! that section, so the search and the reads are not repeated for every page. When no
 //! complete subdigraph of the asked size exists, the largest found is used, and counted.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Detector, PageSource, Passes, normalized_url, url_directory};
+use super::{Counter, Detector, PageSource, Passes, normalized_url, url_directory};
 use crate::segment::{DomTree, Granularity, SegmentOptions, SegmentedPage};
 
 /// The settings of `menu`.
@@ -87,24 +86,6 @@ pub struct Menu {
 }
 
 impl Menu {
-    /// A detector with `settings` and no link graph.
-    pub fn new(settings: MenuSettings) -> Self {
-        Menu {
-            settings,
-            ids: FxHashMap::default(),
-            out_links: Vec::new(),
-            ordered_links: Vec::new(),
-            names: Vec::new(),
-            sections: Mutex::new(FxHashMap::default()),
-            complete: AtomicU64::new(0),
-            partial: AtomicU64::new(0),
-            alone: AtomicU64::new(0),
-            section_reuses: AtomicU64::new(0),
-            pages_read: AtomicU64::new(0),
-            unreadable: AtomicU64::new(0),
-        }
-    }
-
     fn id_of(&mut self, url: &str) -> u32 {
         if let Some(&id) = self.ids.get(url) {
             return id;
@@ -317,14 +298,32 @@ fn same_host_links(page: &SegmentedPage, max: usize) -> Vec<String> {
 }
 
 impl Detector for Menu {
+    const NAME: &'static str = "menu";
+    const ABOUT: &'static str =
+        "Alarte, Insa, Silva & Tamarit (2015): tree mapping with mutually linked menu pages";
+    const PASSES: Passes = Passes::Two;
+    // Measured 0.02 on the docs corpus (its waiting pages are bounded by the batch).
+    const STATE_PER_HTML_BYTE: f64 = 0.05;
+
+    type Settings = MenuSettings;
     type Observation = PageLinks;
 
-    fn name(&self) -> &'static str {
-        "menu"
-    }
-
-    fn passes(&self) -> Passes {
-        Passes::Two
+    /// A detector with `settings` and no link graph.
+    fn new(settings: MenuSettings) -> Self {
+        Menu {
+            settings,
+            ids: FxHashMap::default(),
+            out_links: Vec::new(),
+            ordered_links: Vec::new(),
+            names: Vec::new(),
+            sections: Mutex::new(FxHashMap::default()),
+            complete: AtomicU64::new(0),
+            partial: AtomicU64::new(0),
+            alone: AtomicU64::new(0),
+            section_reuses: AtomicU64::new(0),
+            pages_read: AtomicU64::new(0),
+            unreadable: AtomicU64::new(0),
+        }
     }
 
     fn segment_options(&self) -> SegmentOptions {
@@ -411,11 +410,6 @@ impl Detector for Menu {
                 .sum::<usize>()
     }
 
-    fn state_per_html_byte(&self) -> f64 {
-        // Measured 0.02 on the docs corpus (its waiting pages are bounded by the batch).
-        0.05
-    }
-
     fn state_bytes(&self) -> usize {
         let names: usize = self.names.iter().map(|n| 2 * (24 + n.capacity())).sum();
         let links: usize = self
@@ -442,35 +436,30 @@ impl Detector for Menu {
         serde_json::to_value(self.settings).unwrap_or_default()
     }
 
-    fn counters(&self) -> BTreeMap<String, u64> {
-        let mut counters = BTreeMap::new();
+    fn counters(&self) -> Vec<Counter> {
         let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
-        counters.insert(
-            "pages-with-complete-subdigraph".into(),
-            load(&self.complete),
-        );
-        counters.insert(
-            "pages-with-smaller-subdigraph-fallback".into(),
-            load(&self.partial),
-        );
-        counters.insert("pages-without-linked-peers".into(), load(&self.alone));
-        counters.insert(
-            "pages-reusing-section-pages".into(),
-            load(&self.section_reuses),
-        );
-        counters.insert("pages-read-again".into(), load(&self.pages_read));
-        counters.insert("pages-not-read-again".into(), load(&self.unreadable));
-        counters.insert(
-            "link-graph-pages".into(),
-            self.out_links.iter().flatten().count() as u64,
-        );
-        counters
+        vec![
+            Counter::sum("pages-with-complete-subdigraph", load(&self.complete)),
+            Counter::sum(
+                "pages-with-smaller-subdigraph-fallback",
+                load(&self.partial),
+            ),
+            Counter::sum("pages-without-linked-peers", load(&self.alone)),
+            Counter::sum("pages-reusing-section-pages", load(&self.section_reuses)),
+            Counter::sum("pages-read-again", load(&self.pages_read)),
+            Counter::sum("pages-not-read-again", load(&self.unreadable)),
+            Counter::sum(
+                "link-graph-pages",
+                self.out_links.iter().flatten().count() as u64,
+            ),
+        ]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detect::counter;
     use crate::detect::test_page;
 
     fn tree_of(html: &str) -> (DomTree, Vec<Vec<u32>>, SegmentedPage) {
@@ -582,7 +571,10 @@ mod tests {
             .map(|(b, _)| b.text.as_str())
             .collect();
         assert_eq!(kept, ["About a", "Only a says this."]);
-        assert_eq!(detector.counters()["pages-with-complete-subdigraph"], 1);
+        assert_eq!(
+            counter(&detector.counters(), "pages-with-complete-subdigraph"),
+            1
+        );
 
         // Page e is in no menu, so it has no mutually linked pages of its own; it uses the
         // pages found for its section.
@@ -590,7 +582,10 @@ mod tests {
         let observation = detector.observe(&page, "");
         let keep = detector.decide(&page, &observation, &site);
         assert_eq!(keep.iter().filter(|k| !**k).count(), 5);
-        assert_eq!(detector.counters()["pages-reusing-section-pages"], 1);
+        assert_eq!(
+            counter(&detector.counters(), "pages-reusing-section-pages"),
+            1
+        );
     }
 
     #[test]
@@ -610,7 +605,10 @@ mod tests {
                 .iter()
                 .all(|&k| k)
         );
-        assert_eq!(detector.counters()["pages-without-linked-peers"], 1);
+        assert_eq!(
+            counter(&detector.counters(), "pages-without-linked-peers"),
+            1
+        );
     }
 
     #[test]
@@ -630,7 +628,10 @@ mod tests {
         let keep = detector.decide(&page, &observation, &site);
         assert_eq!(keep.iter().filter(|k| !**k).count(), 5);
         assert_eq!(
-            detector.counters()["pages-with-smaller-subdigraph-fallback"],
+            counter(
+                &detector.counters(),
+                "pages-with-smaller-subdigraph-fallback"
+            ),
             1
         );
     }

@@ -14,13 +14,11 @@ use std::hash::Hasher;
 
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
-use super::{Detector, PageSource, Passes, url_directory};
+use super::{Choice, Counter, Detector, PageSource, Passes, url_directory};
 use crate::segment::{Granularity, SegmentOptions, SegmentedPage, stable_hash_bytes};
 
 /// How pages are grouped before chunks are counted.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Cluster {
     /// All pages of a site.
@@ -28,6 +26,26 @@ pub enum Cluster {
     /// Pages whose URL directories match once digits are ignored
     /// (`/2009/05/a.html` and `/2010/11/b.html` group together).
     UrlPattern,
+}
+
+impl Choice for Cluster {
+    const ALL: &'static [Self] = &[Cluster::Site, Cluster::UrlPattern];
+
+    fn name(self) -> &'static str {
+        match self {
+            Cluster::Site => "site",
+            Cluster::UrlPattern => "url-pattern",
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            Cluster::Site => "All pages of a site",
+            Cluster::UrlPattern => {
+                "Pages whose URL directories match once digits are ignored (`/2009/05/a.html` and `/2010/11/b.html` group together)"
+            }
+        }
+    }
 }
 
 /// The settings of `table-chunk`.
@@ -78,14 +96,6 @@ pub struct TableChunk {
 }
 
 impl TableChunk {
-    /// A detector with `settings` and nothing counted.
-    pub fn new(settings: TableChunkSettings) -> Self {
-        TableChunk {
-            settings,
-            ..TableChunk::default()
-        }
-    }
-
     /// The cluster `page` belongs to.
     fn cluster_of(&self, page: &SegmentedPage) -> u64 {
         match self.settings.cluster {
@@ -129,14 +139,22 @@ pub fn url_pattern(url: &str) -> String {
 }
 
 impl Detector for TableChunk {
+    const NAME: &'static str = "table-chunk";
+    const ABOUT: &'static str =
+        "Ma, Goharian & Chowdhury (2003): frequent text chunks between table tags";
+    const PASSES: Passes = Passes::Two;
+    // Measured 0.005 (table tags) and 0.03 (layout tags) on the docs corpus.
+    const STATE_PER_HTML_BYTE: f64 = 0.05;
+
+    type Settings = TableChunkSettings;
     type Observation = PageChunks;
 
-    fn name(&self) -> &'static str {
-        "table-chunk"
-    }
-
-    fn passes(&self) -> Passes {
-        Passes::Two
+    /// A detector with `settings` and nothing counted.
+    fn new(settings: TableChunkSettings) -> Self {
+        TableChunk {
+            settings,
+            ..TableChunk::default()
+        }
     }
 
     fn segment_options(&self) -> SegmentOptions {
@@ -204,11 +222,6 @@ impl Detector for TableChunk {
         std::mem::size_of::<PageChunks>() + observation.chunks.capacity() * 8
     }
 
-    fn state_per_html_byte(&self) -> f64 {
-        // Measured 0.005 (table tags) and 0.03 (layout tags) on the docs corpus.
-        0.05
-    }
-
     fn state_bytes(&self) -> usize {
         // A hash map entry of (u64, u32) with its control byte, padded.
         self.clusters
@@ -221,22 +234,22 @@ impl Detector for TableChunk {
         serde_json::to_value(self.settings).unwrap_or_default()
     }
 
-    fn counters(&self) -> std::collections::BTreeMap<String, u64> {
-        let mut counters = std::collections::BTreeMap::new();
-        counters.insert("clusters".to_string(), self.clusters.len() as u64);
-        counters.insert(
-            "chunks".to_string(),
-            self.clusters.values().map(|c| c.len() as u64).sum(),
-        );
-        counters.insert("chunks-not-counted".to_string(), self.uncounted);
-        counters
+    fn counters(&self) -> Vec<Counter> {
+        vec![
+            Counter::sum("clusters", self.clusters.len() as u64),
+            Counter::sum(
+                "chunks",
+                self.clusters.values().map(|c| c.len() as u64).sum(),
+            ),
+            Counter::sum("chunks-not-counted", self.uncounted),
+        ]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detect::{NoPages, test_page};
+    use crate::detect::{NoPages, counter, test_page};
 
     fn page_of(detector: &TableChunk, url: &str, html: &str) -> SegmentedPage {
         test_page(url, html, detector.segment_options())
@@ -360,7 +373,7 @@ mod tests {
         let page = page_of(&detector, "http://a.example/", &html(1));
         let observation = detector.observe(&page, "");
         detector.learn(&observation);
-        assert_eq!(detector.counters()["chunks"], 2);
-        assert_eq!(detector.counters()["chunks-not-counted"], 1);
+        assert_eq!(counter(&detector.counters(), "chunks"), 2);
+        assert_eq!(counter(&detector.counters(), "chunks-not-counted"), 1);
     }
 }

@@ -1,8 +1,9 @@
-//! Partition: the records of an input split by site into temporary files, one per round of a
-//! build that must handle its sites in rounds to stay within its memory budget (see
-//! [`crate::build`]). Records in, records out: each is written once, as read, and read back
-//! by its round alone, so rounds cost one extra write and read of the input rather than one
-//! read of the whole input per round.
+//! Partition files: records in, records out. A run in rounds (see [`super::rounds`]) writes
+//! each record once, as read, to the file of its round inside a scratch directory it is given,
+//! and each round reads back its own file alone, so rounds cost one extra write and read of
+//! the input rather than one read of the whole input per round. This module owns the files'
+//! names and format inside that directory; where the directory lives is the caller's (the
+//! index directory for a build: see [`crate::index::IndexBuild::scratchdir`]).
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -16,7 +17,7 @@ use crate::read::{Record, RecordKind, Skip};
 
 /// Records split into one temporary file per round; removed when dropped.
 pub struct Partitions {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     paths: Vec<PathBuf>,
     /// Read errors met, by partition: our own files, so a failure fails the run.
     failures: Vec<std::sync::Mutex<Option<io::Error>>>,
@@ -30,15 +31,8 @@ pub struct PartitionWriter {
 }
 
 impl PartitionWriter {
-    /// `rounds` empty partitions in a new temporary directory inside `parent` (the system's
-    /// temporary directory if `None`).
-    pub fn new(rounds: usize, parent: Option<&Path>) -> io::Result<Self> {
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(crate::index::SCRATCH_PREFIX);
-        let dir = match parent {
-            Some(parent) => builder.tempdir_in(parent)?,
-            None => builder.tempdir()?,
-        };
+    /// `rounds` empty partitions in the scratch directory `dir` (removed with the partitions).
+    pub fn new(rounds: usize, dir: tempfile::TempDir) -> io::Result<Self> {
         let mut paths = Vec::with_capacity(rounds);
         let mut files = Vec::with_capacity(rounds);
         for round in 0..rounds {
@@ -78,7 +72,7 @@ impl PartitionWriter {
             file.finish()?.flush()?;
         }
         Ok(Partitions {
-            _dir: self.dir,
+            dir: self.dir,
             failures: self.paths.iter().map(|_| Default::default()).collect(),
             paths: self.paths,
         })
@@ -91,14 +85,14 @@ fn write_bytes(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
 }
 
 impl Partitions {
+    /// The scratch directory.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
     /// How many partitions there are.
     pub fn len(&self) -> usize {
         self.paths.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.paths.is_empty()
     }
 
     /// The records of partition `round`, in the order they were written. A file that
@@ -219,7 +213,7 @@ mod tests {
 
     #[test]
     fn records_come_back_as_written_in_their_partition() {
-        let mut writer = PartitionWriter::new(3, None).unwrap();
+        let mut writer = PartitionWriter::new(3, tempfile::tempdir().unwrap()).unwrap();
         let records = [
             record(1, RecordKind::Response, None),
             record(2, RecordKind::Resource, Some("text/html; charset=latin1")),

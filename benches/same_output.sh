@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Checks that two builds of `indexer` make the same decisions: `extract` output of every
+# detector (and of the chosen variants) on the shared docs and news corpora, compared byte for
+# byte by SHA-256. Use it around a change meant to leave behaviour alone (a refactoring): keep
+# a binary of the old commit, build the new one, and run
+#
+#   benches/same_output.sh OLD_BINARY NEW_BINARY [SHARED_DIR] [OUT_DIR]
+#
+# Prints one line per (corpus, detector): both digests, line counts and `same` or `DIFFERENT`;
+# exits 1 when any output differs. Runs with --threads 2 unless a run names its threads.
+# `menu` fills a cache of section pages while pages are decided in parallel, so its output
+# can differ between two runs of the same binary (issue: seed methods); its --threads 1 run is
+# the one that must match. KEEP_OLD=1 reuses the old
+# binary's outputs from an earlier run in OUT_DIR.
+set -euo pipefail
+old=${1:?usage: same_output.sh OLD_BINARY NEW_BINARY [SHARED_DIR] [OUT_DIR]}
+new=${2:?usage: same_output.sh OLD_BINARY NEW_BINARY [SHARED_DIR] [OUT_DIR]}
+shared=${3:-../shared}
+out=${4:-target/same-output}
+mkdir -p "$out"
+# name|options; the name is also the output file's stem.
+runs=(
+  "bloom|--detector bloom"
+  "bloom-paper-headings|--detector bloom --bloom-paper-headings"
+  "sandwich|--detector sandwich"
+  "sandwich-token|--detector sandwich --sandwich-unit token"
+  "table-chunk|--detector table-chunk"
+  "table-chunk-layout|--detector table-chunk --table-chunk-layout-tags"
+  "incremental|--detector incremental"
+  "menu|--detector menu"
+  "menu-1-thread|--detector menu --threads 1"
+  "none|--detector none"
+  "bloom-rounds|--detector bloom --memory-budget 64"
+)
+differ=0
+for corpus in docs news; do
+  warcs=("$shared"/corpus/$corpus/*.warc.gz)
+  for run in "${runs[@]}"; do
+    IFS='|' read -r name options <<< "$run"
+    for side in old new; do
+      # KEEP_OLD=1 reuses an earlier run's outputs of the old binary.
+      if [[ $side == old && ${KEEP_OLD:-0} == 1 && -s $out/$corpus-$name.old.jsonl ]]; then
+        continue
+      fi
+      bin=$old
+      [[ $side == new ]] && bin=$new
+      threads=(--threads 2)
+      [[ $options == *--threads* ]] && threads=()
+      # shellcheck disable=SC2086
+      "$bin" extract "${warcs[@]}" "${threads[@]}" $options \
+        > "$out/$corpus-$name.$side.jsonl" 2> "$out/$corpus-$name.$side.log"
+    done
+    a=$(sha256sum < "$out/$corpus-$name.old.jsonl" | cut -c1-16)
+    b=$(sha256sum < "$out/$corpus-$name.new.jsonl" | cut -c1-16)
+    lines=$(wc -l < "$out/$corpus-$name.new.jsonl")
+    verdict=same
+    if [[ $a != "$b" ]]; then
+      verdict=DIFFERENT
+      differ=1
+    fi
+    printf '%-5s %-22s %s %s %6d lines  %s\n' "$corpus" "$name" "$a" "$b" "$lines" "$verdict"
+  done
+done
+exit "$differ"

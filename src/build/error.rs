@@ -1,0 +1,55 @@
+//! Why a run failed: every error of the build stages, in one type.
+
+use std::path::PathBuf;
+
+use indexer_pipeline::PipelineError;
+
+use crate::index::IndexError;
+use crate::read::ReadError;
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The inputs could not be opened.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The index could not be written.
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// The caller's output (what `emit` writes) could not be written.
+    #[error("writing output: {0}")]
+    Output(#[from] std::io::Error),
+    /// The temporary files of a run in rounds could not be written or read back.
+    #[error("scratch files in {dir}: {source}")]
+    Scratch {
+        /// The scratch directory.
+        dir: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A stage failed unexpectedly.
+    #[error("pipeline stopped: {0}")]
+    Pipeline(String),
+    /// The run was stopped before it finished (see [`crate::build::BuildOptions::stop`]).
+    #[error("interrupted; the previous index, if any, is unchanged")]
+    Interrupted,
+    /// Nothing to index.
+    #[error(
+        "no HTML pages found in the input ({records} records read{skips}); the previous index, if any, is unchanged"
+    )]
+    NoPages {
+        /// Records read.
+        records: u64,
+        /// Skips, formatted.
+        skips: String,
+    },
+}
+
+impl From<PipelineError<BuildError>> for BuildError {
+    fn from(error: PipelineError<BuildError>) -> Self {
+        match error {
+            PipelineError::Stage { error, .. } => error,
+            panicked @ PipelineError::Panicked { .. } => BuildError::Pipeline(panicked.to_string()),
+        }
+    }
+}

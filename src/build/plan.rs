@@ -1,0 +1,149 @@
+//! Plan: the options and the input's size in, a [`RunPlan`] out — how a run shares its
+//! threads and memory budget and whether it splits its sites into rounds, decided once
+//! before the run starts and read (never changed) by every stage after.
+
+use crate::build::BuildOptions;
+use crate::build::summary::BuildSummary;
+use crate::detect::Passes;
+use crate::index::IndexBuild;
+use crate::read::InputSet;
+
+/// Memory the run needs besides detector state and waiting pages (buffers, pages in flight
+/// on the workers), bytes.
+const BASE_MEMORY: usize = 96 << 20;
+
+/// HTML bytes per input byte assumed before any input is measured: gzip compresses HTML
+/// rarely better than this.
+const ASSUMED_EXPANSION: f64 = 8.0;
+
+/// What a run writes its pages to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// A tantivy index: its writer takes threads and part of the memory budget.
+    Index,
+    /// The caller's sink (`extract`): nothing reserved.
+    Caller,
+}
+
+/// How a run uses its threads and memory, resolved once from the options and the input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunPlan {
+    /// Segmenting worker threads.
+    pub threads: usize,
+    /// Threads of the index writer (0 when extracting). Two-pass detectors index after
+    /// their pages are parsed, so the writer gets every core; one-pass runs parse and index
+    /// at once and share them.
+    pub index_threads: usize,
+    /// Bytes the index writer buffers (0 when extracting).
+    pub writer_heap: usize,
+    /// Bytes of pages held waiting for a two-pass decision: the asked batch memory, at most
+    /// an eighth of the budget.
+    pub batch_memory: usize,
+    /// Bytes taken before any detector state: the batch, the index writer and a base.
+    pub fixed: usize,
+    /// Bytes left for detector state.
+    pub state_budget: f64,
+    /// The detector's expected state per HTML byte.
+    pub per_html_byte: f64,
+    /// Whether the sites are split into rounds: the input might need more state than
+    /// `state_budget` (never under `one_pass`).
+    pub rounds: bool,
+}
+
+impl RunPlan {
+    /// The plan for a run of `options` over `inputs` writing to `output`.
+    pub fn new(options: &BuildOptions, inputs: &InputSet, output: Output) -> Self {
+        let threads = options.threads.max(1);
+        let (index_threads, writer_heap) = match output {
+            Output::Caller => (0, 0),
+            Output::Index => {
+                let index_threads = match options.detector.passes() {
+                    Passes::Two => threads,
+                    Passes::One => (threads / 2).max(1),
+                };
+                let heap = IndexBuild::heap_bytes(index_threads, options.memory_budget);
+                (index_threads, heap)
+            }
+        };
+        let batch_memory = options
+            .batch_memory
+            .min(options.memory_budget / 8)
+            .max(1 << 20);
+        let fixed = batch_memory + writer_heap + BASE_MEMORY;
+        let state_budget = options.memory_budget.saturating_sub(fixed).max(1 << 20) as f64;
+        let per_html_byte = options.detector.state_per_html_byte();
+        let estimate = inputs.total_bytes() as f64 * ASSUMED_EXPANSION * per_html_byte;
+        let rounds = per_html_byte > 0.0 && estimate > state_budget && !options.one_pass;
+        RunPlan {
+            threads,
+            index_threads,
+            writer_heap,
+            batch_memory,
+            fixed,
+            state_budget,
+            per_html_byte,
+            rounds,
+        }
+    }
+
+    /// Says where a run's measured memory did not fit the budget: the fixed costs alone
+    /// (index writer buffers, pages waiting and in flight) or, with the largest detector
+    /// state a round held, more than the budget. One site's state cannot be split across
+    /// rounds, so a budget below the largest site's state is not met.
+    pub fn budget_warnings(&self, summary: &BuildSummary, budget: usize) -> Vec<String> {
+        budget_warnings(summary, budget, self.fixed)
+    }
+}
+
+fn budget_warnings(summary: &BuildSummary, budget: usize, fixed: usize) -> Vec<String> {
+    let mib = |bytes: u64| bytes.div_ceil(1 << 20);
+    let (budget, fixed) = (budget as u64, fixed as u64);
+    if fixed >= budget {
+        vec![format!(
+            "the memory budget of {} MiB is below the build's fixed costs of about {} MiB \
+             (index writer buffers, pages waiting and in flight) before any detector state",
+            mib(budget),
+            mib(fixed)
+        )]
+    } else if fixed + summary.peak_state_bytes > budget {
+        vec![format!(
+            "the memory budget of {} MiB was exceeded: {} MiB of detector state at peak \
+             ({} round{}) on top of about {} MiB of fixed costs; a round held more state than \
+             planned, or one site needs more than the budget leaves (a site is never split)",
+            mib(budget),
+            mib(summary.peak_state_bytes),
+            summary.rounds,
+            if summary.rounds == 1 { "" } else { "s" },
+            mib(fixed)
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_budget_not_met_is_reported() {
+        let mib = 1 << 20;
+        let summary = |peak_mib: u64| BuildSummary {
+            peak_state_bytes: peak_mib << 20,
+            rounds: 4,
+            ..BuildSummary::default()
+        };
+        assert!(budget_warnings(&summary(100), 512 * mib, 200 * mib).is_empty());
+        assert!(budget_warnings(&summary(312), 512 * mib, 200 * mib).is_empty());
+        let over = budget_warnings(&summary(313), 512 * mib, 200 * mib);
+        assert!(
+            over[0].contains("313 MiB of detector state at peak (4 rounds)"),
+            "{over:?}"
+        );
+        let fixed = budget_warnings(&summary(0), 128 * mib, 150 * mib);
+        assert!(
+            fixed[0].contains("below the build's fixed costs of about 150 MiB"),
+            "{fixed:?}"
+        );
+    }
+}

@@ -1,0 +1,115 @@
+//! Prepare: a [`Record`] in, a [`SegmentedPage`] (with its HTML as segmented and where its
+//! record lies) out, on a worker thread — and the page lookup by URL that detectors comparing
+//! a page with the pages it links to (`menu`) read through [`PageSource`].
+
+use std::sync::RwLock;
+
+use rustc_hash::FxHashMap;
+
+use crate::build::engine::read_lock;
+use crate::detect::{Detector, PageSource, normalized_url};
+use crate::read::{InputSet, Record, RecordLocation, Skip, SkipReason, page_from_record};
+use crate::segment::{SegmentLimits, SegmentOptions, SegmentedPage, segment_with};
+
+/// What a worker made of one record.
+pub(super) enum Prepared<T> {
+    /// A segmented page, with what the stage made of it.
+    Page(SegmentedPage, T),
+    /// A record that holds no page, and why.
+    Skipped(SkipReason),
+}
+
+/// A record read, decoded and segmented: the page, its HTML as segmented, and where the
+/// record lies.
+pub(super) fn prepare(
+    item: Result<Record, Skip>,
+    limits: &SegmentLimits,
+    options: SegmentOptions,
+) -> Result<(SegmentedPage, String, RecordLocation), SkipReason> {
+    let record = item.map_err(|skip| skip.reason)?;
+    let location = RecordLocation::of(&record);
+    // Pages somewhat over the limit are decoded and cut short (and counted as limited); only
+    // bodies that decode to far more, such as compression bombs, are skipped as too large.
+    let decode_cap = limits.max_page_bytes.saturating_mul(8);
+    let mut page = page_from_record(record, decode_cap).map_err(|skip| skip.reason)?;
+    let segmented =
+        segment_with(&page, limits, options).map_err(|_| SkipReason::HtmlParserFailed)?;
+    let mut html = std::mem::take(&mut page.html);
+    html.truncate(segmented.html_bytes);
+    Ok((segmented, html, location))
+}
+
+/// A page with its observation and where its record lies.
+pub(super) struct Observed<O> {
+    pub(super) observation: O,
+    pub(super) location: RecordLocation,
+}
+
+/// A record prepared and observed by `detector`, on a worker.
+pub(super) fn observe<D: Detector>(
+    item: Result<Record, Skip>,
+    limits: &SegmentLimits,
+    options: SegmentOptions,
+    detector: &RwLock<D>,
+) -> Prepared<Observed<D::Observation>> {
+    match prepare(item, limits, options) {
+        Ok((page, html, location)) => {
+            let observation = read_lock(detector).observe(&page, &html);
+            Prepared::Page(
+                page,
+                Observed {
+                    observation,
+                    location,
+                },
+            )
+        }
+        Err(reason) => Prepared::Skipped(reason),
+    }
+}
+
+/// The input's pages by URL, read again from where the first pass found them.
+pub(super) struct InputPages<'a> {
+    inputs: &'a InputSet,
+    /// Where each page lies, and the URL its record has, by URL as stored and as linked.
+    locations: FxHashMap<String, (RecordLocation, String)>,
+    limits: SegmentLimits,
+    options: SegmentOptions,
+}
+
+impl<'a> InputPages<'a> {
+    /// No pages yet; pages of `inputs` are found again as [`remember`](Self::remember) says.
+    pub(super) fn new(
+        inputs: &'a InputSet,
+        limits: SegmentLimits,
+        options: SegmentOptions,
+    ) -> Self {
+        InputPages {
+            inputs,
+            locations: FxHashMap::default(),
+            limits,
+            options,
+        }
+    }
+
+    /// Notes where the page `url` lies, by its URL as stored and as links to it are written.
+    pub(super) fn remember(&mut self, url: &str, location: RecordLocation) {
+        let normalized = normalized_url(url);
+        let found = (location, url.to_string());
+        if normalized != url {
+            self.locations
+                .entry(normalized)
+                .or_insert_with(|| found.clone());
+        }
+        self.locations.entry(url.to_string()).or_insert(found);
+    }
+}
+
+impl PageSource for InputPages<'_> {
+    fn load(&self, url: &str) -> Option<SegmentedPage> {
+        let (location, stored_url) = self.locations.get(url)?;
+        let record = self.inputs.record_at(*location, stored_url)?;
+        prepare(Ok(record), &self.limits, self.options)
+            .ok()
+            .map(|(page, _, _)| page)
+    }
+}

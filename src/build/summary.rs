@@ -1,0 +1,200 @@
+//! Summary: what a run did — counts of records, pages, blocks and bytes, detector counters,
+//! memory and time — and the decided pages a run hands to its caller.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::detect::{Counter, Merge};
+use crate::segment::SegmentedPage;
+
+/// What a run did, stored with the index and printed by `build`, `stats` and `extract`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BuildSummary {
+    /// The detector's name.
+    pub detector: String,
+    /// Its thresholds.
+    pub settings: serde_json::Value,
+    /// Passes made over the input.
+    pub passes: u32,
+    /// Segmenting threads.
+    pub threads: usize,
+    /// Input paths.
+    pub inputs: Vec<String>,
+    /// Bytes of input files (compressed as stored).
+    pub input_bytes: u64,
+    /// Records read (pages and skips).
+    pub records: u64,
+    /// Pages indexed or extracted.
+    pub pages: u64,
+    /// Records not indexed, by reason.
+    pub skipped: BTreeMap<String, u64>,
+    /// Pages cut short by a per-page limit, by limit.
+    pub limited: BTreeMap<String, u64>,
+    /// Bytes of HTML segmented (decoded, after limits).
+    pub html_bytes: u64,
+    /// Blocks kept.
+    pub blocks_kept: u64,
+    /// Blocks dropped as template.
+    pub blocks_dropped: u64,
+    /// Bytes of text kept.
+    pub text_bytes_kept: u64,
+    /// Bytes of text dropped.
+    pub text_bytes_dropped: u64,
+    /// Peak bytes of per-site detector state.
+    pub peak_state_bytes: u64,
+    /// Batches of pages decided (two-pass detectors: a batch is decided when the pages waiting
+    /// for a decision reach the batch memory).
+    pub batches: u32,
+    /// Peak bytes of pages waiting for a decision.
+    pub peak_batch_bytes: u64,
+    /// Seconds spent deciding and emitting batches (two-pass detectors), after their pages
+    /// were read and learned.
+    #[serde(default)]
+    pub batch_seconds: f64,
+    /// What the detector counted (see [`Detector::counters`]); over several rounds, counts
+    /// are summed and peaks (named in [`counters_merged_by_max`](Self::counters_merged_by_max))
+    /// are the largest.
+    #[serde(default)]
+    pub counters: BTreeMap<String, u64>,
+    /// The [`counters`](Self::counters) that are peaks, combined by taking the largest.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub counters_merged_by_max: BTreeSet<String>,
+    /// Reads of the input: 1, or the number of site rounds the memory budget asked for.
+    #[serde(default)]
+    pub rounds: u32,
+    /// The memory budget in force, bytes.
+    #[serde(default)]
+    pub memory_budget: u64,
+    /// Where the run could not keep within the memory budget, and why.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Wall time of the run, seconds.
+    pub seconds: f64,
+}
+
+/// A page with a keep/drop decision for each of its blocks.
+#[derive(Debug, Clone)]
+pub struct DecidedPage {
+    /// The segmented page.
+    pub page: SegmentedPage,
+    /// Whether each block is kept, in block order.
+    pub keep: Vec<bool>,
+}
+
+impl DecidedPage {
+    /// Text of the kept blocks, one block per line.
+    pub fn kept_text(&self) -> String {
+        let mut text = String::new();
+        for (block, _) in self
+            .page
+            .blocks
+            .iter()
+            .zip(&self.keep)
+            .filter(|(_, keep)| **keep)
+        {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&block.text);
+        }
+        text
+    }
+
+    /// How many blocks are kept.
+    pub fn kept_blocks(&self) -> u64 {
+        self.keep.iter().filter(|keep| **keep).count() as u64
+    }
+}
+
+/// "; skipped: 3 not-html, 1 truncated-record", or empty.
+pub fn format_skips(skipped: &BTreeMap<String, u64>) -> String {
+    if skipped.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = skipped
+        .iter()
+        .map(|(reason, n)| format!("{n} {reason}"))
+        .collect();
+    format!("; skipped: {}", parts.join(", "))
+}
+
+impl BuildSummary {
+    /// Adds the figures of another round of the same run (or of another shard built with
+    /// the same settings).
+    pub fn absorb(&mut self, other: BuildSummary) {
+        if self.detector.is_empty() {
+            self.detector = other.detector.clone();
+            self.settings = other.settings.clone();
+            self.passes = other.passes;
+            self.threads = other.threads;
+            self.input_bytes = other.input_bytes;
+        }
+        self.records += other.records;
+        self.pages += other.pages;
+        for (reason, count) in other.skipped {
+            *self.skipped.entry(reason).or_default() += count;
+        }
+        for (limit, count) in other.limited {
+            *self.limited.entry(limit).or_default() += count;
+        }
+        self.html_bytes += other.html_bytes;
+        self.blocks_kept += other.blocks_kept;
+        self.blocks_dropped += other.blocks_dropped;
+        self.text_bytes_kept += other.text_bytes_kept;
+        self.text_bytes_dropped += other.text_bytes_dropped;
+        self.peak_state_bytes = self.peak_state_bytes.max(other.peak_state_bytes);
+        self.batches += other.batches;
+        self.peak_batch_bytes = self.peak_batch_bytes.max(other.peak_batch_bytes);
+        self.batch_seconds += other.batch_seconds;
+        self.counters_merged_by_max
+            .extend(other.counters_merged_by_max.iter().cloned());
+        for (name, count) in other.counters {
+            let entry = self.counters.entry(name.clone()).or_default();
+            *entry = if self.counters_merged_by_max.contains(&name) {
+                (*entry).max(count)
+            } else {
+                *entry + count
+            };
+        }
+    }
+
+    /// Records the detector's counters of this run.
+    pub fn set_counters(&mut self, counters: Vec<Counter>) {
+        for counter in counters {
+            if counter.merge == Merge::Max {
+                self.counters_merged_by_max.insert(counter.name.to_string());
+            }
+            self.counters
+                .insert(counter.name.to_string(), counter.value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_add_counts_and_keep_the_largest_peak() {
+        let round = |sites: u64, peak: u64| {
+            let mut summary = BuildSummary {
+                detector: "bloom".into(),
+                pages: sites * 10,
+                ..BuildSummary::default()
+            };
+            summary.set_counters(vec![
+                Counter::sum("sites", sites),
+                Counter::max("peak-site-state-bytes", peak),
+            ]);
+            summary
+        };
+        let mut total = BuildSummary::default();
+        total.absorb(round(3, 700));
+        total.absorb(round(2, 900));
+        total.absorb(round(4, 100));
+        assert_eq!(total.pages, 90);
+        assert_eq!(total.counters["sites"], 9);
+        assert_eq!(total.counters["peak-site-state-bytes"], 900);
+    }
+}

@@ -1,0 +1,187 @@
+//! Arguments: the command line parsed ([`Cli`], [`RunArgs`]), then resolved once into the
+//! library's [`BuildOptions`].
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use indexer::build::{BuildOptions, DEFAULT_DETECTOR};
+use indexer::detect::DetectorKind;
+use indexer::segment::SegmentLimits;
+
+use super::choice::choice;
+use super::detectors::DetectorFlags;
+
+const EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (bad input, unreadable index, nothing to index — \
+a failed build leaves the previous index as it was); 2 invalid arguments; 130 stopped by Ctrl-C \
+(the previous index is kept).";
+
+/// Build a full-text search index from web crawls, stripping each site's template
+/// (navigation, headers, footers, sidebars) while indexing.
+#[derive(Parser)]
+#[command(version, after_help = EXIT_CODES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Build (or rebuild) an index from WARC files and folders of HTML pages.
+    #[command(after_help = EXIT_CODES)]
+    Build {
+        /// WARC files (.warc, .warc.gz) and folders of .html files.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The index directory; replaced only when the new index is complete.
+        #[arg(long)]
+        index: PathBuf,
+        /// Template detector [default: bloom; with --one-pass: incremental].
+        #[arg(long, value_parser = choice::<DetectorKind>())]
+        detector: Option<DetectorKind>,
+        /// Read the input once, deciding each page as it arrives (for crawlers that cannot
+        /// make a second pass): needs a one-pass detector (incremental, sandwich, none).
+        #[arg(long)]
+        one_pass: bool,
+        #[command(flatten)]
+        run: RunArgs,
+        /// Print the build summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search an index (BM25 over title and body).
+    #[command(after_help = EXIT_CODES)]
+    Search {
+        /// The index directory.
+        index: PathBuf,
+        /// The query: words, "phrases", +required, -excluded.
+        query: String,
+        /// How many results.
+        #[arg(short = 'n', long, default_value_t = 10)]
+        limit: usize,
+        /// Print results as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Size figures of an index and the summary of the build that made it.
+    #[command(after_help = EXIT_CODES)]
+    Stats {
+        /// The index directory.
+        index: PathBuf,
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Two indexes side by side, with ratios (B / A).
+    #[command(after_help = EXIT_CODES)]
+    Compare {
+        /// The index compared against (usually built with `--detector none`).
+        a: PathBuf,
+        /// The other index.
+        b: PathBuf,
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Measure detectors on labelled pages: extraction quality, index size, known-item retrieval.
+    #[command(after_help = EXIT_CODES)]
+    Eval {
+        /// WARC files (.warc, .warc.gz) and folders of .html files.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Label files (JSON lines, .gz allowed); glob patterns are expanded.
+        #[arg(long, required = true)]
+        labels: Vec<String>,
+        /// Detectors to measure, comma-separated; `none` is always measured as the baseline.
+        #[arg(long = "detector", value_parser = choice::<DetectorKind>(), value_delimiter = ',', default_values_t = [DEFAULT_DETECTOR])]
+        detectors: Vec<DetectorKind>,
+        /// Seed for the sampled phrase queries.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Add per-site F1 to the table.
+        #[arg(long)]
+        sites: bool,
+        /// Print the figures as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Also write the table as a markdown report to this file.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Also draw an SVG bar chart (F1, postings reduction, title MRR per index) to this file.
+        #[arg(long)]
+        chart: Option<PathBuf>,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Print the kept text of every HTML page as JSON lines {"url","site","title","text"}.
+    #[command(after_help = EXIT_CODES)]
+    Extract {
+        /// WARC files (.warc, .warc.gz) and folders of .html files.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Template detector.
+        #[arg(long, value_parser = choice::<DetectorKind>(), default_value_t = DEFAULT_DETECTOR)]
+        detector: DetectorKind,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+}
+
+/// Flags shared by the commands that run detection (`build`, `extract`, `eval`).
+#[derive(Args)]
+pub struct RunArgs {
+    /// Segmenting threads (default: the number of cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Base URL for pages read from a folder (default: file:// + the folder's path).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// Two-pass detectors: MiB of pages held while waiting for their decision; beyond it,
+    /// waiting pages are decided with what has been learned so far.
+    #[arg(long, default_value_t = BuildOptions::default().batch_memory >> 20)]
+    batch_memory: usize,
+    /// MiB of memory for detector state, pages waiting for a decision and the index writer;
+    /// a crawl that could need more is handled in rounds of sites (one read of the input
+    /// each).
+    #[arg(long, default_value_t = (BuildOptions::default().memory_budget >> 20) as u64, value_parser = clap::value_parser!(u64).range(64..))]
+    memory_budget: u64,
+    /// Per page: HTML bytes read; the rest is cut off and counted.
+    #[arg(long, default_value_t = SegmentLimits::default().max_page_bytes)]
+    max_page_bytes: usize,
+    /// Per page: nesting depth tracked; deeper elements count as inline.
+    #[arg(long, default_value_t = SegmentLimits::default().max_depth)]
+    max_depth: usize,
+    /// Per page: blocks; further layout elements count as inline.
+    #[arg(long, default_value_t = SegmentLimits::default().max_blocks)]
+    max_blocks: usize,
+    /// Per page: words; blocks after the one that reaches it are left out and counted.
+    #[arg(long, default_value_t = SegmentLimits::default().max_words)]
+    max_words: usize,
+    #[command(flatten)]
+    detectors: DetectorFlags,
+}
+
+impl RunArgs {
+    /// The options of a run of `detector`, made once from the flags.
+    pub fn options(&self, detector: DetectorKind, one_pass: bool) -> BuildOptions {
+        let defaults = BuildOptions::default();
+        BuildOptions {
+            detector,
+            settings: self.detectors.settings(),
+            threads: self.threads.unwrap_or(defaults.threads).max(1),
+            limits: SegmentLimits {
+                max_page_bytes: self.max_page_bytes,
+                max_depth: self.max_depth,
+                max_blocks: self.max_blocks,
+                max_words: self.max_words,
+            },
+            base_url: self.base_url.clone(),
+            batch_memory: self.batch_memory.saturating_mul(1 << 20),
+            memory_budget: usize::try_from(self.memory_budget)
+                .unwrap_or(usize::MAX)
+                .saturating_mul(1 << 20),
+            one_pass,
+            stop: None,
+        }
+    }
+}

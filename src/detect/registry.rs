@@ -1,0 +1,219 @@
+//! The registry: the one list of detectors. A detector's name, passes, state per HTML byte,
+//! settings type and construction come from its [`Detector`] implementation; this file lists
+//! the implementations, and from that list come [`DetectorKind`] (what `--detector` names),
+//! [`DetectorSettings`] (every detector's settings) and the dispatch from a kind to the
+//! concrete detector ([`DetectorKind::visit`]).
+//!
+//! Adding a detector: its folder beside this file, its module in the `use` line below, and one
+//! line in the `registry!` call.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::{Choice, Detector, Passes, bloom, incremental, menu, none, sandwich, table_chunk};
+
+/// Something to do with a concrete detector, whichever [`DetectorKind`] names: the build
+/// runs its engine through this, so that the engine is generic over the detector.
+pub trait DetectorVisitor {
+    /// What the visit gives back.
+    type Output;
+
+    /// Called with the detector a [`DetectorKind`] names, freshly made from its settings.
+    fn visit<D: Detector>(self, detector: D) -> Self::Output;
+}
+
+macro_rules! registry {
+    ($( $variant:ident => $field:ident : $detector:ty ),* $(,)?) => {
+        /// The detectors `--detector` can name, in the order they are listed.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum DetectorKind {
+            $(
+                #[doc = concat!("[`", stringify!($detector), "`]")]
+                $variant,
+            )*
+        }
+
+        impl DetectorKind {
+            /// Every detector.
+            pub const ALL: &'static [DetectorKind] = &[$(DetectorKind::$variant),*];
+
+            /// The name given to `--detector` ([`Detector::NAME`]).
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(DetectorKind::$variant => <$detector as Detector>::NAME,)*
+                }
+            }
+
+            /// One line saying how it decides ([`Detector::ABOUT`]).
+            pub const fn about(self) -> &'static str {
+                match self {
+                    $(DetectorKind::$variant => <$detector as Detector>::ABOUT,)*
+                }
+            }
+
+            /// One pass or two ([`Detector::PASSES`]), known without making the detector.
+            pub const fn passes(self) -> Passes {
+                match self {
+                    $(DetectorKind::$variant => <$detector as Detector>::PASSES,)*
+                }
+            }
+
+            /// [`Detector::STATE_PER_HTML_BYTE`].
+            pub const fn state_per_html_byte(self) -> f64 {
+                match self {
+                    $(DetectorKind::$variant => <$detector as Detector>::STATE_PER_HTML_BYTE,)*
+                }
+            }
+
+            /// Makes the detector this kind names from its part of `settings` and hands it
+            /// to `visitor`.
+            pub fn visit<V: DetectorVisitor>(
+                self,
+                settings: &DetectorSettings,
+                visitor: V,
+            ) -> V::Output {
+                match self {
+                    $(DetectorKind::$variant => {
+                        visitor.visit(<$detector as Detector>::new(settings.$field.clone()))
+                    })*
+                }
+            }
+        }
+
+        /// Every detector's settings, one field per detector (named as its module); a run uses
+        /// the field of the detector it runs.
+        #[derive(Debug, Clone, Default)]
+        pub struct DetectorSettings {
+            $(
+                #[doc = concat!("Settings of [`", stringify!($detector), "`].")]
+                pub $field: <$detector as Detector>::Settings,
+            )*
+        }
+    };
+}
+
+// Variant => settings field: detector type. The order is the order of `--help` and of
+// every list of detectors.
+registry! {
+    Bloom => bloom: bloom::Bloom,
+    Sandwich => sandwich: sandwich::Sandwich,
+    TableChunk => table_chunk: table_chunk::TableChunk,
+    Incremental => incremental: incremental::Incremental,
+    Menu => menu: menu::Menu,
+    None => none: none::KeepEverything,
+}
+
+impl DetectorKind {
+    /// The detectors that decide each page as it arrives ([`Passes::One`]).
+    pub fn one_pass() -> impl Iterator<Item = DetectorKind> {
+        Self::ALL
+            .iter()
+            .copied()
+            .filter(|kind| kind.passes() == Passes::One)
+    }
+}
+
+impl Choice for DetectorKind {
+    const ALL: &'static [Self] = DetectorKind::ALL;
+
+    fn name(self) -> &'static str {
+        DetectorKind::name(self)
+    }
+
+    fn about(self) -> &'static str {
+        DetectorKind::about(self)
+    }
+}
+
+impl fmt::Display for DetectorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that no entry of a list of choices has.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{name}` (expected one of: {expected})")]
+pub struct UnknownName {
+    /// What was being named (`detector`).
+    pub what: &'static str,
+    /// The name given.
+    pub name: String,
+    /// The names that exist, comma-separated.
+    pub expected: String,
+}
+
+impl FromStr for DetectorKind {
+    type Err = UnknownName;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        <DetectorKind as Choice>::from_name(name).ok_or_else(|| UnknownName {
+            what: "detector",
+            name: name.to_string(),
+            expected: DetectorKind::ALL
+                .iter()
+                .map(|kind| kind.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+}
+
+impl serde::Serialize for DetectorKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DetectorKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A detector's name is written once (its `NAME`); everything else is derived from it.
+    #[test]
+    fn every_name_round_trips() {
+        let mut seen = std::collections::BTreeSet::new();
+        for &kind in DetectorKind::ALL {
+            assert!(seen.insert(kind.name()), "{} listed twice", kind.name());
+            assert_eq!(kind.name().parse::<DetectorKind>(), Ok(kind));
+            assert_eq!(kind.to_string(), kind.name());
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.name()));
+            assert_eq!(serde_json::from_str::<DetectorKind>(&json).unwrap(), kind);
+            assert!(!kind.about().is_empty());
+        }
+        let unknown = "blom".parse::<DetectorKind>().unwrap_err();
+        assert!(unknown.to_string().contains("bloom, sandwich"), "{unknown}");
+    }
+
+    struct Facts;
+
+    impl DetectorVisitor for Facts {
+        type Output = (&'static str, Passes, serde_json::Value);
+
+        fn visit<D: Detector>(self, detector: D) -> Self::Output {
+            (D::NAME, D::PASSES, detector.settings())
+        }
+    }
+
+    /// The dispatch makes the detector the kind names, with that detector's settings.
+    #[test]
+    fn a_kind_makes_its_own_detector() {
+        let settings = DetectorSettings::default();
+        for &kind in DetectorKind::ALL {
+            let (name, passes, json) = kind.visit(&settings, Facts);
+            assert_eq!(name, kind.name());
+            assert_eq!(passes, kind.passes());
+            assert!(json.is_object(), "{name}: settings {json}");
+        }
+        let names: Vec<_> = DetectorKind::one_pass().map(DetectorKind::name).collect();
+        assert_eq!(names, ["sandwich", "incremental", "none"]);
+    }
+}
