@@ -9,11 +9,11 @@ use std::path::PathBuf;
 #[path = "../fuzz/src/lib.rs"]
 mod targets;
 
+mod common;
+
 /// Runs `run` on every file of `tests/data/fuzz/<target>/` and names every file that panics.
 fn replay(target: &str, run: fn(&[u8])) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/fuzz")
-        .join(target);
+    let dir = common::repo().join("tests/data/fuzz").join(target);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.unwrap().path())

@@ -6,19 +6,19 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
+mod common;
+use common::indexer;
+
 fn build(inputs: &[&Path], extra: &[&str]) -> (Output, Option<Value>) {
     let index = tempfile::tempdir().unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_indexer"))
-        .args(["build", "--json", "--index"])
-        .arg(index.path().join("index"))
-        .args(extra)
-        .args(inputs)
-        .output()
-        .expect("run indexer");
+    let index = index.path().join("index");
+    let mut args = vec!["build", "--json", "--index", index.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let output = indexer(&args, inputs);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("panicked"), "panic: {stderr}");
     let summary = serde_json::from_slice(&output.stdout).ok();

@@ -9,7 +9,7 @@
 //! | [`rounds`] | the input | records split by site into rounds ([`partition`] files) |
 //! | [`prepare`] | a record | a segmented page (and pages found again by URL) |
 //! | [`engine`] | records of one read | decided pages, one pass or learn-then-decide |
-//! | [`summary`] | decided pages | a [`BuildSummary`] |
+//! | [`summary`] | — | the [`BuildSummary`] (counted by the engine) and [`DecidedPage`] types |
 //! | [`allocator`] | — | glibc malloc tuned for the build's threads |
 //!
 //! The plan is made once, before anything is read, and no stage changes the options.
@@ -60,7 +60,7 @@ pub fn build_index(
         // 512 MiB that took peak RSS to 530–597 MiB, against 465 MiB without merges at the
         // same speed (29 segments).
         writer.hold_merges();
-        Some(writer.scratch_dir()?)
+        Some(writer.scratch_dir().map_err(scratch_error(index))?)
     } else {
         None
     };

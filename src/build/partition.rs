@@ -3,7 +3,7 @@
 //! and each round reads back its own file alone, so rounds cost one extra write and read of
 //! the input rather than one read of the whole input per round. This module owns the files'
 //! names and format inside that directory; where the directory lives is the caller's (the
-//! index directory for a build: see [`crate::index::IndexBuild::scratchdir`]).
+//! index directory for a build: see [`crate::index::IndexBuild::scratch_dir`]).
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};

@@ -290,11 +290,10 @@ impl IndexBuild {
     /// A new, empty directory for a build's temporary files, inside the index directory and
     /// so under its lock; removed when the returned value is dropped, and by the next build
     /// if this one is killed.
-    pub fn scratch_dir(&self) -> Result<tempfile::TempDir, IndexError> {
+    pub fn scratch_dir(&self) -> std::io::Result<tempfile::TempDir> {
         tempfile::Builder::new()
             .prefix(SCRATCH_PREFIX)
             .tempdir_in(&self.root)
-            .map_err(io_error("create a scratch directory in", &self.root))
     }
 
     /// Merges no segments for the rest of the build: the index keeps the segments as
