@@ -12,6 +12,8 @@
 //! | [`detect`] | blocks of one site | a keep/drop decision per block ([`detect::Detector`]) |
 //! | [`index`] | kept text | a tantivy index with a stored build summary |
 //! | [`search`] | a query | ranked hits with snippets |
+//! | [`eval`] | inputs and labelled pages | quality, index size and retrieval per detector |
+//! | [`learn`] | inputs and labelled pages | a `hybrid` model |
 //!
 //! [`build`] wires the stages into the [`indexer_pipeline`] stage graph and decides, in one
 //! place, whether a build makes one pass over the input or two.
@@ -21,6 +23,7 @@ pub mod build;
 pub mod detect;
 pub mod eval;
 pub mod index;
+pub mod learn;
 pub mod read;
 pub mod search;
 pub mod segment;

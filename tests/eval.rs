@@ -22,7 +22,14 @@ fn row<'a>(report: &'a Value, name: &str) -> &'a Value {
 fn eval_agrees_with_the_shared_scorer() {
     let labels = repo().join("data/*.labels.jsonl.gz");
     let report: Value = serde_json::from_str(&ok(indexer(
-        &["eval", "--json", "--labels", labels.to_str().unwrap()],
+        &[
+            "eval",
+            "--json",
+            "--detector",
+            "bloom",
+            "--labels",
+            labels.to_str().unwrap(),
+        ],
         &sample(),
     )))
     .unwrap();
@@ -44,7 +51,11 @@ fn eval_agrees_with_the_shared_scorer() {
     }
     let dir = tempfile::tempdir().unwrap();
     let predictions = dir.path().join("bloom.jsonl");
-    std::fs::write(&predictions, ok(indexer(&["extract"], &sample()))).unwrap();
+    std::fs::write(
+        &predictions,
+        ok(indexer(&["extract", "--detector", "bloom"], &sample())),
+    )
+    .unwrap();
     let label_files = sample_files("labels.jsonl.gz");
     let output = Command::new("python3")
         .arg(&scorer)
@@ -146,6 +157,8 @@ fn the_chart_is_an_svg_with_one_bar_group_per_index() {
     ok(indexer(
         &[
             "eval",
+            "--detector",
+            "bloom",
             "--labels",
             labels.to_str().unwrap(),
             "--chart",

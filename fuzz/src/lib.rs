@@ -74,6 +74,7 @@ pub fn segment(data: &[u8]) {
             granularity,
             tree: true,
             links: true,
+            evidence: true,
         };
         let _ = segment_with(&page, &limits, options);
     }

@@ -3,9 +3,13 @@
 //! library's [`DetectorSettings`]. Adding a detector adds its group here and one line to
 //! `detector_flags!`.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use clap::Args;
 
 use indexer::detect::bloom::BloomSettings;
+use indexer::detect::hybrid::{HybridSettings, Model, ModelSource};
 use indexer::detect::incremental::IncrementalSettings;
 use indexer::detect::menu::MenuSettings;
 use indexer::detect::none::NoSettings;
@@ -53,15 +57,15 @@ pub struct BloomFlags {
 }
 
 impl BloomFlags {
-    fn settings(&self) -> BloomSettings {
-        BloomSettings {
+    fn settings(&self) -> anyhow::Result<BloomSettings> {
+        Ok(BloomSettings {
             similarity: self.bloom_similarity,
             min_cluster_blocks: self.bloom_min_blocks,
             drop_ratio: self.bloom_drop_ratio,
             min_word_frequency: self.bloom_min_word_frequency,
             keep_headings_of_kept_blocks: !self.bloom_paper_headings,
             max_site_words: self.bloom_max_site_words,
-        }
+        })
     }
 }
 
@@ -81,13 +85,13 @@ pub struct SandwichFlags {
 }
 
 impl SandwichFlags {
-    fn settings(&self) -> SandwichSettings {
-        SandwichSettings {
+    fn settings(&self) -> anyhow::Result<SandwichSettings> {
+        Ok(SandwichSettings {
             unit: self.sandwich_unit,
             max_cost: self.sandwich_max_cost,
             peers_per_directory: self.sandwich_peers,
             ..SandwichSettings::default()
-        }
+        })
     }
 }
 
@@ -110,14 +114,14 @@ pub struct TableChunkFlags {
 }
 
 impl TableChunkFlags {
-    fn settings(&self) -> TableChunkSettings {
-        TableChunkSettings {
+    fn settings(&self) -> anyhow::Result<TableChunkSettings> {
+        Ok(TableChunkSettings {
             min_documents: self.table_chunk_min_documents,
             cluster: self.table_chunk_cluster,
             layout_tags: self.table_chunk_layout_tags,
             key_by_path: self.table_chunk_key_by_path,
             ..TableChunkSettings::default()
-        }
+        })
     }
 }
 
@@ -143,14 +147,14 @@ pub struct IncrementalFlags {
 }
 
 impl IncrementalFlags {
-    fn settings(&self) -> IncrementalSettings {
-        IncrementalSettings {
+    fn settings(&self) -> anyhow::Result<IncrementalSettings> {
+        Ok(IncrementalSettings {
             min_frequency: self.incremental_min_frequency,
             drop_ratio: self.incremental_drop_ratio,
             base_lifetime: self.incremental_base_lifetime.max(1),
             lifetime_factor: self.incremental_lifetime_factor.max(1.0),
             max_segments_per_site: self.incremental_max_segments,
-        }
+        })
     }
 }
 
@@ -167,12 +171,46 @@ pub struct MenuFlags {
 }
 
 impl MenuFlags {
-    fn settings(&self) -> MenuSettings {
-        MenuSettings {
+    fn settings(&self) -> anyhow::Result<MenuSettings> {
+        Ok(MenuSettings {
             pages: self.menu_pages,
             max_links: self.menu_max_links,
             ..MenuSettings::default()
-        }
+        })
+    }
+}
+
+/// `hybrid`'s flags.
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "hybrid")]
+pub struct HybridFlags {
+    /// hybrid: a model file written by `indexer train` (default: the model built in).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// hybrid: keep a block when its probability of being content reaches this (default: the
+    /// model's threshold).
+    #[arg(long, value_parser = share)]
+    hybrid_threshold: Option<f64>,
+    /// hybrid: let the model drop a heading made of the page's own title words.
+    #[arg(long)]
+    hybrid_no_title_rule: bool,
+}
+
+impl HybridFlags {
+    fn settings(&self) -> anyhow::Result<HybridSettings> {
+        let model = match &self.model {
+            Some(path) => ModelSource::Loaded {
+                path: path.display().to_string(),
+                model: Arc::new(Model::load(path)?),
+            },
+            None => ModelSource::BuiltIn,
+        };
+        Ok(HybridSettings {
+            model,
+            threshold: self.hybrid_threshold.map(|t| t as f32),
+            keep_title_heading: !self.hybrid_no_title_rule,
+            ..HybridSettings::default()
+        })
     }
 }
 
@@ -181,8 +219,8 @@ impl MenuFlags {
 pub struct NoFlags {}
 
 impl NoFlags {
-    fn settings(&self) -> NoSettings {
-        NoSettings {}
+    fn settings(&self) -> anyhow::Result<NoSettings> {
+        Ok(NoSettings {})
     }
 }
 
@@ -200,11 +238,12 @@ macro_rules! detector_flags {
         }
 
         impl DetectorFlags {
-            /// The settings of every detector, as the flags say.
-            pub fn settings(&self) -> DetectorSettings {
-                DetectorSettings {
-                    $($field: self.$field.settings(),)*
-                }
+            /// The settings of every detector, as the flags say (a model file named is read
+            /// here, so a bad one fails before anything is written).
+            pub fn settings(&self) -> anyhow::Result<DetectorSettings> {
+                Ok(DetectorSettings {
+                    $($field: self.$field.settings()?,)*
+                })
             }
         }
     };
@@ -217,6 +256,7 @@ detector_flags! {
     incremental: IncrementalFlags,
     menu: MenuFlags,
     none: NoFlags,
+    hybrid: HybridFlags,
 }
 
 #[cfg(test)]
@@ -233,7 +273,7 @@ mod tests {
     /// With no flags, every detector gets its library defaults.
     #[test]
     fn no_flags_give_the_library_defaults() {
-        let settings = Flags::parse_from(["indexer"]).detectors.settings();
+        let settings = Flags::parse_from(["indexer"]).detectors.settings().unwrap();
         fn json<T: serde::Serialize>(value: &T) -> String {
             serde_json::to_string(value).unwrap()
         }
@@ -251,11 +291,14 @@ mod tests {
         use indexer::detect::Choice;
         for &unit in Unit::ALL {
             let flags = Flags::parse_from(["indexer", "--sandwich-unit", unit.name()]);
-            assert_eq!(flags.detectors.settings().sandwich.unit, unit);
+            assert_eq!(flags.detectors.settings().unwrap().sandwich.unit, unit);
         }
         for &cluster in Cluster::ALL {
             let flags = Flags::parse_from(["indexer", "--table-chunk-cluster", cluster.name()]);
-            assert_eq!(flags.detectors.settings().table_chunk.cluster, cluster);
+            assert_eq!(
+                flags.detectors.settings().unwrap().table_chunk.cluster,
+                cluster
+            );
         }
     }
 }

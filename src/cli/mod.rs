@@ -15,9 +15,11 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{CommandFactory, Parser};
 
-use indexer::build::{self, BuildOptions, BuildSummary, DEFAULT_DETECTOR};
+use indexer::build::{self, BuildOptions, BuildSummary, DEFAULT_DETECTOR, Progress};
+use indexer::detect::DetectorKind;
 use indexer::eval;
 use indexer::index::{OpenIndex, stats};
+use indexer::learn;
 use indexer::search::search;
 
 use args::{Cli, Command};
@@ -57,7 +59,7 @@ fn run(cli: Cli) -> Result<()> {
             });
             let options = BuildOptions {
                 stop: Some(stop_on_interrupt()),
-                ..run.options(detector, one_pass)
+                ..run.options(detector, one_pass)?
             };
             let progress = TerminalProgress::new();
             let summary = build::build_index(&inputs, &index, &options, &progress)
@@ -79,7 +81,7 @@ fn run(cli: Cli) -> Result<()> {
         } => {
             let options = BuildOptions {
                 stop: Some(stop_on_interrupt()),
-                ..run.options(detector, false)
+                ..run.options(detector, false)?
             };
             let progress = TerminalProgress::new();
             let stdout = std::io::stdout();
@@ -111,22 +113,48 @@ fn run(cli: Cli) -> Result<()> {
         Command::Eval {
             inputs,
             labels,
+            snippets,
+            predictions,
             detectors,
             seed,
+            title_boost,
             sites,
             json,
             report,
             chart,
             run,
         } => {
-            let options = run.options(DEFAULT_DETECTOR, false);
-            let labels = eval::load_labels(&eval::expand_patterns(&labels)?)?;
-            anyhow::ensure!(
-                !labels.is_empty(),
-                "the label files hold no usable labelled page"
-            );
+            let options = run.options(DEFAULT_DETECTOR, false)?;
+            let (labels, snippets) = load_truth(&labels, &snippets)?;
+            let predictions = predictions
+                .iter()
+                .map(|given| {
+                    let (name, path) = given.split_once('=').unwrap_or(("predictions", given));
+                    Ok(eval::load_predictions(name, std::path::Path::new(path))?)
+                })
+                .collect::<Result<Vec<_>>>()?;
             let progress = TerminalProgress::new();
-            let figures = eval::evaluate(&inputs, &labels, &detectors, &options, seed, &progress)?;
+            let truth = eval::Truth {
+                labels: &labels,
+                snippets: &snippets,
+            };
+            let figures = eval::evaluate(
+                &inputs,
+                truth,
+                &detectors,
+                &predictions,
+                &options,
+                eval::QuerySettings { seed, title_boost },
+                &progress,
+            )?;
+            if figures.labelled_pages_missing > 0 {
+                eprintln!(
+                    "warning: {} of {} labelled pages are not in the input and score as empty; \
+                     check the inputs and the --labels patterns (quote globs)",
+                    figures.labelled_pages_missing,
+                    labels.len() + snippets.len()
+                );
+            }
             let markdown = figures.to_markdown(sites);
             if json {
                 println!("{}", serde_json::to_string_pretty(&figures)?);
@@ -139,6 +167,94 @@ fn run(cli: Cli) -> Result<()> {
             }
             if let Some(path) = chart {
                 eval::write_chart(&figures, &path)?;
+            }
+        }
+        Command::Train {
+            inputs,
+            labels,
+            snippets,
+            out,
+            family,
+            evidence,
+            seed,
+            trees,
+            depth,
+            learning_rate,
+            threshold,
+            cross_validate,
+            json,
+            run,
+        } => {
+            let (labels, snippets) = load_truth(&labels, &snippets)?;
+            let options = learn::TrainOptions {
+                build: BuildOptions {
+                    stop: Some(stop_on_interrupt()),
+                    ..run.options(DetectorKind::Hybrid, false)?
+                },
+                family,
+                evidence,
+                boost: learn::BoostSettings {
+                    trees,
+                    depth,
+                    learning_rate,
+                    ..learn::BoostSettings::default()
+                },
+                seed,
+                threshold: threshold as f32,
+                ..learn::TrainOptions::default()
+            };
+            let progress = TerminalProgress::new();
+            let started = std::time::Instant::now();
+            let collected = learn::collect(&inputs, &labels, &snippets, &options.build, &progress)?;
+            let model = learn::fit(&collected.dataset(|_| true), &options, &inputs);
+            write_atomically(&out, model.to_json().as_bytes())
+                .with_context(|| format!("writing {}", out.display()))?;
+            if let Some(path) = &cross_validate {
+                let held_out = learn::cross_validate(&collected, &options, |fold, at, folds| {
+                    progress.start_pass(&format!("cross-validation {}/{folds}: {fold}", at + 1));
+                });
+                progress.finish();
+                let mut lines = Vec::new();
+                for page in &held_out {
+                    serde_json::to_writer(&mut lines, page)?;
+                    lines.push(b'\n');
+                }
+                write_atomically(path, &lines)
+                    .with_context(|| format!("writing {}", path.display()))?;
+                eprintln!(
+                    "wrote {} held-out pages to {}",
+                    held_out.len(),
+                    path.display()
+                );
+            }
+            let summary = serde_json::json!({
+                "model": out,
+                "description": model.describe(),
+                "labelled_pages_given": labels.len() + snippets.len(),
+                "pages": model.provenance.pages,
+                "blocks": model.provenance.blocks,
+                "content_blocks": model.provenance.content_blocks,
+                "seconds": started.elapsed().as_secs_f64(),
+            });
+            if json {
+                println!("{}", serde_json::to_string_pretty(&summary)?);
+            } else {
+                println!(
+                    "wrote {} ({}; {} of {} blocks content) in {:.1}s",
+                    out.display(),
+                    model.describe(),
+                    model.provenance.content_blocks,
+                    model.provenance.blocks,
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            let found = model.provenance.pages as usize;
+            let given = labels.len() + snippets.len();
+            if found < given {
+                eprintln!(
+                    "warning: {} of {given} labelled pages were not found in the input or had no labelled block",
+                    given - found
+                );
             }
         }
         Command::Search {
@@ -209,4 +325,44 @@ fn run(cli: Cli) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder, renamed over `path`
+/// only when complete.
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(folder)?;
+    file.write_all(bytes)?;
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|error| error.error)?;
+    Ok(())
+}
+
+/// Content labels and snippet labels from their patterns; at least one labelled page.
+fn load_truth(
+    labels: &[String],
+    snippets: &[String],
+) -> Result<(Vec<eval::Label>, Vec<eval::SnippetLabel>)> {
+    anyhow::ensure!(
+        !labels.is_empty() || !snippets.is_empty(),
+        "give labelled pages: --labels FILE (content_text) or --snippets FILE"
+    );
+    let labels = if labels.is_empty() {
+        Vec::new()
+    } else {
+        eval::load_labels(&eval::expand_patterns(labels)?)?
+    };
+    let snippets = if snippets.is_empty() {
+        Vec::new()
+    } else {
+        eval::load_snippets(&eval::expand_patterns(snippets)?)?
+    };
+    anyhow::ensure!(
+        !labels.is_empty() || !snippets.is_empty(),
+        "the label files hold no usable labelled page"
+    );
+    Ok((labels, snippets))
 }

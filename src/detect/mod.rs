@@ -10,6 +10,7 @@
 //! in [`registry`], the only list of detectors; the command line adds one flag group.
 
 pub mod bloom;
+pub mod hybrid;
 pub mod incremental;
 pub mod menu;
 pub mod none;

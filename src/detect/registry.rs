@@ -10,7 +10,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::{Choice, Detector, Passes, bloom, incremental, menu, none, sandwich, table_chunk};
+use super::{
+    Choice, Detector, Passes, bloom, hybrid, incremental, menu, none, sandwich, table_chunk,
+};
 
 /// Something to do with a concrete detector, whichever [`DetectorKind`] names: the build
 /// runs its engine through this, so that the engine is generic over the detector.
@@ -95,6 +97,7 @@ macro_rules! registry {
 // Variant => settings field: detector type. The order is the order of `--help` and of
 // every list of detectors.
 registry! {
+    Hybrid => hybrid: hybrid::Hybrid,
     Bloom => bloom: bloom::Bloom,
     Sandwich => sandwich: sandwich::Sandwich,
     TableChunk => table_chunk: table_chunk::TableChunk,

@@ -8,10 +8,12 @@
 mod chart;
 mod quality;
 mod retrieval;
+mod snippets;
 
 pub use chart::write_chart;
 pub use quality::{Prf, Quality, bag, score};
 pub use retrieval::{RankFigures, Retrieval, reciprocal_rank, sample_phrase, title_without_site};
+pub use snippets::{SnippetScore, score_snippets};
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
@@ -40,6 +42,20 @@ pub struct Label {
     pub content_text: String,
     /// The rest of its visible text.
     pub template_text: String,
+}
+
+/// One page's snippet labels: passages of main content that must be kept, and passages of
+/// boilerplate that must go (the format of `shared/tools/snippets.py`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnippetLabel {
+    /// The page URL, as in the crawl.
+    pub url: String,
+    /// The site it is scored under.
+    pub site: String,
+    /// Passages that must be kept.
+    pub with: Vec<String>,
+    /// Passages that must be dropped.
+    pub without: Vec<String>,
 }
 
 /// Why an evaluation failed.
@@ -89,9 +105,11 @@ pub fn expand_patterns(patterns: &[String]) -> Result<Vec<PathBuf>, EvalError> {
     Ok(paths)
 }
 
-/// Reads labels from JSON-lines files (gzip when the name ends in `.gz`).
-pub fn load_labels(paths: &[PathBuf]) -> Result<Vec<Label>, EvalError> {
-    let mut labels = Vec::new();
+/// Calls `each` with every JSON object of JSON-lines files (gzip when the name ends in `.gz`).
+fn for_each_line(
+    paths: &[PathBuf],
+    mut each: impl FnMut(serde_json::Value),
+) -> Result<(), EvalError> {
     for path in paths {
         let fail = |message: String| EvalError::Labels {
             path: path.clone(),
@@ -110,23 +128,64 @@ pub fn load_labels(paths: &[PathBuf]) -> Result<Vec<Label>, EvalError> {
             }
             let value: serde_json::Value = serde_json::from_str(&line)
                 .map_err(|e| fail(format!("line {}: {e}", number + 1)))?;
-            if value.get("usable") == Some(&serde_json::Value::Bool(false)) {
-                continue;
-            }
-            let text = |key: &str| value.get(key).and_then(|v| v.as_str()).map(str::to_string);
-            let (Some(url), Some(content_text)) = (text("url"), text("content_text")) else {
-                continue;
-            };
-            let site = text("site").unwrap_or_else(|| crate::read::site_of(&url));
-            labels.push(Label {
-                site,
-                title: text("title").unwrap_or_default(),
-                template_text: text("template_text").unwrap_or_default(),
-                url,
-                content_text,
-            });
+            each(value);
         }
     }
+    Ok(())
+}
+
+/// Reads snippet labels (`url`, `site`, `with`, `without`) from JSON-lines files.
+pub fn load_snippets(paths: &[PathBuf]) -> Result<Vec<SnippetLabel>, EvalError> {
+    let mut labels = Vec::new();
+    for_each_line(paths, |value| {
+        let Some(url) = value.get("url").and_then(|v| v.as_str()) else {
+            return;
+        };
+        let passages = |key: &str| -> Vec<String> {
+            value
+                .get(key)
+                .and_then(|v| v.as_array())
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(|item| item.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        labels.push(SnippetLabel {
+            site: value
+                .get("site")
+                .and_then(|v| v.as_str())
+                .map_or_else(|| crate::read::site_of(url), str::to_string),
+            url: url.to_string(),
+            with: passages("with"),
+            without: passages("without"),
+        });
+    })?;
+    Ok(labels)
+}
+
+/// Reads labels from JSON-lines files (gzip when the name ends in `.gz`).
+pub fn load_labels(paths: &[PathBuf]) -> Result<Vec<Label>, EvalError> {
+    let mut labels = Vec::new();
+    for_each_line(paths, |value| {
+        if value.get("usable") == Some(&serde_json::Value::Bool(false)) {
+            return;
+        }
+        let text = |key: &str| value.get(key).and_then(|v| v.as_str()).map(str::to_string);
+        let (Some(url), Some(content_text)) = (text("url"), text("content_text")) else {
+            return;
+        };
+        let site = text("site").unwrap_or_else(|| crate::read::site_of(&url));
+        labels.push(Label {
+            site,
+            title: text("title").unwrap_or_default(),
+            template_text: text("template_text").unwrap_or_default(),
+            url,
+            content_text,
+        });
+    })?;
     Ok(labels)
 }
 
@@ -137,6 +196,8 @@ pub struct EvalRow {
     pub name: String,
     /// Extraction quality of the index's stored body text.
     pub quality: Quality,
+    /// Snippet scores, when snippet labels were given.
+    pub snippets: Option<SnippetScore>,
     /// Index size.
     pub index: IndexStats,
     /// 1 − postings / postings of `none`.
@@ -152,27 +213,78 @@ pub struct EvalRow {
 /// Everything `indexer eval` measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct EvalReport {
-    /// Labelled pages.
+    /// Labelled pages (content labels).
     pub labelled_pages: usize,
-    /// One row per detector, then the oracle.
+    /// Pages with snippet labels.
+    pub snippet_pages: usize,
+    /// Labelled pages (of either kind) whose URL is not in the input: scored as keeping
+    /// nothing, so a large number means the wrong labels or inputs were given.
+    pub labelled_pages_missing: usize,
+    /// One row per detector, then each predictions file, then the oracle.
     pub rows: Vec<EvalRow>,
 }
 
-/// Builds an index per detector (and `none`, and the oracle) in a temporary directory and
-/// measures each.
+/// What `evaluate` measures against.
+#[derive(Debug, Clone, Copy)]
+pub struct Truth<'a> {
+    /// Pages labelled with their main content.
+    pub labels: &'a [Label],
+    /// Pages labelled with snippets.
+    pub snippets: &'a [SnippetLabel],
+}
+
+/// How the known-item queries are asked.
+#[derive(Debug, Clone, Copy)]
+pub struct QuerySettings {
+    /// Seed of the sampled phrase queries.
+    pub seed: u64,
+    /// How much a title match counts against a body match.
+    pub title_boost: f32,
+}
+
+/// Kept text by URL, as `indexer extract` or `indexer train --cross-validate` write it,
+/// measured as an index of its own.
+#[derive(Debug, Clone)]
+pub struct Predictions {
+    /// The row's name.
+    pub name: String,
+    /// Kept text by URL.
+    pub texts: HashMap<String, String>,
+}
+
+/// Reads a predictions file (JSON lines with `url` and `text`).
+pub fn load_predictions(name: &str, path: &Path) -> Result<Predictions, EvalError> {
+    let mut texts = HashMap::new();
+    for_each_line(&[path.to_path_buf()], |value| {
+        if let (Some(url), Some(text)) = (
+            value.get("url").and_then(|v| v.as_str()),
+            value.get("text").and_then(|v| v.as_str()),
+        ) {
+            texts.insert(url.to_string(), text.to_string());
+        }
+    })?;
+    Ok(Predictions {
+        name: name.to_string(),
+        texts,
+    })
+}
+
+/// Builds an index per detector (and `none`), one per predictions file, and the oracle (from
+/// the content labels) in a temporary directory, and measures each.
 pub fn evaluate(
     inputs: &[PathBuf],
-    labels: &[Label],
+    truth: Truth<'_>,
     detectors: &[DetectorKind],
+    predictions: &[Predictions],
     options: &BuildOptions,
-    seed: u64,
+    queries: QuerySettings,
     progress: &dyn Progress,
 ) -> Result<EvalReport, EvalError> {
+    let labels = truth.labels;
     let workdir = tempfile::Builder::new().prefix("indexer-eval-").tempdir()?;
     let mut kinds: Vec<DetectorKind> = detectors.to_vec();
-    if !kinds.contains(&DetectorKind::None) {
-        kinds.push(DetectorKind::None);
-    }
+    kinds.retain(|&kind| kind != DetectorKind::None);
+    kinds.push(DetectorKind::None);
     let mut rows = Vec::new();
     for kind in kinds {
         let path = workdir.path().join(kind.name());
@@ -180,12 +292,34 @@ pub fn evaluate(
             detector: kind,
             ..options.clone()
         };
+        progress.start_pass(&format!("eval: building the {} index", kind.name()));
         let summary = build_index(inputs, &path, &run, progress)?;
-        rows.push(measure(kind.name(), &path, labels, seed, summary.seconds)?);
+        rows.push(measure(
+            kind.name(),
+            &path,
+            truth,
+            queries,
+            summary.seconds,
+        )?);
     }
-    let oracle = workdir.path().join("oracle");
-    build_oracle(&oracle, labels)?;
-    rows.push(measure("oracle", &oracle, labels, seed, 0.0)?);
+    let none = OpenIndex::open(&workdir.path().join(DetectorKind::None.name()))?;
+    let documents = stored_documents(&none)?;
+    let missing = labels
+        .iter()
+        .map(|label| &label.url)
+        .chain(truth.snippets.iter().map(|label| &label.url))
+        .filter(|url| !documents.iter().any(|document| &document.url == *url))
+        .count();
+    for (at, predicted) in predictions.iter().enumerate() {
+        let path = workdir.path().join(format!("predictions-{at}"));
+        build_from_predictions(&path, &documents, predicted)?;
+        rows.push(measure(&predicted.name, &path, truth, queries, 0.0)?);
+    }
+    if !labels.is_empty() {
+        let oracle = workdir.path().join("oracle");
+        build_oracle(&oracle, labels)?;
+        rows.push(measure("oracle", &oracle, truth, queries, 0.0)?);
+    }
 
     let postings = |name: &str| {
         rows.iter()
@@ -208,8 +342,75 @@ pub fn evaluate(
     }
     Ok(EvalReport {
         labelled_pages: labels.len(),
+        snippet_pages: truth.snippets.len(),
+        labelled_pages_missing: missing,
         rows,
     })
+}
+
+/// One stored document of an index.
+struct StoredDocument {
+    url: String,
+    site: String,
+    title: String,
+    body: String,
+}
+
+fn stored_documents(open: &OpenIndex) -> Result<Vec<StoredDocument>, EvalError> {
+    let reader = open.index.reader().map_err(SearchError::from)?;
+    let searcher = reader.searcher();
+    let mut documents = Vec::new();
+    for (ordinal, segment) in searcher.segment_readers().iter().enumerate() {
+        for doc in segment.doc_ids_alive() {
+            let document: TantivyDocument = searcher
+                .doc(DocAddress::new(ordinal as u32, doc))
+                .map_err(SearchError::from)?;
+            documents.push(StoredDocument {
+                url: stored_text(&document, open.fields.url),
+                site: stored_text(&document, open.fields.site),
+                title: stored_text(&document, open.fields.title),
+                body: stored_text(&document, open.fields.body),
+            });
+        }
+    }
+    documents.sort_by(|a, b| a.url.cmp(&b.url));
+    Ok(documents)
+}
+
+/// An index of the input's pages (as `none` stored them) with each page's text replaced by
+/// its predicted text where the predictions have it.
+fn build_from_predictions(
+    path: &Path,
+    documents: &[StoredDocument],
+    predictions: &Predictions,
+) -> Result<(), EvalError> {
+    let mut writer = IndexBuild::begin(path, 1, IndexBuild::heap_bytes(1, 1 << 30))?;
+    let mut replaced = 0u64;
+    for document in documents {
+        let body = match predictions.texts.get(&document.url) {
+            Some(text) => {
+                replaced += 1;
+                text.as_str()
+            }
+            None => document.body.as_str(),
+        };
+        writer.add(&IndexedPage {
+            url: &document.url,
+            site: &document.site,
+            title: &document.title,
+            body,
+            kept_blocks: 0,
+            dropped_blocks: 0,
+        })?;
+    }
+    let summary = BuildSummary {
+        detector: predictions.name.clone(),
+        pages: documents.len() as u64,
+        counters: [("pages-predicted".to_string(), replaced)].into(),
+        ..BuildSummary::default()
+    };
+    writer.commit(&summary)?;
+    Ok(())
 }
 
 fn build_oracle(path: &Path, labels: &[Label]) -> Result<(), EvalError> {
@@ -236,19 +437,20 @@ fn build_oracle(path: &Path, labels: &[Label]) -> Result<(), EvalError> {
 fn measure(
     name: &str,
     path: &Path,
-    labels: &[Label],
-    seed: u64,
+    truth: Truth<'_>,
+    queries: QuerySettings,
     seconds: f64,
 ) -> Result<EvalRow, EvalError> {
     let open = OpenIndex::open(path)?;
     let kept = stored_bodies(&open)?;
     Ok(EvalRow {
         name: name.to_string(),
-        quality: score(labels, &kept),
+        quality: score(truth.labels, &kept),
+        snippets: (!truth.snippets.is_empty()).then(|| score_snippets(truth.snippets, &kept)),
         index: stats(&open)?,
         postings_reduction: 0.0,
         share_of_oracle_reduction: 0.0,
-        retrieval: retrieval::evaluate(&open, labels, seed)?,
+        retrieval: retrieval::evaluate(&open, truth.labels, queries.seed, queries.title_boost)?,
         build_seconds: seconds,
     })
 }
@@ -276,7 +478,40 @@ impl EvalReport {
     /// The report as a markdown table (and per-site F1 with `sites`).
     pub fn to_markdown(&self, sites: bool) -> String {
         let mut out = String::new();
-        out.push_str(&format!("Labelled pages: {}\n\n", self.labelled_pages));
+        out.push_str(&format!("Labelled pages: {}\n", self.labelled_pages));
+        if self.snippet_pages > 0 {
+            out.push_str(&format!("Snippet-labelled pages: {}\n", self.snippet_pages));
+        }
+        if self.labelled_pages_missing > 0 {
+            out.push_str(&format!(
+                "Labelled pages not in the input (scored as empty): {}\n",
+                self.labelled_pages_missing
+            ));
+        }
+        out.push('\n');
+        if self.snippet_pages > 0 {
+            out.push_str(
+                "| index | snippet P | snippet R | snippet F1 | postings | reduction vs none |\n",
+            );
+            out.push_str("|---|---:|---:|---:|---:|---:|\n");
+            for row in &self.rows {
+                if let Some(snippets) = &row.snippets {
+                    out.push_str(&format!(
+                        "| {} | {:.3} | {:.3} | {:.3} | {} | {:.1}% |\n",
+                        row.name,
+                        snippets.precision,
+                        snippets.recall,
+                        snippets.f1,
+                        row.index.postings,
+                        100.0 * row.postings_reduction
+                    ));
+                }
+            }
+            out.push('\n');
+            if self.labelled_pages == 0 {
+                return out;
+            }
+        }
         out.push_str("| index | micro P | micro R | micro F1 | macro F1 | template kept | postings | reduction vs none | share of oracle reduction | bytes | MRR@10 title | MRR@10 phrase | S@1 title | S@1 phrase |\n");
         out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for row in &self.rows {

@@ -1,6 +1,8 @@
 //! Known-item retrieval: for every labelled page, a query made from its title and one made
 //! from a phrase of its content; how high does the page rank?
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 
 use super::Label;
@@ -25,7 +27,7 @@ pub struct RankFigures {
 /// Known-item retrieval figures of one index.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Retrieval {
-    /// Queries from page titles (site-name suffix removed).
+    /// Queries from page titles (site-name suffix and the site's shared title words removed).
     pub title: RankFigures,
     /// Queries from a seeded 6–10-word passage of the page's content.
     pub phrase: RankFigures,
@@ -90,19 +92,76 @@ pub fn reciprocal_rank(ranked: &[String], url: &str) -> f64 {
         .map_or(0.0, |at| 1.0 / (at + 1) as f64)
 }
 
+/// A title word on at least this share of a site's titles belongs to the site.
+const SITE_TITLE_SHARE: f64 = 0.9;
+
+/// The words on at least [`SITE_TITLE_SHARE`] of each site's titles (sites of five titles or
+/// more): the site's name and tagline, wherever its titles put them.
+fn site_title_words(labels: &[Label]) -> HashMap<&str, HashSet<String>> {
+    let mut counts: HashMap<&str, (usize, HashMap<String, usize>)> = HashMap::new();
+    for label in labels {
+        let (titles, words) = counts.entry(&label.site).or_default();
+        *titles += 1;
+        let mut seen = HashSet::new();
+        for_each_word(&label.title, |word, _, _| {
+            if seen.insert(word.to_string()) {
+                *words.entry(word.to_string()).or_default() += 1;
+            }
+        });
+    }
+    counts
+        .into_iter()
+        .filter(|(_, (titles, _))| *titles >= 5)
+        .map(|(site, (titles, words))| {
+            let shared = words
+                .into_iter()
+                .filter(|(_, pages)| *pages as f64 >= SITE_TITLE_SHARE * titles as f64)
+                .map(|(word, _)| word)
+                .collect();
+            (site, shared)
+        })
+        .collect()
+}
+
+/// A page's title query: its title without the site-name suffix, and without the leading
+/// and trailing words its site puts on (nearly) every title; `None` if nothing is left.
+pub fn title_query(title: &str, site_words: Option<&HashSet<String>>) -> Option<String> {
+    let mut words = Vec::new();
+    for_each_word(title_without_site(title), |word, _, _| {
+        words.push(word.to_string())
+    });
+    if let Some(shared) = site_words {
+        let start = words.iter().take_while(|w| shared.contains(*w)).count();
+        let end = words.len()
+            - words[start..]
+                .iter()
+                .rev()
+                .take_while(|w| shared.contains(*w))
+                .count();
+        words = words[start..end].to_vec();
+    }
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
 /// Asks every query of `labels` against `open`.
-pub fn evaluate(open: &OpenIndex, labels: &[Label], seed: u64) -> Result<Retrieval, SearchError> {
+pub fn evaluate(
+    open: &OpenIndex,
+    labels: &[Label],
+    seed: u64,
+    title_boost: f32,
+) -> Result<Retrieval, SearchError> {
     let mut title = Accumulator::default();
     let mut phrase = Accumulator::default();
+    let site_words = site_title_words(labels);
     for label in labels {
-        if let Some(query) = as_query(title_without_site(&label.title)) {
-            title.add(&top_urls(open, &query, CUTOFF)?, &label.url);
+        if let Some(query) = title_query(&label.title, site_words.get(label.site.as_str())) {
+            title.add(&top_urls(open, &query, CUTOFF, title_boost)?, &label.url);
         }
         let page_seed = seed ^ crate::segment::stable_hash_bytes(label.url.as_bytes());
         if let Some(query) =
             sample_phrase(&label.content_text, page_seed).and_then(|p| as_query(&p))
         {
-            phrase.add(&top_urls(open, &query, CUTOFF)?, &label.url);
+            phrase.add(&top_urls(open, &query, CUTOFF, title_boost)?, &label.url);
         }
     }
     Ok(Retrieval {
@@ -158,6 +217,32 @@ mod tests {
             "What is Ownership?"
         );
         assert_eq!(title_without_site("No suffix here"), "No suffix here");
+    }
+
+    #[test]
+    fn a_site_s_shared_title_words_are_not_queried() {
+        let label = |title: &str| Label {
+            url: title.into(),
+            site: "s".into(),
+            title: title.into(),
+            content_text: String::new(),
+            template_text: String::new(),
+        };
+        let labels: Vec<Label> = ["Intro", "Usage", "Install", "FAQ", "News"]
+            .iter()
+            .map(|page| label(&format!("Django 1.10 {page} notes")))
+            .collect();
+        let shared = site_title_words(&labels);
+        let words = shared.get("s");
+        assert_eq!(
+            title_query("Django 1.10 Usage notes", words).as_deref(),
+            Some("usage")
+        );
+        assert_eq!(title_query("Django 1.10 notes", words), None);
+        assert_eq!(
+            title_query("Release notes — Django", None).as_deref(),
+            Some("release notes")
+        );
     }
 
     #[test]

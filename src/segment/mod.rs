@@ -10,9 +10,11 @@
 //! elements still open at the end of input; [`OpenElements`](tree) keeps its own stack with
 //! HTML's implied-end rules.
 
+pub mod evidence;
 mod style;
 mod tree;
 
+pub use evidence::BlockEvidence;
 pub use style::{BlockStyle, StyleAttributes, stable_hash_bytes};
 pub use tree::{is_layout_element, is_table_element};
 
@@ -61,6 +63,9 @@ pub struct Block {
     /// Byte range of the block's text in the page's HTML, from the start of its first text
     /// node to the end of its last.
     pub source: (u32, u32),
+    /// What the page's markup says about the block, when [`SegmentOptions::evidence`] asked
+    /// for it (empty otherwise).
+    pub evidence: BlockEvidence,
 }
 
 /// One text node's part of a block's text.
@@ -101,6 +106,8 @@ pub struct SegmentOptions {
     pub tree: bool,
     /// Collect the page's link targets (`<a href>`), as written.
     pub links: bool,
+    /// Gather each block's [`BlockEvidence`].
+    pub evidence: bool,
 }
 
 /// A page's DOM reduced to what tree comparison needs: elements labelled by tag and
@@ -253,6 +260,8 @@ impl SegmentedPage {
                 .map(|block| {
                     std::mem::size_of::<Block>()
                         + block.text.capacity()
+                        + (block.evidence.tokens.capacity() + block.evidence.ancestors.capacity())
+                            * std::mem::size_of::<u32>()
                         + block.words.capacity() * std::mem::size_of::<Word>()
                         + block.runs.capacity() * std::mem::size_of::<TextRun>()
                 })
@@ -378,6 +387,7 @@ pub fn segment_with(
             heading: block.heading,
             runs: block.runs,
             source: block.source,
+            evidence: block.evidence,
         });
     }
 

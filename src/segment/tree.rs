@@ -3,6 +3,7 @@
 
 use lol_html::html_content::Element;
 
+use super::evidence::{self, BlockEvidence, MAX_ANCESTORS, MAX_TOKENS};
 use super::style::{BlockStyle, StyleAttributes, child_path, stable_hash_bytes};
 use super::{DomTree, Granularity, PageLimit, SegmentLimits, SegmentOptions, TextRun};
 
@@ -198,6 +199,12 @@ struct OpenElement {
     hidden: bool,
     /// Its node in the DOM tree, when one is built.
     node: u32,
+    /// Evidence only: [`evidence::context`] bits of this element and those around it.
+    context: u32,
+    /// Evidence only: whether text inside lies in a link.
+    in_link: bool,
+    /// Evidence only: hashes of this element's class and id tokens.
+    tokens: Vec<u32>,
 }
 
 struct BlockUnderConstruction {
@@ -206,6 +213,7 @@ struct BlockUnderConstruction {
     heading: bool,
     runs: Vec<TextRun>,
     source: Option<(u32, u32)>,
+    evidence: BlockEvidence,
 }
 
 impl BlockUnderConstruction {
@@ -216,6 +224,18 @@ impl BlockUnderConstruction {
             heading,
             runs: Vec::new(),
             source: None,
+            evidence: BlockEvidence::default(),
+        }
+    }
+
+    /// A new block continuing this one's element (same style and evidence, no text yet).
+    fn continued(&self) -> Self {
+        BlockUnderConstruction {
+            evidence: BlockEvidence {
+                link_bytes: 0,
+                ..self.evidence.clone()
+            },
+            ..BlockUnderConstruction::new(self.style, self.heading)
         }
     }
 }
@@ -227,6 +247,7 @@ pub(super) struct RawBlock {
     pub(super) heading: bool,
     pub(super) runs: Vec<TextRun>,
     pub(super) source: (u32, u32),
+    pub(super) evidence: BlockEvidence,
 }
 
 /// What the segmenter found on a page, besides the words.
@@ -320,6 +341,16 @@ impl OpenElements {
         }
 
         let path = child_path(parent_path, child_index);
+        let (context, in_link, tokens) = if self.options.evidence {
+            let parent = self.stack.last();
+            (
+                parent.map_or(0, |open| open.context) | evidence::context_of(&tag, element),
+                parent.is_some_and(|open| open.in_link) || tag == "a",
+                evidence::tokens_of(element),
+            )
+        } else {
+            (0, false, Vec::new())
+        };
         let inherited_hidden = self.stack.last().is_some_and(|parent| parent.hidden);
         let hidden = inherited_hidden
             || hides_text(&tag)
@@ -333,8 +364,13 @@ impl OpenElements {
         if self.starts_block(&tag) && !hidden {
             if self.blocks.len() < self.limits.max_blocks {
                 let style = BlockStyle::of(path, &StyleAttributes::of(&tag, element));
-                self.blocks
-                    .push(BlockUnderConstruction::new(style, is_heading(&tag)));
+                let mut fresh = BlockUnderConstruction::new(style, is_heading(&tag));
+                if self.options.evidence {
+                    fresh.evidence = self.block_evidence(&tag, context, &tokens);
+                    fresh.evidence.ancestors.insert(0, self.next_serial as u32);
+                    fresh.evidence.ancestors.truncate(MAX_ANCESTORS);
+                }
+                self.blocks.push(fresh);
                 block = Some(self.blocks.len() - 1);
                 owns_block = true;
             } else {
@@ -353,8 +389,49 @@ impl OpenElements {
             owns_block,
             hidden,
             node,
+            context,
+            in_link,
+            tokens,
         });
         Some(serial)
+    }
+
+    /// The evidence of a block starting at an element `tag` with `context` and `tokens`,
+    /// under the elements open now.
+    fn block_evidence(&self, tag: &str, context: u32, tokens: &[u32]) -> BlockEvidence {
+        let mut all: Vec<u32> = tokens.to_vec();
+        let mut level = 1;
+        for open in self.stack.iter().rev() {
+            if level > 2 || all.len() >= MAX_TOKENS {
+                break;
+            }
+            if open.tokens.is_empty() {
+                continue;
+            }
+            all.extend(
+                open.tokens
+                    .iter()
+                    .map(|&token| evidence::token_at_level(token, level)),
+            );
+            level += 1;
+        }
+        all.truncate(MAX_TOKENS);
+        let ancestors = self
+            .stack
+            .iter()
+            .rev()
+            .take(MAX_ANCESTORS)
+            .map(|open| open.serial as u32)
+            .collect();
+        BlockEvidence {
+            link_bytes: 0,
+            context,
+            heading_level: heading_level(tag),
+            depth: self.stack.len().min(u16::MAX as usize) as u16,
+            tag: evidence::tag_code(tag),
+            tokens: all,
+            ancestors,
+        }
     }
 
     /// Whether an element of `tag` starts a block at this granularity.
@@ -388,8 +465,7 @@ impl OpenElements {
         }
         let Some(block) = block else { return };
         let renewed = if self.blocks.len() < self.limits.max_blocks {
-            let old = &self.blocks[block];
-            let fresh = BlockUnderConstruction::new(old.style, old.heading);
+            let fresh = self.blocks[block].continued();
             self.blocks.push(fresh);
             self.blocks.len() - 1
         } else {
@@ -487,8 +563,7 @@ impl OpenElements {
         let block = if let Granularity::TextNodes { .. } = self.options.granularity {
             let style_of = self.current_block();
             if self.blocks.len() < self.limits.max_blocks {
-                let old = &self.blocks[style_of];
-                let fresh = BlockUnderConstruction::new(old.style, old.heading);
+                let fresh = self.blocks[style_of].continued();
                 self.blocks.push(fresh);
                 self.blocks.len() - 1
             } else {
@@ -498,8 +573,13 @@ impl OpenElements {
         } else {
             self.current_block()
         };
+        let in_link = self.stack.last().is_some_and(|open| open.in_link);
         let target = &mut self.blocks[block];
+        let before = target.text.len();
         append_collapsed(&mut target.text, &text);
+        if in_link {
+            target.evidence.link_bytes += (target.text.len() - before) as u32;
+        }
         target.runs.push(TextRun {
             end: target.text.len() as u32,
             path: parent_path,
@@ -542,6 +622,7 @@ impl OpenElements {
                 heading: block.heading,
                 runs,
                 source: block.source.unwrap_or_default(),
+                evidence: block.evidence,
             });
         }
         let tree = self.tree.map(|mut tree| {
@@ -715,7 +796,20 @@ fn element_label(tag: &str, element: &Element) -> u64 {
 }
 
 fn is_heading(tag: &str) -> bool {
-    matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+    heading_level(tag) > 0
+}
+
+/// 1–6 for `h1`–`h6`, 0 otherwise.
+fn heading_level(tag: &str) -> u8 {
+    match tag {
+        "h1" => 1,
+        "h2" => 2,
+        "h3" => 3,
+        "h4" => 4,
+        "h5" => 5,
+        "h6" => 6,
+        _ => 0,
+    }
 }
 
 fn declares_display_none(style: &str) -> bool {

@@ -295,6 +295,7 @@ mod tests {
             heading: false,
             runs: Vec::new(),
             source: (0, 0),
+            evidence: Default::default(),
         }
     }
 

@@ -331,6 +331,7 @@ impl Detector for Menu {
             granularity: Granularity::TextNodes { split_lines: false },
             tree: true,
             links: true,
+            ..SegmentOptions::default()
         }
     }
 

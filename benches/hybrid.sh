@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# `hybrid` on the shared corpora, in one run: a model trained on all three corpora (docs, news,
+# articles), its training-set figures, and leave-one-site-out figures (each site held out in
+# turn and decided by a model fitted on everything else; sites of fewer than 20 labelled pages
+# in ten folds of sites) — the figures for sites never seen. With ABLATION=1 also page-only and
+# site-only models, cross-validated the same way.
+#
+# Writes OUT_DIR/model-EVIDENCE.json, OUT_DIR/cv-EVIDENCE.jsonl (held-out kept text) and
+# OUT_DIR/eval-CORPUS.md (`indexer eval`: hybrid with the trained model, bloom, none, the
+# cross-validated rows and the oracle), and prints the tables.
+#
+# usage: benches/hybrid.sh [SHARED_DIR] [OUT_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=${1:-../shared}
+out=${2:-target/hybrid}
+mkdir -p "$out"
+cargo build --release --quiet
+bin=target/release/indexer
+corpus=$shared/corpus
+inputs=("$corpus"/docs/*.warc.gz "$corpus"/news/*.warc.gz "$corpus"/articles/*.warc.gz)
+labels=(--labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.labels.jsonl.gz"
+  --snippets "$corpus/articles/*.snippets.jsonl.gz")
+
+evidences=(both)
+[[ ${ABLATION:-0} == 1 ]] && evidences=(both page site)
+for evidence in "${evidences[@]}"; do
+  echo "== train --evidence $evidence (with leave-one-site-out)" >&2
+  "$bin" train "${inputs[@]}" "${labels[@]}" --evidence "$evidence" \
+    --out "$out/model-$evidence.json" --cross-validate "$out/cv-$evidence.jsonl"
+done
+
+predictions=()
+for evidence in "${evidences[@]}"; do
+  predictions+=(--predictions "hybrid-loso-$evidence=$out/cv-$evidence.jsonl")
+done
+for name in docs news; do
+  echo "== eval $name" >&2
+  "$bin" eval "$corpus"/$name/*.warc.gz --labels "$corpus/$name/*.labels.jsonl.gz" \
+    --detector hybrid,bloom --model "$out/model-both.json" "${predictions[@]}" --sites \
+    --report "$out/eval-$name.md" > /dev/null
+  cat "$out/eval-$name.md"
+done
+echo "== eval articles" >&2
+"$bin" eval "$corpus"/articles/*.warc.gz --snippets "$corpus/articles/*.snippets.jsonl.gz" \
+  --detector hybrid,bloom --model "$out/model-both.json" "${predictions[@]}" \
+  --report "$out/eval-articles.md" > /dev/null
+cat "$out/eval-articles.md"

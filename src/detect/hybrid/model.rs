@@ -1,0 +1,394 @@
+//! The model: a feature row in, the probability that the block is content out. A model is a
+//! versioned JSON file — its format name and version, the feature names it was trained on, the
+//! keep threshold, the classifier (a tree ensemble or a logistic regression) and what it was
+//! trained on. The default model ships inside the binary ([`Model::built_in`]).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::features;
+
+/// The `format` field of every model file.
+pub const MODEL_FORMAT: &str = "indexer-hybrid-model";
+
+/// The model file layout this build reads and writes.
+pub const MODEL_VERSION: u32 = 1;
+
+/// The model trained on the shared corpora, as committed (see `indexer train` in the README).
+const BUILT_IN: &str = include_str!("default-model.json");
+
+/// Why a model file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The file cannot be read.
+    #[error("model {path}: {source}")]
+    Unreadable {
+        /// The file.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The file is not a model of this tool, or is damaged.
+    #[error("model {path}: not an indexer model file ({message})")]
+    NotAModel {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The model was written for another layout or feature set.
+    #[error(
+        "model {path}: made for {found}, this build reads {MODEL_FORMAT} version {MODEL_VERSION} with {features} features; retrain it with `indexer train`"
+    )]
+    Foreign {
+        /// The file.
+        path: String,
+        /// What the file says it is.
+        found: String,
+        /// Features this build computes.
+        features: usize,
+    },
+}
+
+/// One node of a regression tree: a split, or a leaf when `feature` is [`Node::LEAF`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// The feature compared, or [`Node::LEAF`].
+    pub feature: u16,
+    /// Rows with `feature < threshold` go left.
+    pub threshold: f32,
+    /// Index of the left child.
+    pub left: u32,
+    /// Index of the right child.
+    pub right: u32,
+    /// A leaf's value (log-odds added to the score).
+    pub value: f32,
+}
+
+impl Node {
+    /// The `feature` of a leaf.
+    pub const LEAF: u16 = u16::MAX;
+
+    /// A leaf of `value`.
+    pub fn leaf(value: f32) -> Self {
+        Node {
+            feature: Node::LEAF,
+            threshold: 0.0,
+            left: 0,
+            right: 0,
+            value,
+        }
+    }
+}
+
+/// A regression tree; node 0 is the root.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tree {
+    /// The nodes.
+    pub nodes: Vec<Node>,
+}
+
+impl Tree {
+    /// The leaf value `row` reaches.
+    pub fn value(&self, row: &[f32]) -> f32 {
+        let mut at = 0usize;
+        for _ in 0..self.nodes.len() {
+            let node = &self.nodes[at];
+            if node.feature == Node::LEAF {
+                return node.value;
+            }
+            let goes_left = row
+                .get(usize::from(node.feature))
+                .is_none_or(|&value| value < node.threshold);
+            at = if goes_left { node.left } else { node.right } as usize;
+            if at >= self.nodes.len() {
+                return 0.0;
+            }
+        }
+        0.0
+    }
+}
+
+/// How a model scores a row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Classifier {
+    /// Gradient-boosted regression trees on the log-odds.
+    Trees {
+        /// The starting log-odds.
+        base: f32,
+        /// The trees, each scaled by the learning rate already.
+        trees: Vec<Tree>,
+    },
+    /// A logistic regression on standardised features.
+    Logistic {
+        /// The intercept.
+        bias: f32,
+        /// One weight per feature.
+        weights: Vec<f32>,
+        /// Per feature, the mean subtracted before weighting.
+        mean: Vec<f32>,
+        /// Per feature, the scale divided by before weighting.
+        scale: Vec<f32>,
+    },
+}
+
+/// What a model was trained on, for people reading the file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// The input files (names only).
+    pub inputs: Vec<String>,
+    /// Labelled pages used.
+    pub pages: u64,
+    /// Blocks used (with a label).
+    pub blocks: u64,
+    /// Blocks labelled content.
+    pub content_blocks: u64,
+    /// The seed of the training's random choices.
+    pub seed: u64,
+    /// The training settings, as text.
+    pub settings: String,
+}
+
+/// A trained block classifier.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    /// Always [`MODEL_FORMAT`].
+    pub format: String,
+    /// The layout version, [`MODEL_VERSION`].
+    pub version: u32,
+    /// The feature names, in row order.
+    pub features: Vec<String>,
+    /// A block is kept when its probability of being content reaches this.
+    pub threshold: f32,
+    /// The classifier.
+    pub classifier: Classifier,
+    /// What it was trained on.
+    pub provenance: Provenance,
+}
+
+impl Model {
+    /// A model of this build's format around `classifier`.
+    pub fn new(classifier: Classifier, threshold: f32, provenance: Provenance) -> Self {
+        Model {
+            format: MODEL_FORMAT.to_string(),
+            version: MODEL_VERSION,
+            features: features::names(),
+            threshold,
+            classifier,
+            provenance,
+        }
+    }
+
+    /// The model shipped in the binary.
+    pub fn built_in() -> Result<Model, ModelError> {
+        Model::parse(BUILT_IN, "<built-in>")
+    }
+
+    /// Reads a model file.
+    pub fn load(path: &Path) -> Result<Model, ModelError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Unreadable {
+            path: name.clone(),
+            source,
+        })?;
+        Model::parse(&text, &name)
+    }
+
+    /// Parses a model file's text; `name` names it in errors.
+    pub fn parse(text: &str, name: &str) -> Result<Model, ModelError> {
+        let not_a_model = |message: String| ModelError::NotAModel {
+            path: name.to_string(),
+            message,
+        };
+        let header: serde_json::Value =
+            serde_json::from_str(text).map_err(|error| not_a_model(error.to_string()))?;
+        let format = header
+            .get("format")
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string();
+        let version = header.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
+        if format != MODEL_FORMAT {
+            return Err(not_a_model(format!("format `{format}`")));
+        }
+        if version != u64::from(MODEL_VERSION) {
+            return Err(ModelError::Foreign {
+                path: name.to_string(),
+                found: format!("{format} version {version}"),
+                features: features::count(),
+            });
+        }
+        let model: Model =
+            serde_json::from_value(header).map_err(|error| not_a_model(error.to_string()))?;
+        if model.features != features::names() {
+            return Err(ModelError::Foreign {
+                path: name.to_string(),
+                found: format!(
+                    "{format} version {version} with {} other features",
+                    model.features.len()
+                ),
+                features: features::count(),
+            });
+        }
+        model.check().map_err(not_a_model)?;
+        Ok(model)
+    }
+
+    /// Checks that every index in the model is in range.
+    fn check(&self) -> Result<(), String> {
+        let width = self.features.len();
+        match &self.classifier {
+            Classifier::Trees { trees, .. } => {
+                for tree in trees {
+                    for node in &tree.nodes {
+                        let out_of_range = node.feature != Node::LEAF
+                            && (usize::from(node.feature) >= width
+                                || node.left as usize >= tree.nodes.len()
+                                || node.right as usize >= tree.nodes.len());
+                        if out_of_range {
+                            return Err("a tree node points outside the model".into());
+                        }
+                    }
+                    if tree.nodes.is_empty() {
+                        return Err("an empty tree".into());
+                    }
+                }
+            }
+            Classifier::Logistic {
+                weights,
+                mean,
+                scale,
+                ..
+            } => {
+                if weights.len() != width || mean.len() != width || scale.len() != width {
+                    return Err("weights of the wrong length".into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The model as the text of a model file (stable: the same model gives the same bytes).
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string(self).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// The log-odds that `row` is content.
+    pub fn score(&self, row: &[f32]) -> f32 {
+        match &self.classifier {
+            Classifier::Trees { base, trees } => {
+                base + trees.iter().map(|tree| tree.value(row)).sum::<f32>()
+            }
+            Classifier::Logistic {
+                bias,
+                weights,
+                mean,
+                scale,
+            } => {
+                let mut sum = *bias;
+                for (at, &value) in row.iter().enumerate().take(weights.len()) {
+                    sum += weights[at] * (value - mean[at]) / scale[at];
+                }
+                sum
+            }
+        }
+    }
+
+    /// The probability that `row` is content.
+    pub fn probability(&self, row: &[f32]) -> f32 {
+        sigmoid(self.score(row))
+    }
+
+    /// A short description for summaries: the classifier and its size.
+    pub fn describe(&self) -> String {
+        match &self.classifier {
+            Classifier::Trees { trees, .. } => format!(
+                "{} trees, {} blocks of {} pages",
+                trees.len(),
+                self.provenance.blocks,
+                self.provenance.pages
+            ),
+            Classifier::Logistic { .. } => format!(
+                "logistic regression, {} blocks of {} pages",
+                self.provenance.blocks, self.provenance.pages
+            ),
+        }
+    }
+}
+
+/// The logistic function.
+pub fn sigmoid(score: f32) -> f32 {
+    1.0 / (1.0 + (-score).exp())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stump(feature: u16, threshold: f32, left: f32, right: f32) -> Tree {
+        Tree {
+            nodes: vec![
+                Node {
+                    feature,
+                    threshold,
+                    left: 1,
+                    right: 2,
+                    value: 0.0,
+                },
+                Node::leaf(left),
+                Node::leaf(right),
+            ],
+        }
+    }
+
+    #[test]
+    fn a_model_file_round_trips_and_scores() {
+        let model = Model::new(
+            Classifier::Trees {
+                base: 0.5,
+                trees: vec![stump(2, 0.5, 1.0, -3.0)],
+            },
+            0.5,
+            Provenance::default(),
+        );
+        let text = model.to_json();
+        let back = Model::parse(&text, "m").unwrap();
+        assert_eq!(back, model);
+        let mut row = vec![0.0; features::count()];
+        assert!(back.probability(&row) > 0.8);
+        row[2] = 0.9;
+        assert!(back.probability(&row) < 0.1);
+    }
+
+    #[test]
+    fn foreign_and_damaged_files_are_refused() {
+        let model = Model::new(
+            Classifier::Trees {
+                base: 0.0,
+                trees: vec![stump(1, 0.0, 0.0, 0.0)],
+            },
+            0.5,
+            Provenance::default(),
+        );
+        let text = model.to_json();
+        let err = |text: &str| Model::parse(text, "m").unwrap_err().to_string();
+        assert!(err("not json").contains("not an indexer model file"));
+        assert!(err("{\"format\": \"other\"}").contains("format `other`"));
+        let old = text.replace("\"version\":1", "\"version\":99");
+        assert!(err(&old).contains("retrain it"), "{}", err(&old));
+        let fewer = text.replace("\"log_words\",", "");
+        assert!(err(&fewer).contains("other features"), "{}", err(&fewer));
+        let bad_index = text.replace("\"feature\":1,", "\"feature\":9999,");
+        assert!(err(&bad_index).contains("outside the model"));
+    }
+
+    #[test]
+    fn the_built_in_model_loads() {
+        let model = Model::built_in().unwrap();
+        assert_eq!(model.features, features::names());
+    }
+}

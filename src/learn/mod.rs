@@ -1,0 +1,595 @@
+//! Learn: crawls and labelled pages in, a `hybrid` [`Model`] out.
+//!
+//! 1. The inputs run through the ordinary build engine with `hybrid` set to record
+//!    ([`ModelSource::Record`]): every labelled page's blocks come out with the feature rows
+//!    the detector would classify, site evidence included.
+//! 2. Each block gets a label from its page's labels ([`PreparedLabels::block_label`]): with `content_text`,
+//!    a block is content when most of its words are in the content and template when few
+//!    are; with snippets, a block that holds (or lies inside) a passage to keep is content,
+//!    one that holds a passage to drop is template. Blocks in between are left out.
+//! 3. The chosen family is fitted: gradient-boosted trees ([`boost`]) or a logistic
+//!    regression ([`logistic`]). Pages weigh the same whatever their number of blocks.
+
+pub mod boost;
+pub mod logistic;
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHashSet;
+
+use crate::build::{self, BuildError, BuildOptions, Progress};
+use crate::detect::DetectorKind;
+use crate::detect::hybrid::features;
+use crate::detect::hybrid::{Model, ModelSource, Provenance, RecordedPage, keeps};
+use crate::eval::{Label, SnippetLabel};
+
+pub use boost::BoostSettings;
+pub use logistic::LogisticSettings;
+
+/// Which model family to fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Family {
+    /// Gradient-boosted trees.
+    Trees,
+    /// Logistic regression.
+    Logistic,
+}
+
+impl crate::detect::Choice for Family {
+    const ALL: &'static [Self] = &[Family::Trees, Family::Logistic];
+
+    fn name(self) -> &'static str {
+        match self {
+            Family::Trees => "trees",
+            Family::Logistic => "logistic",
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            Family::Trees => "gradient-boosted regression trees (the default)",
+            Family::Logistic => "logistic regression on standardised features",
+        }
+    }
+}
+
+/// Which evidence a model may use (for ablations: the others are blanked before fitting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Evidence {
+    /// Page and site evidence.
+    Both,
+    /// The page's own markup alone.
+    Page,
+    /// What the site's pages say alone (and the block's size).
+    Site,
+}
+
+impl crate::detect::Choice for Evidence {
+    const ALL: &'static [Self] = &[Evidence::Both, Evidence::Page, Evidence::Site];
+
+    fn name(self) -> &'static str {
+        match self {
+            Evidence::Both => "both",
+            Evidence::Page => "page",
+            Evidence::Site => "site",
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            Evidence::Both => "page and site evidence (the default)",
+            Evidence::Page => "the page's own markup only",
+            Evidence::Site => "site evidence only, with the block's size",
+        }
+    }
+}
+
+impl Evidence {
+    /// Whether the feature `name` is used.
+    pub fn uses(self, name: &str) -> bool {
+        let site = name.starts_with("site_");
+        let size = name == "log_words" || name == "log_text_bytes";
+        match self {
+            Evidence::Both => true,
+            Evidence::Page => !site,
+            Evidence::Site => site || size,
+        }
+    }
+}
+
+/// How to train.
+#[derive(Debug, Clone)]
+pub struct TrainOptions {
+    /// Which evidence the model may use.
+    pub evidence: Evidence,
+    /// How the inputs are read (threads, limits, memory); the detector is set to `hybrid`.
+    pub build: BuildOptions,
+    /// The family fitted.
+    pub family: Family,
+    /// Tree settings.
+    pub boost: BoostSettings,
+    /// Regression settings.
+    pub logistic: LogisticSettings,
+    /// Seed of the random choices.
+    pub seed: u64,
+    /// Keep threshold written into the model.
+    pub threshold: f32,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            evidence: Evidence::Both,
+            build: BuildOptions::default(),
+            family: Family::Trees,
+            boost: BoostSettings::default(),
+            logistic: LogisticSettings::default(),
+            seed: 1,
+            threshold: 0.6,
+        }
+    }
+}
+
+/// Why training failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// Reading the inputs failed.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// Nothing to learn from.
+    #[error(
+        "no labelled blocks: none of the {labelled} labelled pages was found in the input ({found} found)"
+    )]
+    NoLabelledBlocks {
+        /// Labelled pages given.
+        labelled: usize,
+        /// Of them, pages found in the input.
+        found: usize,
+    },
+}
+
+/// What a page's labels say about its blocks.
+#[derive(Debug, Clone, Copy)]
+pub enum PageLabels<'a> {
+    /// The page's main-content text.
+    Content(&'a Label),
+    /// Passages to keep and to drop.
+    Snippets(&'a SnippetLabel),
+}
+
+/// Whitespace collapsed, lower-cased.
+fn normalized(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// A page's labels prepared for labelling its blocks.
+pub struct PreparedLabels<'a> {
+    labels: PageLabels<'a>,
+    content: String,
+    template: String,
+    content_words: HashSet<String>,
+}
+
+impl<'a> PreparedLabels<'a> {
+    /// Normalises the label texts once per page.
+    pub fn new(labels: PageLabels<'a>) -> Self {
+        match labels {
+            PageLabels::Content(label) => PreparedLabels {
+                labels,
+                content: normalized(&label.content_text),
+                template: normalized(&label.template_text),
+                content_words: features::words(&label.content_text).into_iter().collect(),
+            },
+            PageLabels::Snippets(_) => PreparedLabels {
+                labels,
+                content: String::new(),
+                template: String::new(),
+                content_words: HashSet::new(),
+            },
+        }
+    }
+
+    /// The label of one block (1 content, 0 template), or `None` when the labels do not say.
+    ///
+    /// With `content_text`: a block whose whole text is found in the content and not in the
+    /// template is content, and the other way round; found in both, it is left out. A block
+    /// found in neither (our blocks and the labeller's lines differ in places) is content
+    /// when at least 90 % of its words are content words, template when at most 20 % are.
+    pub fn block_label(&self, text: &str) -> Option<f32> {
+        match &self.labels {
+            PageLabels::Content(_) => {
+                let block = normalized(text);
+                if block.is_empty() {
+                    return None;
+                }
+                match (
+                    self.content.contains(&block),
+                    self.template.contains(&block),
+                ) {
+                    (true, false) => return Some(1.0),
+                    (false, true) => return Some(0.0),
+                    (true, true) => return None,
+                    (false, false) => {}
+                }
+                let words = features::words(text);
+                if words.is_empty() {
+                    return None;
+                }
+                let inside = words
+                    .iter()
+                    .filter(|w| self.content_words.contains(*w))
+                    .count();
+                let share = inside as f64 / words.len() as f64;
+                if share >= 0.9 {
+                    Some(1.0)
+                } else if share <= 0.2 {
+                    Some(0.0)
+                } else {
+                    None
+                }
+            }
+            PageLabels::Snippets(snippets) => {
+                let block = normalized(text);
+                if block.len() < 3 {
+                    return None;
+                }
+                let matches = |passage: &String| {
+                    let passage = normalized(passage);
+                    !passage.is_empty()
+                        && (block.contains(&passage)
+                            || (block.len() >= 20 && passage.contains(&block)))
+                };
+                let keep = snippets.with.iter().any(matches);
+                let drop = snippets.without.iter().any(matches);
+                match (keep, drop) {
+                    (true, false) => Some(1.0),
+                    (false, true) => Some(0.0),
+                    _ => None,
+                }
+            }
+        }
+    }
+}
+
+/// One labelled page as recorded: its blocks, their feature rows and labels.
+#[derive(Debug, Clone)]
+pub struct LabelledPage {
+    /// The page's URL.
+    pub url: String,
+    /// What cross-validation holds out together: the URL's host without `www.`.
+    pub group: String,
+    /// The blocks' text.
+    pub texts: Vec<String>,
+    /// One feature row per block.
+    pub rows: Vec<Vec<f32>>,
+    /// Each block's label, where the page's labels say.
+    pub labels: Vec<Option<f32>>,
+}
+
+/// The labelled pages of a training run's inputs.
+#[derive(Debug, Clone, Default)]
+pub struct Collected {
+    /// Labelled pages found in the input, by URL.
+    pub pages: Vec<LabelledPage>,
+    /// Labelled pages given.
+    pub labelled_given: usize,
+}
+
+/// Labelled rows ready to fit.
+#[derive(Debug, Clone, Default)]
+pub struct Dataset {
+    /// Feature rows.
+    pub rows: Vec<Vec<f32>>,
+    /// 1 content, 0 template.
+    pub labels: Vec<f32>,
+    /// Per-row weight (see [`Collected::dataset`]).
+    pub weights: Vec<f32>,
+    /// Pages the rows come from.
+    pub pages: u64,
+}
+
+impl Collected {
+    /// The labelled rows of the pages `include` accepts. A page's labelled blocks weigh
+    /// 1/√(blocks) each, times 1/√(pages of its site), so that neither long pages nor large
+    /// sites drown the rest.
+    pub fn dataset(&self, include: impl Fn(&LabelledPage) -> bool) -> Dataset {
+        let mut group_pages: HashMap<&str, usize> = HashMap::new();
+        for page in self.pages.iter().filter(|page| include(page)) {
+            *group_pages.entry(&page.group).or_default() += 1;
+        }
+        let mut dataset = Dataset::default();
+        for page in self.pages.iter().filter(|page| include(page)) {
+            let labelled = page.labels.iter().flatten().count();
+            if labelled == 0 {
+                continue;
+            }
+            dataset.pages += 1;
+            let pages = group_pages.get(page.group.as_str()).copied().unwrap_or(1);
+            let weight = 1.0 / ((labelled * pages) as f32).sqrt();
+            for (row, label) in page.rows.iter().zip(&page.labels) {
+                if let Some(label) = label {
+                    dataset.rows.push(row.clone());
+                    dataset.labels.push(*label);
+                    dataset.weights.push(weight);
+                }
+            }
+        }
+        dataset
+    }
+}
+
+/// What cross-validation holds out together: the host of `url`, without `www.`.
+pub fn group_of(url: &str) -> String {
+    let site = crate::read::site_of(url);
+    site.strip_prefix("www.").unwrap_or(&site).to_string()
+}
+
+/// Reads `inputs` with `hybrid` recording and labels the blocks of every labelled page.
+pub fn collect(
+    inputs: &[PathBuf],
+    labels: &[Label],
+    snippets: &[SnippetLabel],
+    options: &BuildOptions,
+    progress: &dyn Progress,
+) -> Result<Collected, TrainError> {
+    let mut by_url: HashMap<&str, PageLabels<'_>> = HashMap::new();
+    for label in labels {
+        by_url.insert(&label.url, PageLabels::Content(label));
+    }
+    for label in snippets {
+        by_url.insert(&label.url, PageLabels::Snippets(label));
+    }
+    let only: FxHashSet<String> = by_url.keys().map(|url| url.to_string()).collect();
+    let recorded = Arc::new(Mutex::new(Vec::new()));
+    let mut run = options.clone();
+    run.detector = DetectorKind::Hybrid;
+    run.settings.hybrid.model = ModelSource::Record {
+        pages: Arc::clone(&recorded),
+        only: Some(Arc::new(only)),
+    };
+    build::extract(inputs, &run, progress, &mut |_| Ok(()))?;
+    let mut pages: Vec<RecordedPage> = std::mem::take(
+        &mut *recorded
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()),
+    );
+    // Decided in parallel, recorded in any order: put pages back in a fixed order.
+    pages.sort_by(|a, b| a.url.cmp(&b.url));
+    pages.dedup_by(|a, b| a.url == b.url);
+
+    let mut collected = Collected {
+        pages: Vec::new(),
+        labelled_given: by_url.len(),
+    };
+    for page in pages {
+        let Some(page_labels) = by_url.get(page.url.as_str()) else {
+            continue;
+        };
+        let prepared = PreparedLabels::new(*page_labels);
+        let labels: Vec<Option<f32>> = page.texts.iter().map(|t| prepared.block_label(t)).collect();
+        // Pages with no labelled block still get decided in cross-validation.
+        collected.pages.push(LabelledPage {
+            group: group_of(&page.url),
+            url: page.url,
+            texts: page.texts,
+            rows: page.rows,
+            labels,
+        });
+    }
+    if collected
+        .pages
+        .iter()
+        .all(|page| page.labels.iter().all(Option::is_none))
+    {
+        return Err(TrainError::NoLabelledBlocks {
+            labelled: by_url.len(),
+            found: 0,
+        });
+    }
+    Ok(collected)
+}
+
+/// Fits a model to `dataset`.
+pub fn fit(dataset: &Dataset, options: &TrainOptions, inputs: &[PathBuf]) -> Model {
+    let blanked;
+    let dataset = if options.evidence == Evidence::Both {
+        dataset
+    } else {
+        let unused: Vec<usize> = features::names()
+            .iter()
+            .enumerate()
+            .filter(|(_, name)| !options.evidence.uses(name))
+            .map(|(at, _)| at)
+            .collect();
+        let mut copy = dataset.clone();
+        for row in &mut copy.rows {
+            for &at in &unused {
+                row[at] = 0.0;
+            }
+        }
+        blanked = copy;
+        &blanked
+    };
+    let classifier = match options.family {
+        Family::Trees => boost::fit(
+            &dataset.rows,
+            &dataset.labels,
+            &dataset.weights,
+            &options.boost,
+            options.seed,
+        ),
+        Family::Logistic => logistic::fit(
+            &dataset.rows,
+            &dataset.labels,
+            &dataset.weights,
+            &options.logistic,
+        ),
+    };
+    let settings = match options.family {
+        Family::Trees => serde_json::to_string(&options.boost),
+        Family::Logistic => serde_json::to_string(&options.logistic),
+    }
+    .unwrap_or_default();
+    Model::new(
+        classifier,
+        options.threshold,
+        Provenance {
+            inputs: inputs
+                .iter()
+                .map(|path| {
+                    path.file_name().map_or_else(
+                        || path.display().to_string(),
+                        |name| name.to_string_lossy().into_owned(),
+                    )
+                })
+                .collect(),
+            pages: dataset.pages,
+            blocks: dataset.rows.len() as u64,
+            content_blocks: dataset.labels.iter().filter(|&&y| y > 0.5).count() as u64,
+            seed: options.seed,
+            settings: format!(
+                "{}, {} evidence: {settings}",
+                crate::detect::Choice::name(options.family),
+                crate::detect::Choice::name(options.evidence)
+            ),
+        },
+    )
+}
+
+/// Groups with at least this many labelled pages are held out alone; smaller ones (sites
+/// seen once or twice) are held out in [`SMALL_GROUP_FOLDS`] folds of groups.
+pub const OWN_FOLD_PAGES: usize = 20;
+
+/// Folds the small groups are spread over (by a hash of the group).
+pub const SMALL_GROUP_FOLDS: u64 = 10;
+
+/// A page's kept text under a model that never saw its site.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct HeldOut {
+    /// The page's URL.
+    pub url: String,
+    /// Its kept blocks, one per line.
+    pub text: String,
+    /// The fold it was held out in.
+    pub fold: String,
+}
+
+/// The fold of every group: large groups alone, small ones by hash.
+pub fn folds(collected: &Collected) -> HashMap<String, String> {
+    let mut sizes: HashMap<&str, usize> = HashMap::new();
+    for page in &collected.pages {
+        *sizes.entry(&page.group).or_default() += 1;
+    }
+    sizes
+        .into_iter()
+        .map(|(group, pages)| {
+            let fold = if pages >= OWN_FOLD_PAGES {
+                group.to_string()
+            } else {
+                format!(
+                    "small-sites-{}",
+                    crate::segment::stable_hash_bytes(group.as_bytes()) % SMALL_GROUP_FOLDS
+                )
+            };
+            (group.to_string(), fold)
+        })
+        .collect()
+}
+
+/// Leave-one-site-out: for each fold, a model fitted on every other fold decides the fold's
+/// pages. `each_fold` is told each fold as it starts (for progress).
+pub fn cross_validate(
+    collected: &Collected,
+    options: &TrainOptions,
+    mut each_fold: impl FnMut(&str, usize, usize),
+) -> Vec<HeldOut> {
+    let fold_of = folds(collected);
+    let mut names: Vec<&String> = fold_of.values().collect();
+    names.sort();
+    names.dedup();
+    let mut held_out = Vec::new();
+    for (at, fold) in names.iter().enumerate() {
+        each_fold(fold, at, names.len());
+        let in_fold = |page: &LabelledPage| fold_of.get(&page.group) == Some(*fold);
+        let dataset = collected.dataset(|page| !in_fold(page));
+        let model = fit(&dataset, options, &[]);
+        for page in collected.pages.iter().filter(|page| in_fold(page)) {
+            let kept: Vec<&str> = page
+                .texts
+                .iter()
+                .zip(&page.rows)
+                .filter(|(_, row)| keeps(&model, model.threshold, row, true))
+                .map(|(text, _)| text.as_str())
+                .collect();
+            held_out.push(HeldOut {
+                url: page.url.clone(),
+                text: kept.join("\n"),
+                fold: fold.to_string(),
+            });
+        }
+    }
+    held_out.sort_by(|a, b| a.url.cmp(&b.url));
+    held_out
+}
+
+/// Reads the inputs, labels their blocks and fits a model.
+pub fn train(
+    inputs: &[PathBuf],
+    labels: &[Label],
+    snippets: &[SnippetLabel],
+    options: &TrainOptions,
+    progress: &dyn Progress,
+) -> Result<Model, TrainError> {
+    let collected = collect(inputs, labels, snippets, &options.build, progress)?;
+    Ok(fit(&collected.dataset(|_| true), options, inputs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_are_labelled_by_their_share_of_content_words() {
+        let label = Label {
+            url: "u".into(),
+            site: "s".into(),
+            title: String::new(),
+            content_text: "Caching keeps results of slow calls for later".into(),
+            template_text: "Home About".into(),
+        };
+        let labels = PreparedLabels::new(PageLabels::Content(&label));
+        assert_eq!(labels.block_label("Caching keeps  results"), Some(1.0));
+        assert_eq!(labels.block_label("Home About"), Some(0.0));
+        assert_eq!(labels.block_label("Contact us about slow results"), None);
+        assert_eq!(labels.block_label("Results of caching, later"), Some(1.0));
+        assert_eq!(labels.block_label("Home, contact, imprint"), Some(0.0));
+        assert_eq!(labels.block_label(""), None);
+    }
+
+    #[test]
+    fn blocks_are_labelled_by_the_snippets_they_hold() {
+        let snippets = SnippetLabel {
+            url: "u".into(),
+            site: "s".into(),
+            with: vec!["The council met on Tuesday.".into()],
+            without: vec!["Subscribe to our newsletter".into()],
+        };
+        let labels = PreparedLabels::new(PageLabels::Snippets(&snippets));
+        assert_eq!(
+            labels.block_label("The council  met on Tuesday. It voted."),
+            Some(1.0)
+        );
+        assert_eq!(
+            labels.block_label("Subscribe to our newsletter today"),
+            Some(0.0)
+        );
+        assert_eq!(labels.block_label("Weather: sunny"), None);
+    }
+}

@@ -1,0 +1,214 @@
+//! Page evidence: what a page's own markup says about a block, gathered in the same streaming
+//! pass that cuts the blocks (when [`super::SegmentOptions::evidence`] asks for it) — the
+//! elements around the block (navigation, footer, main content, …), the text inside links,
+//! the heading level, and the class and id names of the block's element and its parents.
+//!
+//! Element and attribute facts in, a [`BlockEvidence`] per block out. What the facts *mean*
+//! (which class names go with boilerplate) is not decided here: the `hybrid` detector learns
+//! it from labelled pages.
+
+use lol_html::html_content::Element;
+
+use super::style::stable_hash_bytes;
+
+/// Elements (or ARIA roles and microdata) around a block, as bits of [`BlockEvidence::context`].
+pub mod context {
+    /// Inside `<nav>` or `role=navigation`.
+    pub const NAV: u32 = 1 << 0;
+    /// Inside `<header>` or `role=banner`.
+    pub const HEADER: u32 = 1 << 1;
+    /// Inside `<footer>` or `role=contentinfo`.
+    pub const FOOTER: u32 = 1 << 2;
+    /// Inside `<aside>` or `role=complementary`.
+    pub const ASIDE: u32 = 1 << 3;
+    /// Inside `<form>`, `role=search` or `role=form`.
+    pub const FORM: u32 = 1 << 4;
+    /// Inside `<menu>`, `role=menu` or `role=menubar`.
+    pub const MENU: u32 = 1 << 5;
+    /// Inside `<button>` or `role=button`.
+    pub const BUTTON: u32 = 1 << 6;
+    /// Inside `<main>` or `role=main`.
+    pub const MAIN: u32 = 1 << 7;
+    /// Inside `<article>` or `itemprop=articleBody`.
+    pub const ARTICLE: u32 = 1 << 8;
+    /// Inside a list item (`<li>`, `<dt>`, `<dd>`).
+    pub const LIST_ITEM: u32 = 1 << 9;
+    /// Inside a table cell.
+    pub const TABLE_CELL: u32 = 1 << 10;
+    /// Inside `<pre>` or `<code>`.
+    pub const CODE: u32 = 1 << 11;
+    /// Inside `<blockquote>`, `<figure>` or `<figcaption>`.
+    pub const QUOTE_OR_FIGURE: u32 = 1 << 12;
+    /// Inside `<address>` or an element with `rel=author` / `itemprop=author`.
+    pub const ADDRESS: u32 = 1 << 13;
+    /// Inside an element whose `hidden`-like ARIA state says it is collapsed or a dialog.
+    pub const DIALOG: u32 = 1 << 14;
+    /// How many bits there are.
+    pub const COUNT: usize = 15;
+}
+
+/// What a page's markup says about one block.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockEvidence {
+    /// Bytes of the block's text that lie inside `<a>` elements.
+    pub link_bytes: u32,
+    /// [`context`] bits of the block's element and every element around it.
+    pub context: u32,
+    /// 1–6 for a heading (`<h1>`–`<h6>`), 0 otherwise.
+    pub heading_level: u8,
+    /// Elements open around the block's element (its depth in the page).
+    pub depth: u16,
+    /// [`tag_code`] of the block's element.
+    pub tag: u8,
+    /// Hashes of the class and id tokens of the block's element (level 0) and its two nearest
+    /// ancestors with such tokens (levels 1 and 2), each hashed with its level; at most
+    /// [`MAX_TOKENS`].
+    pub tokens: Vec<u32>,
+    /// The block's element and its nearest ancestors (at most [`MAX_ANCESTORS`] in all),
+    /// nearest first, each named by its order of appearance in the page: blocks that share an
+    /// ancestor lie in the same region of the page.
+    pub ancestors: Vec<u32>,
+}
+
+/// Elements kept in [`BlockEvidence::ancestors`], at most.
+pub const MAX_ANCESTORS: usize = 8;
+
+/// Class and id tokens kept per block, at most.
+pub const MAX_TOKENS: usize = 24;
+
+/// Tags a block's element is told apart by; every other tag is code 0.
+const TAGS: &[&str] = &[
+    "body",
+    "div",
+    "p",
+    "ul",
+    "ol",
+    "dl",
+    "table",
+    "section",
+    "article",
+    "aside",
+    "nav",
+    "header",
+    "footer",
+    "main",
+    "form",
+    "pre",
+    "blockquote",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "figure",
+    "figcaption",
+    "address",
+    "td",
+    "th",
+    "li",
+];
+
+/// The code of `tag` in [`TAGS`] (1-based), 0 for any other tag.
+pub fn tag_code(tag: &str) -> u8 {
+    TAGS.iter()
+        .position(|known| *known == tag)
+        .map_or(0, |at| at as u8 + 1)
+}
+
+/// How many tag codes there are (0 included).
+pub const TAG_CODES: usize = TAGS.len() + 1;
+
+/// The [`context`] bits an element adds for what is inside it.
+pub fn context_of(tag: &str, element: &Element) -> u32 {
+    let mut bits = match tag {
+        "nav" => context::NAV,
+        "header" => context::HEADER,
+        "footer" => context::FOOTER,
+        "aside" => context::ASIDE,
+        "form" => context::FORM,
+        "menu" => context::MENU,
+        "button" => context::BUTTON,
+        "main" => context::MAIN,
+        "article" => context::ARTICLE,
+        "li" | "dt" | "dd" => context::LIST_ITEM,
+        "td" | "th" => context::TABLE_CELL,
+        "pre" | "code" => context::CODE,
+        "blockquote" | "figure" | "figcaption" => context::QUOTE_OR_FIGURE,
+        "address" => context::ADDRESS,
+        "dialog" => context::DIALOG,
+        _ => 0,
+    };
+    if let Some(role) = element.get_attribute("role") {
+        bits |= match role.trim().to_ascii_lowercase().as_str() {
+            "navigation" => context::NAV,
+            "banner" => context::HEADER,
+            "contentinfo" => context::FOOTER,
+            "complementary" => context::ASIDE,
+            "search" | "form" => context::FORM,
+            "menu" | "menubar" => context::MENU,
+            "button" => context::BUTTON,
+            "main" => context::MAIN,
+            "article" => context::ARTICLE,
+            "dialog" | "alertdialog" => context::DIALOG,
+            _ => 0,
+        };
+    }
+    if let Some(property) = element.get_attribute("itemprop") {
+        let property = property.to_ascii_lowercase();
+        if property.contains("articlebody") || property.contains("text") {
+            bits |= context::ARTICLE;
+        } else if property.contains("author") {
+            bits |= context::ADDRESS;
+        }
+    }
+    if element
+        .get_attribute("rel")
+        .is_some_and(|rel| rel.eq_ignore_ascii_case("author"))
+    {
+        bits |= context::ADDRESS;
+    }
+    bits
+}
+
+/// The class and id tokens of an element, lower-cased and cut at `-`, `_` and digits (so
+/// that `site-footer2` gives `site` and `footer`), each hashed; at most eight.
+pub fn tokens_of(element: &Element) -> Vec<u32> {
+    let mut tokens = Vec::new();
+    for attribute in ["class", "id"] {
+        let Some(value) = element.get_attribute(attribute) else {
+            continue;
+        };
+        for word in value
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|word| word.len() >= 2 && word.len() <= 24)
+        {
+            let hash = stable_hash_bytes(word.to_ascii_lowercase().as_bytes()) as u32;
+            if !tokens.contains(&hash) {
+                tokens.push(hash);
+            }
+            if tokens.len() == 8 {
+                return tokens;
+            }
+        }
+    }
+    tokens
+}
+
+/// A token hash tagged with how far up from the block's element it was found.
+pub fn token_at_level(token: u32, level: u32) -> u32 {
+    token.rotate_left(level * 11) ^ level.wrapping_mul(0x9e37_79b9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_have_codes_and_others_share_zero() {
+        assert_eq!(tag_code("body"), 1);
+        assert_ne!(tag_code("nav"), 0);
+        assert_eq!(tag_code("marquee"), 0);
+        assert_eq!(TAG_CODES, TAGS.len() + 1);
+    }
+}

@@ -1,0 +1,229 @@
+//! End to end: `indexer train` and the `hybrid` detector through the real binary — a model
+//! trained on the committed sample, reproduced bit for bit, used by `extract`, held out by
+//! site, and refused when it is missing, damaged or foreign.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+mod common;
+use common::{indexer, ok, repo, sample};
+
+fn train(out: &Path, extra: &[&str]) -> String {
+    let labels = repo().join("data/*.labels.jsonl.gz");
+    let mut args = vec![
+        "train",
+        "--labels",
+        labels.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    ok(indexer(&args, &sample()))
+}
+
+/// Kept text per URL.
+fn kept(output: &str) -> Vec<(String, String)> {
+    output
+        .lines()
+        .map(|line| {
+            let page: Value = serde_json::from_str(line).unwrap();
+            (
+                page["url"].as_str().unwrap().to_string(),
+                page["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_model_trained_twice_is_the_same_file_and_extract_uses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    let printed = train(&first, &[]);
+    assert!(printed.contains("trees"), "{printed}");
+    train(&second, &["--threads", "1"]);
+    assert_eq!(
+        std::fs::read(&first).unwrap(),
+        std::fs::read(&second).unwrap(),
+        "training is not reproducible"
+    );
+    let model: Value = serde_json::from_slice(&std::fs::read(&first).unwrap()).unwrap();
+    assert_eq!(model["format"], "indexer-hybrid-model");
+    assert_eq!(model["provenance"]["pages"], 100);
+
+    let pages = kept(&ok(indexer(
+        &[
+            "extract",
+            "--detector",
+            "hybrid",
+            "--model",
+            first.to_str().unwrap(),
+        ],
+        &sample(),
+    )));
+    assert_eq!(pages.len(), 100);
+    // python311's sidebar ("Report a Bug", "Show Source") is on all of its 30 pages.
+    let with_sidebar = pages
+        .iter()
+        .filter(|(_, text)| text.contains("Show Source"))
+        .count();
+    assert!(with_sidebar <= 3, "{with_sidebar} pages keep the sidebar");
+    let empty = pages
+        .iter()
+        .filter(|(_, text)| text.trim().is_empty())
+        .count();
+    assert_eq!(empty, 0);
+}
+
+#[test]
+fn the_built_in_model_decides_a_site_seen_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("article.html");
+    std::fs::write(
+        &page,
+        "<html><head><title>Council approves the new bridge | Riverside Post</title></head><body>\
+         <header class=site-header><nav class=main-menu><ul><li><a href=/>Home</a></li>\
+         <li><a href=/news>News</a></li><li><a href=/sport>Sport</a></li>\
+         <li><a href=/weather>Weather</a></li><li><a href=/contact>Contact us</a></li></ul></nav></header>\
+         <main><article><h1>Council approves the new bridge</h1>\
+         <p>The city council voted on Tuesday to build a second bridge across the river, ending a \
+         debate that has lasted more than ten years. Construction is expected to start next spring.</p>\
+         <p>Supporters said the bridge would cut journey times in half for commuters from the east \
+         bank, while opponents worried about the cost, which is estimated at forty million.</p>\
+         </article></main>\
+         <footer class=site-footer><p><a href=/privacy>Privacy</a> <a href=/terms>Terms</a> \
+         <a href=/cookies>Cookies</a></p></footer></body></html>",
+    )
+    .unwrap();
+    let pages = kept(&ok(indexer(
+        &[
+            "extract",
+            "--detector",
+            "hybrid",
+            "--base-url",
+            "http://riverside.example/",
+        ],
+        &[&page],
+    )));
+    assert_eq!(pages.len(), 1);
+    let text = &pages[0].1;
+    assert!(text.contains("second bridge across the river"), "{text}");
+    assert!(text.contains("Council approves the new bridge"), "{text}");
+    assert!(!text.contains("Privacy"), "{text}");
+}
+
+#[test]
+fn cross_validation_holds_every_site_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let held_out = dir.path().join("cv.jsonl");
+    train(
+        &dir.path().join("m.json"),
+        &["--cross-validate", held_out.to_str().unwrap()],
+    );
+    let lines = std::fs::read_to_string(&held_out).unwrap();
+    let folds: std::collections::BTreeSet<String> = lines
+        .lines()
+        .map(|line| {
+            let page: Value = serde_json::from_str(line).unwrap();
+            page["fold"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(lines.lines().count(), 100);
+    // The sample's three sites have 30–40 pages each: each is its own fold.
+    assert_eq!(folds.len(), 3, "{folds:?}");
+
+    // `eval --predictions` measures the held-out text as an index of its own.
+    let labels = repo().join("data/*.labels.jsonl.gz");
+    let report: Value = serde_json::from_str(&ok(indexer(
+        &[
+            "eval",
+            "--json",
+            "--detector",
+            "none",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--predictions",
+            &format!("held-out={}", held_out.display()),
+        ],
+        &sample(),
+    )))
+    .unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    let row = |name: &str| rows.iter().find(|row| row["name"] == name).unwrap();
+    let f1 = |name: &str| row(name)["quality"]["micro"]["f1"].as_f64().unwrap();
+    assert!(
+        f1("held-out") > f1("none"),
+        "{} vs {}",
+        f1("held-out"),
+        f1("none")
+    );
+    assert_eq!(report["labelled_pages_missing"], 0);
+}
+
+#[test]
+fn missing_damaged_and_foreign_models_are_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let damaged = dir.path().join("damaged.json");
+    std::fs::write(
+        &damaged,
+        "{\"format\": \"indexer-hybrid-model\", \"version\": 1",
+    )
+    .unwrap();
+    let foreign = dir.path().join("foreign.json");
+    std::fs::write(
+        &foreign,
+        "{\"format\": \"indexer-hybrid-model\", \"version\": 999}",
+    )
+    .unwrap();
+    let missing = dir.path().join("missing.json");
+    for (model, says) in [
+        (&missing, "No such file"),
+        (&damaged, "not an indexer model file"),
+        (&foreign, "retrain it"),
+    ] {
+        let output = indexer(
+            &[
+                "build",
+                "--detector",
+                "hybrid",
+                "--model",
+                model.to_str().unwrap(),
+                "--index",
+                index.to_str().unwrap(),
+            ],
+            &sample(),
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+        assert!(!index.exists(), "an index was written");
+    }
+}
+
+#[test]
+fn training_without_labelled_pages_in_the_input_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels = dir.path().join("labels.jsonl");
+    std::fs::write(
+        &labels,
+        "{\"url\": \"http://elsewhere.example/\", \"content_text\": \"x\"}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("m.json");
+    let output = indexer(
+        &[
+            "train",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &sample(),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no labelled blocks"), "{stderr}");
+    assert!(!out.exists());
+}
