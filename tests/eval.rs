@@ -190,3 +190,61 @@ fn the_chart_is_an_svg_with_one_bar_group_per_index() {
         assert!(labels.contains(&name), "no label {name} in {labels:?}");
     }
 }
+
+#[test]
+fn snippet_labels_score_what_is_kept_and_what_leaks() {
+    let dir = tempfile::tempdir().unwrap();
+    let snippets = dir.path().join("snippets.jsonl");
+    std::fs::write(
+        &snippets,
+        "{\"url\": \"https://docs.python.org/3.11/bugs.html\", \"site\": \"python311\", \
+         \"with\": [\"Python is a mature programming language which has established a reputation for stability.\"], \
+         \"without\": [\"Report a Bug\", \"Show Source\"]}\n",
+    )
+    .unwrap();
+    let report: Value = serde_json::from_str(&ok(indexer(
+        &[
+            "eval",
+            "--json",
+            "--detector",
+            "bloom",
+            "--snippets",
+            snippets.to_str().unwrap(),
+        ],
+        &sample(),
+    )))
+    .unwrap();
+    assert_eq!(report["snippet_pages"], 1);
+    assert_eq!(report["labelled_pages_missing"], 0);
+    let snippet = |name: &str| row(&report, name)["snippets"].clone();
+    // `none` keeps the sentence and both sidebar links: recall 1, precision 1/3.
+    assert_eq!(snippet("none")["recall"], 1.0);
+    assert!((snippet("none")["precision"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9);
+    // bloom drops the sidebar it sees on all 30 python311 pages.
+    assert_eq!(snippet("bloom")["precision"], 1.0);
+    assert_eq!(snippet("bloom")["recall"], 1.0);
+}
+
+#[test]
+fn labelled_pages_missing_from_the_input_are_counted_and_said() {
+    let labels = repo().join("data/python311.labels.jsonl.gz");
+    let output = indexer(
+        &[
+            "eval",
+            "--json",
+            "--detector",
+            "none",
+            "--labels",
+            labels.to_str().unwrap(),
+        ],
+        &[repo().join("data/rustbook.warc.gz")],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["labelled_pages_missing"], 30);
+    assert!(
+        stderr.contains("30 of 30 labelled pages are not in the input"),
+        "{stderr}"
+    );
+}

@@ -304,11 +304,15 @@ pub fn evaluate(
     }
     let none = OpenIndex::open(&workdir.path().join(DetectorKind::None.name()))?;
     let documents = stored_documents(&none)?;
+    let urls: std::collections::HashSet<&str> = documents
+        .iter()
+        .map(|document| document.url.as_str())
+        .collect();
     let missing = labels
         .iter()
-        .map(|label| &label.url)
-        .chain(truth.snippets.iter().map(|label| &label.url))
-        .filter(|url| !documents.iter().any(|document| &document.url == *url))
+        .map(|label| label.url.as_str())
+        .chain(truth.snippets.iter().map(|label| label.url.as_str()))
+        .filter(|url| !urls.contains(url))
         .count();
     for (at, predicted) in predictions.iter().enumerate() {
         let path = workdir.path().join(format!("predictions-{at}"));

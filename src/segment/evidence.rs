@@ -119,8 +119,10 @@ pub fn tag_code(tag: &str) -> u8 {
 /// How many tag codes there are (0 included).
 pub const TAG_CODES: usize = TAGS.len() + 1;
 
-/// The [`context`] bits an element adds for what is inside it.
-pub fn context_of(tag: &str, element: &Element) -> u32 {
+/// The [`context`] bits an element adds for what is inside it, and the hashes of its class
+/// and id tokens (lower-cased, cut at `-`, `_` and digits, so that `site-footer2` gives `site`
+/// and `footer`; at most eight) — from one walk over its attributes.
+pub fn context_and_tokens(tag: &str, element: &Element) -> (u32, Vec<u32>) {
     let mut bits = match tag {
         "nav" => context::NAV,
         "header" => context::HEADER,
@@ -139,60 +141,58 @@ pub fn context_of(tag: &str, element: &Element) -> u32 {
         "dialog" => context::DIALOG,
         _ => 0,
     };
-    if let Some(role) = element.get_attribute("role") {
-        bits |= match role.trim().to_ascii_lowercase().as_str() {
-            "navigation" => context::NAV,
-            "banner" => context::HEADER,
-            "contentinfo" => context::FOOTER,
-            "complementary" => context::ASIDE,
-            "search" | "form" => context::FORM,
-            "menu" | "menubar" => context::MENU,
-            "button" => context::BUTTON,
-            "main" => context::MAIN,
-            "article" => context::ARTICLE,
-            "dialog" | "alertdialog" => context::DIALOG,
-            _ => 0,
-        };
-    }
-    if let Some(property) = element.get_attribute("itemprop") {
-        let property = property.to_ascii_lowercase();
-        if property.contains("articlebody") || property.contains("text") {
-            bits |= context::ARTICLE;
-        } else if property.contains("author") {
-            bits |= context::ADDRESS;
+    let mut tokens = Vec::new();
+    for attribute in element.attributes() {
+        let name = attribute.name();
+        match name.as_str() {
+            "class" | "id" => add_tokens(&mut tokens, &attribute.value()),
+            "role" => bits |= role_bits(&attribute.value()),
+            "itemprop" => {
+                let property = attribute.value().to_ascii_lowercase();
+                if property.contains("articlebody") || property.contains("text") {
+                    bits |= context::ARTICLE;
+                } else if property.contains("author") {
+                    bits |= context::ADDRESS;
+                }
+            }
+            "rel" if attribute.value().eq_ignore_ascii_case("author") => {
+                bits |= context::ADDRESS;
+            }
+            _ => {}
         }
     }
-    if element
-        .get_attribute("rel")
-        .is_some_and(|rel| rel.eq_ignore_ascii_case("author"))
-    {
-        bits |= context::ADDRESS;
-    }
-    bits
+    (bits, tokens)
 }
 
-/// The class and id tokens of an element, lower-cased and cut at `-`, `_` and digits (so
-/// that `site-footer2` gives `site` and `footer`), each hashed; at most eight.
-pub fn tokens_of(element: &Element) -> Vec<u32> {
-    let mut tokens = Vec::new();
-    for attribute in ["class", "id"] {
-        let Some(value) = element.get_attribute(attribute) else {
-            continue;
-        };
-        for word in value
-            .split(|c: char| !c.is_ascii_alphabetic())
-            .filter(|word| word.len() >= 2 && word.len() <= 24)
-        {
-            let hash = stable_hash_bytes(word.to_ascii_lowercase().as_bytes()) as u32;
-            if !tokens.contains(&hash) {
-                tokens.push(hash);
-            }
-            if tokens.len() == 8 {
-                return tokens;
-            }
+fn role_bits(role: &str) -> u32 {
+    match role.trim().to_ascii_lowercase().as_str() {
+        "navigation" => context::NAV,
+        "banner" => context::HEADER,
+        "contentinfo" => context::FOOTER,
+        "complementary" => context::ASIDE,
+        "search" | "form" => context::FORM,
+        "menu" | "menubar" => context::MENU,
+        "button" => context::BUTTON,
+        "main" => context::MAIN,
+        "article" => context::ARTICLE,
+        "dialog" | "alertdialog" => context::DIALOG,
+        _ => 0,
+    }
+}
+
+fn add_tokens(tokens: &mut Vec<u32>, value: &str) {
+    for word in value
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|word| word.len() >= 2 && word.len() <= 24)
+    {
+        if tokens.len() == 8 {
+            return;
+        }
+        let hash = stable_hash_bytes(word.to_ascii_lowercase().as_bytes()) as u32;
+        if !tokens.contains(&hash) {
+            tokens.push(hash);
         }
     }
-    tokens
 }
 
 /// A token hash tagged with how far up from the block's element it was found.

@@ -343,10 +343,11 @@ impl OpenElements {
         let path = child_path(parent_path, child_index);
         let (context, in_link, tokens) = if self.options.evidence {
             let parent = self.stack.last();
+            let (own, tokens) = evidence::context_and_tokens(&tag, element);
             (
-                parent.map_or(0, |open| open.context) | evidence::context_of(&tag, element),
+                parent.map_or(0, |open| open.context) | own,
                 parent.is_some_and(|open| open.in_link) || tag == "a",
-                evidence::tokens_of(element),
+                tokens,
             )
         } else {
             (0, false, Vec::new())

@@ -12,7 +12,7 @@
 //! block's exact text, the share that carry its style, and how many pages the site has — so a
 //! site seen once falls back to page evidence alone.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::analyze::for_each_word;
 use crate::segment::evidence::{MAX_ANCESTORS, TAG_CODES, context};
@@ -155,17 +155,34 @@ pub fn word_ids(text: &str) -> Vec<u64> {
 /// One row per block of `page`, in block order. `site` gives each block's site evidence;
 /// `title_words` are the page's title words ([`word_ids`]) without the site's shared ones.
 pub fn rows(page: &SegmentedPage, site: &[SiteEvidence], title_words: &[u64]) -> Vec<Vec<f32>> {
-    let block_words: Vec<Vec<u64>> = page.blocks.iter().map(|b| word_ids(&b.text)).collect();
+    // Per block: its words, how many are title words, and which title words it holds (a bit
+    // per title word, the first 64).
+    let title_overlap: Vec<(usize, usize, u64)> = page
+        .blocks
+        .iter()
+        .map(|block| {
+            let (mut words, mut in_title, mut covered) = (0usize, 0usize, 0u64);
+            for_each_word(&block.text, |word, _, _| {
+                words += 1;
+                let id = WordId::of(word).0;
+                if let Some(at) = title_words.iter().position(|&t| t == id) {
+                    in_title += 1;
+                    covered |= 1u64 << at.min(63);
+                }
+            });
+            (words, in_title, covered)
+        })
+        .collect();
     let shapes: Vec<Shape> = page
         .blocks
         .iter()
-        .zip(&block_words)
-        .map(|(block, words)| Shape::of(block, words.len()))
+        .zip(&title_overlap)
+        .map(|(block, &(words, _, _))| Shape::of(block, words))
         .collect();
     let page_words: usize = shapes.iter().map(|shape| shape.words).sum::<usize>().max(1);
     let blocks = page.blocks.len();
     // Regions: every element that is an ancestor of some block, with the text inside it.
-    let mut regions: HashMap<u32, Shape> = HashMap::new();
+    let mut regions: FxHashMap<u32, Shape> = FxHashMap::default();
     for (block, shape) in page.blocks.iter().zip(&shapes) {
         for &element in &block.evidence.ancestors {
             let region = regions.entry(element).or_default();
@@ -200,30 +217,38 @@ pub fn rows(page: &SegmentedPage, site: &[SiteEvidence], title_words: &[u64]) ->
     for (index, block) in page.blocks.iter().enumerate() {
         let mut row = vec![0.0f32; width];
         let shape = shapes[index];
-        let words = &block_words[index];
+        let (words, in_title, covered) = title_overlap[index];
         let text = block.text.as_str();
-        let sentence_ends = text
-            .chars()
-            .filter(|c| matches!(c, '.' | '!' | '?' | '。' | '！' | '？'))
-            .count();
-        let commas = text
-            .chars()
-            .filter(|c| matches!(c, ',' | '，' | '、'))
-            .count();
-        let digits = text.chars().filter(char::is_ascii_digit).count();
-        let characters = text.chars().count().max(1);
+        let (mut sentence_ends, mut commas, mut digits, mut characters) = (0, 0, 0, 0usize);
+        for c in text.chars() {
+            characters += 1;
+            match c {
+                '.' | '!' | '?' | '。' | '！' | '？' => sentence_ends += 1,
+                ',' | '，' | '、' => commas += 1,
+                '0'..='9' => digits += 1,
+                _ => {}
+            }
+        }
+        let characters = characters.max(1);
         let per_word = |count: usize| count as f32 / shape.words.max(1) as f32;
-        let in_title = |word: &u64| title_words.contains(word);
+        // Distinct title words the block holds (a title word listed twice counts twice).
         let title_in_block = if title_words.is_empty() {
             0.0
         } else {
-            title_words.iter().filter(|w| words.contains(w)).count() as f32
-                / title_words.len() as f32
+            let held = title_words
+                .iter()
+                .enumerate()
+                .filter(|&(at, word)| {
+                    let first = title_words.iter().position(|w| w == word).unwrap_or(at);
+                    covered & (1u64 << first.min(63)) != 0
+                })
+                .count();
+            held as f32 / title_words.len() as f32
         };
-        let block_in_title = if words.is_empty() {
+        let block_in_title = if words == 0 {
             0.0
         } else {
-            words.iter().filter(|w| in_title(w)).count() as f32 / words.len() as f32
+            in_title as f32 / words as f32
         };
         let neighbour = |at: Option<usize>| at.and_then(|at| shapes.get(at).copied());
         let previous = neighbour(index.checked_sub(1)).unwrap_or_default();

@@ -136,8 +136,13 @@ impl SiteTable {
 pub struct Hybrid {
     settings: HybridSettings,
     model: Option<Arc<Model>>,
+    /// [`Model::remaining_bounds`] of the model.
+    bounds: Vec<f32>,
     signatures: TemplateModel,
     sites: FxHashMap<String, SiteTable>,
+    /// Template-word ratios already worked out against the current model, by site, style and
+    /// text: a template repeats verbatim, so most of its blocks are looked up once.
+    ratios: Mutex<FxHashMap<u64, f32>>,
     kept_for_title: std::sync::atomic::AtomicU64,
 }
 
@@ -218,6 +223,10 @@ impl Detector for Hybrid {
             ModelSource::Record { .. } => None,
         };
         Hybrid {
+            bounds: model
+                .as_ref()
+                .map(|m| m.remaining_bounds())
+                .unwrap_or_default(),
             signatures: TemplateModel::with_site_cap(
                 settings.bloom.similarity,
                 settings.bloom.max_site_words as usize,
@@ -225,6 +234,7 @@ impl Detector for Hybrid {
             settings,
             model,
             sites: FxHashMap::default(),
+            ratios: Mutex::default(),
             kept_for_title: Default::default(),
         }
     }
@@ -251,6 +261,13 @@ impl Detector for Hybrid {
     }
 
     fn learn(&mut self, facts: &PageFacts) {
+        let ratios = self
+            .ratios
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !ratios.is_empty() {
+            ratios.clear();
+        }
         for block in &facts.signatures {
             self.signatures.add_block(&facts.site, block);
         }
@@ -278,12 +295,24 @@ impl Detector for Hybrid {
     ) -> Vec<bool> {
         let table = self.sites.get(&facts.site);
         let site_pages = table.map_or(0, |t| t.pages);
+        let site_key = stable_hash_bytes(facts.site.as_bytes());
+        let ratio = |at: usize| {
+            let Some(block) = facts.signatures.get(at) else {
+                return 0.0;
+            };
+            let key = site_key ^ facts.texts[at].rotate_left(21) ^ facts.styles[at].rotate_left(42);
+            let known = self.ratios.lock().ok().and_then(|r| r.get(&key).copied());
+            known.unwrap_or_else(|| {
+                let ratio = self.template_word_ratio(&facts.site, block);
+                if let Ok(mut ratios) = self.ratios.lock() {
+                    ratios.insert(key, ratio);
+                }
+                ratio
+            })
+        };
         let site: Vec<SiteEvidence> = (0..page.blocks.len())
             .map(|at| SiteEvidence {
-                template_word_ratio: facts
-                    .signatures
-                    .get(at)
-                    .map_or(0.0, |block| self.template_word_ratio(&facts.site, block)),
+                template_word_ratio: ratio(at),
                 text_pages: table
                     .and_then(|t| t.texts.get(&facts.texts[at]))
                     .copied()
@@ -317,12 +346,15 @@ impl Detector for Hybrid {
         let title_rule = self.settings.keep_title_heading;
         rows.iter()
             .map(|row| {
-                let keep = keeps(model, threshold, row, title_rule);
-                if keep && model.probability(row) < threshold {
+                if model.reaches(row, threshold, &self.bounds) {
+                    return true;
+                }
+                let title = title_rule && features::is_title_heading(row);
+                if title {
                     self.kept_for_title
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
-                keep
+                title
             })
             .collect()
     }

@@ -90,21 +90,19 @@ pub struct Tree {
 }
 
 impl Tree {
-    /// The leaf value `row` reaches.
+    /// The leaf value `row` reaches. A missing feature goes left. Children come after their
+    /// parent ([`Model::parse`] checks it), so the walk ends.
     pub fn value(&self, row: &[f32]) -> f32 {
         let mut at = 0usize;
-        for _ in 0..self.nodes.len() {
-            let node = &self.nodes[at];
+        while let Some(node) = self.nodes.get(at) {
             if node.feature == Node::LEAF {
                 return node.value;
             }
-            let goes_left = row
-                .get(usize::from(node.feature))
-                .is_none_or(|&value| value < node.threshold);
+            let goes_left = match row.get(usize::from(node.feature)) {
+                Some(&value) => value < node.threshold,
+                None => true,
+            };
             at = if goes_left { node.left } else { node.right } as usize;
-            if at >= self.nodes.len() {
-                return 0.0;
-            }
         }
         0.0
     }
@@ -242,11 +240,13 @@ impl Model {
         match &self.classifier {
             Classifier::Trees { trees, .. } => {
                 for tree in trees {
-                    for node in &tree.nodes {
+                    for (at, node) in tree.nodes.iter().enumerate() {
                         let out_of_range = node.feature != Node::LEAF
                             && (usize::from(node.feature) >= width
                                 || node.left as usize >= tree.nodes.len()
-                                || node.right as usize >= tree.nodes.len());
+                                || node.right as usize >= tree.nodes.len()
+                                || node.left as usize <= at
+                                || node.right as usize <= at);
                         if out_of_range {
                             return Err("a tree node points outside the model".into());
                         }
@@ -301,6 +301,48 @@ impl Model {
     /// The probability that `row` is content.
     pub fn probability(&self, row: &[f32]) -> f32 {
         sigmoid(self.score(row))
+    }
+
+    /// Whether the probability that `row` is content reaches `threshold` — the same answer
+    /// as `probability(row) >= threshold`, but a tree ensemble stops adding trees once the
+    /// rest could not change it (`bounds` from [`Model::remaining_bounds`]).
+    pub fn reaches(&self, row: &[f32], threshold: f32, bounds: &[f32]) -> bool {
+        let Classifier::Trees { base, trees } = &self.classifier else {
+            return self.probability(row) >= threshold;
+        };
+        let cut = (threshold / (1.0 - threshold)).ln();
+        let mut score = *base;
+        for (at, tree) in trees.iter().enumerate() {
+            let rest = bounds.get(at).copied().unwrap_or(f32::INFINITY);
+            // A margin of 1e-3 keeps rounding in the sums from deciding.
+            if score - rest > cut + 1e-3 {
+                return true;
+            }
+            if score + rest < cut - 1e-3 {
+                return false;
+            }
+            score += tree.value(row);
+        }
+        sigmoid(score) >= threshold
+    }
+
+    /// For each tree, the most the trees from it to the last can add or take away.
+    pub fn remaining_bounds(&self) -> Vec<f32> {
+        let Classifier::Trees { trees, .. } = &self.classifier else {
+            return Vec::new();
+        };
+        let mut bounds = vec![0.0; trees.len()];
+        let mut rest = 0.0f32;
+        for (at, tree) in trees.iter().enumerate().rev() {
+            rest += tree
+                .nodes
+                .iter()
+                .filter(|node| node.feature == Node::LEAF)
+                .map(|node| node.value.abs())
+                .fold(0.0, f32::max);
+            bounds[at] = rest;
+        }
+        bounds
     }
 
     /// A short description for summaries: the classifier and its size.
@@ -365,6 +407,24 @@ mod tests {
     }
 
     #[test]
+    fn stopping_early_gives_the_same_answers() {
+        let model = Model::built_in().unwrap();
+        let bounds = model.remaining_bounds();
+        let mut random = crate::learn::boost::SplitMix::new(5);
+        for _ in 0..2000 {
+            let row: Vec<f32> = (0..features::count())
+                .map(|_| random.next_f32() * 4.0 - 1.0)
+                .collect();
+            for threshold in [0.3, 0.5, 0.6, 0.9] {
+                assert_eq!(
+                    model.reaches(&row, threshold, &bounds),
+                    model.probability(&row) >= threshold
+                );
+            }
+        }
+    }
+
+    #[test]
     fn foreign_and_damaged_files_are_refused() {
         let model = Model::new(
             Classifier::Trees {
@@ -384,6 +444,8 @@ mod tests {
         assert!(err(&fewer).contains("other features"), "{}", err(&fewer));
         let bad_index = text.replace("\"feature\":1,", "\"feature\":9999,");
         assert!(err(&bad_index).contains("outside the model"));
+        let cycle = text.replace("\"left\":1,", "\"left\":0,");
+        assert!(err(&cycle).contains("outside the model"));
     }
 
     #[test]
