@@ -1,7 +1,7 @@
 //! Search: a query string and an open index in, ranked hits with snippets out.
 //!
-//! BM25 over the title and body fields, a title match counting [`TITLE_BOOST`] times (tantivy's query language: words, `"phrases"`,
-//! `+required`, `-excluded`, `field:term`).
+//! BM25 over the title and body fields, a title match weighted by [`TITLE_BOOST`] (tantivy's
+//! query language: words, `"phrases"`, `+required`, `-excluded`, `field:term`).
 
 use serde::Serialize;
 use tantivy::collector::TopDocs;
@@ -39,10 +39,11 @@ pub enum SearchError {
     Index(#[from] TantivyError),
 }
 
-/// How much more a title match counts than a body match, by default. Chosen with `indexer
-/// eval --title-boost` on the docs and news corpora (see the README): title-query MRR@10 rises
-/// up to about this factor while phrase-query MRR@10 stays level.
-pub const TITLE_BOOST: f32 = 2.0;
+/// How much more a title match counts than a body match. Measured with
+/// `benches/title_boost.sh` (`indexer eval --title-boost`) on the docs and news corpora: a
+/// boost of 2 raised title-query MRR@10 by at most 0.01 and cut phrase-query MRR@10 by 0.16
+/// (docs, `hybrid`: 0.818 → 0.662) and 0.08 (news), so titles and bodies count alike.
+pub const TITLE_BOOST: f32 = 1.0;
 
 /// A query run: the searcher it ran on, the parsed query, the best (score, document) pairs.
 struct Ranked {
