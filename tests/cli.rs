@@ -235,3 +235,31 @@ fn a_small_memory_budget_splits_sites_into_rounds_with_the_same_decisions() {
     assert_eq!(roomy["rounds"], 1);
     assert_eq!(roomy["warnings"], serde_json::json!([]));
 }
+
+#[test]
+fn a_closed_pipe_ends_extract_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    // The sample's text is far more than a pipe buffer holds, so writing meets the closed pipe.
+    let runs: [Vec<String>; 1] = [std::iter::once("extract".to_string())
+        .chain(sample().iter().map(|p| p.display().to_string()))
+        .collect()];
+    for args in runs {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_indexer"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        // The reader is gone: the next writes meet a closed pipe, as under `| head -1`.
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!first.is_empty());
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+}

@@ -29,6 +29,7 @@ use progress::TerminalProgress;
 
 /// Parses the command line, runs it and says how it ended.
 pub fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -365,4 +366,16 @@ fn load_truth(
         "the label files hold no usable labelled page"
     );
     Ok((labels, snippets))
+}
+
+/// A closed pipe (`indexer search … | head`) ends the process quietly, as it does `cat` or
+/// `grep`, instead of a panic of `println!`: SIGPIPE is given back its default action, which
+/// Rust's runtime replaces with "ignore".
+fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to its default before any thread starts; no
+    // handler runs our code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
