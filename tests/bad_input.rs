@@ -272,3 +272,31 @@ fn search_and_stats_on_a_missing_empty_or_corrupt_index_fail_clearly() {
         }
     }
 }
+
+#[test]
+fn zero_threads_means_every_core_and_absurd_counts_are_refused() {
+    let sample = common::sample();
+    let inputs: Vec<&Path> = sample.iter().map(PathBuf::as_path).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let zero = indexer(
+        &[
+            "build",
+            "--json",
+            "--detector",
+            "none",
+            "--threads",
+            "0",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+        &inputs,
+    );
+    assert!(zero.status.success(), "{}", stderr(&zero));
+    let summary: Value = serde_json::from_slice(&zero.stdout).unwrap();
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    assert_eq!(summary["threads"], cores);
+    let absurd = indexer(&["extract", "--threads", "100000"], &inputs);
+    assert_eq!(absurd.status.code(), Some(2), "{}", stderr(&absurd));
+    assert!(stderr(&absurd).contains("--threads"), "{}", stderr(&absurd));
+}

@@ -190,9 +190,9 @@ pub enum Command {
 /// Flags shared by the commands that run detection (`build`, `extract`, `eval`).
 #[derive(Args)]
 pub struct RunArgs {
-    /// Segmenting threads (default: the number of cores).
-    #[arg(long)]
-    threads: Option<usize>,
+    /// Segmenting threads; 0 or absent: the number of cores (at most 1024).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(0..=1024))]
+    threads: Option<u16>,
     /// Base URL for pages read from a folder (default: file:// + the folder's path).
     #[arg(long)]
     base_url: Option<String>,
@@ -228,7 +228,10 @@ impl RunArgs {
         Ok(BuildOptions {
             detector,
             settings: self.detectors.settings()?,
-            threads: self.threads.unwrap_or(defaults.threads).max(1),
+            threads: match self.threads {
+                None | Some(0) => defaults.threads,
+                Some(threads) => usize::from(threads),
+            },
             limits: SegmentLimits {
                 max_page_bytes: self.max_page_bytes,
                 max_depth: self.max_depth,
