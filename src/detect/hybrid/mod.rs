@@ -383,7 +383,9 @@ impl Detector for Hybrid {
         let mut value = serde_json::to_value(&self.settings).unwrap_or_default();
         if let (Some(model), Some(object)) = (&self.model, value.as_object_mut()) {
             object.insert("model_description".into(), model.describe().into());
-            object.insert("model_threshold".into(), model.threshold.into());
+            // f32 → f64 shows 0.6 as 0.6000000238…: three decimals are what the file holds.
+            let threshold = (f64::from(model.threshold) * 1000.0).round() / 1000.0;
+            object.insert("model_threshold".into(), threshold.into());
         }
         value
     }
