@@ -7,21 +7,14 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
-use common::{indexer, ok, sample};
+use common::{extracted_pages, indexer, ok, sample};
 
 /// Kept text per URL, from `indexer extract`.
 fn extract(args: &[&str], inputs: &[PathBuf]) -> BTreeMap<String, String> {
     let mut all = vec!["extract"];
     all.extend_from_slice(args);
-    ok(indexer(&all, inputs))
-        .lines()
-        .map(|line| {
-            let page: Value = serde_json::from_str(line).unwrap();
-            (
-                page["url"].as_str().unwrap().to_string(),
-                page["text"].as_str().unwrap().to_string(),
-            )
-        })
+    extracted_pages(&ok(indexer(&all, inputs)))
+        .into_iter()
         .collect()
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 mod common;
-use common::{indexer, ok, repo, sample};
+use common::{extracted_pages, indexer, ok, repo, sample};
 
 fn train(out: &Path, extra: &[&str]) -> String {
     let labels = repo().join("data/*.labels.jsonl.gz");
@@ -20,20 +20,6 @@ fn train(out: &Path, extra: &[&str]) -> String {
     ];
     args.extend_from_slice(extra);
     ok(indexer(&args, &sample()))
-}
-
-/// Kept text per URL.
-fn kept(output: &str) -> Vec<(String, String)> {
-    output
-        .lines()
-        .map(|line| {
-            let page: Value = serde_json::from_str(line).unwrap();
-            (
-                page["url"].as_str().unwrap().to_string(),
-                page["text"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
 }
 
 #[test]
@@ -52,7 +38,7 @@ fn a_model_trained_twice_is_the_same_file_and_extract_uses_it() {
     assert_eq!(model["format"], "indexer-hybrid-model");
     assert_eq!(model["provenance"]["pages"], 100);
 
-    let pages = kept(&ok(indexer(
+    let pages = extracted_pages(&ok(indexer(
         &[
             "extract",
             "--detector",
@@ -96,7 +82,7 @@ fn the_built_in_model_decides_a_site_seen_once() {
          <a href=/cookies>Cookies</a></p></footer></body></html>",
     )
     .unwrap();
-    let pages = kept(&ok(indexer(
+    let pages = extracted_pages(&ok(indexer(
         &[
             "extract",
             "--detector",

@@ -90,13 +90,8 @@ pub enum Command {
         /// WARC files (.warc, .warc.gz) and folders of .html files.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
-        /// Label files with `content_text` (JSON lines, .gz allowed); glob patterns are
-        /// expanded (quote them, or the shell expands them first).
-        #[arg(long)]
-        labels: Vec<String>,
-        /// Snippet label files (`with`/`without` passages, as `shared/tools/snippets.py`).
-        #[arg(long)]
-        snippets: Vec<String>,
+        #[command(flatten)]
+        truth: TruthArgs,
         /// Also measure kept text from a file (`NAME=FILE`, JSON lines with `url` and `text`,
         /// as `extract` or `train --cross-validate` write it) as an index of its own.
         #[arg(long, value_name = "NAME=FILE")]
@@ -131,12 +126,8 @@ pub enum Command {
         /// WARC files (.warc, .warc.gz) and folders of .html files.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
-        /// Label files with `content_text` (JSON lines, .gz allowed); glob patterns are expanded.
-        #[arg(long)]
-        labels: Vec<String>,
-        /// Snippet label files (`with`/`without` passages); glob patterns are expanded.
-        #[arg(long)]
-        snippets: Vec<String>,
+        #[command(flatten)]
+        truth: TruthArgs,
         /// Where to write the model (replaced only when complete).
         #[arg(long)]
         out: PathBuf,
@@ -185,6 +176,19 @@ pub enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+}
+
+/// The labelled pages of `eval` and `train`.
+#[derive(Args)]
+pub struct TruthArgs {
+    /// Label files with `content_text` (JSON lines, .gz allowed); glob patterns are
+    /// expanded (quote them, or the shell expands them first).
+    #[arg(long)]
+    pub labels: Vec<String>,
+    /// Snippet label files (`with`/`without` passages, as `shared/tools/snippets.py`); glob
+    /// patterns are expanded.
+    #[arg(long)]
+    pub snippets: Vec<String>,
 }
 
 /// Flags shared by the commands that run detection (`build`, `extract`, `eval`).

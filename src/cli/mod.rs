@@ -113,8 +113,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Eval {
             inputs,
-            labels,
-            snippets,
+            truth,
             predictions,
             detectors,
             seed,
@@ -126,7 +125,7 @@ fn run(cli: Cli) -> Result<()> {
             run,
         } => {
             let options = run.options(DEFAULT_DETECTOR, false)?;
-            let (labels, snippets) = load_truth(&labels, &snippets)?;
+            let (labels, snippets) = load_truth(&truth)?;
             let predictions = predictions
                 .iter()
                 .map(|given| {
@@ -172,8 +171,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Train {
             inputs,
-            labels,
-            snippets,
+            truth,
             out,
             family,
             evidence,
@@ -186,7 +184,7 @@ fn run(cli: Cli) -> Result<()> {
             json,
             run,
         } => {
-            let (labels, snippets) = load_truth(&labels, &snippets)?;
+            let (labels, snippets) = load_truth(&truth)?;
             let options = learn::TrainOptions {
                 build: BuildOptions {
                     stop: Some(stop_on_interrupt()),
@@ -343,10 +341,8 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Content labels and snippet labels from their patterns; at least one labelled page.
-fn load_truth(
-    labels: &[String],
-    snippets: &[String],
-) -> Result<(Vec<eval::Label>, Vec<eval::SnippetLabel>)> {
+fn load_truth(truth: &args::TruthArgs) -> Result<(Vec<eval::Label>, Vec<eval::SnippetLabel>)> {
+    let (labels, snippets) = (&truth.labels, &truth.snippets);
     anyhow::ensure!(
         !labels.is_empty() || !snippets.is_empty(),
         "give labelled pages: --labels FILE (content_text) or --snippets FILE"

@@ -388,53 +388,59 @@ fn build_from_predictions(
     documents: &[StoredDocument],
     predictions: &Predictions,
 ) -> Result<(), EvalError> {
-    let mut writer = IndexBuild::begin(path, 1, IndexBuild::heap_bytes(1, 1 << 30))?;
-    let mut replaced = 0u64;
-    for document in documents {
-        let body = match predictions.texts.get(&document.url) {
-            Some(text) => {
-                replaced += 1;
-                text.as_str()
-            }
-            None => document.body.as_str(),
-        };
-        writer.add(&IndexedPage {
-            url: &document.url,
-            site: &document.site,
-            title: &document.title,
-            body,
-            kept_blocks: 0,
-            dropped_blocks: 0,
-        })?;
-    }
+    let replaced = documents
+        .iter()
+        .filter(|document| predictions.texts.contains_key(&document.url))
+        .count() as u64;
+    let pages = documents.iter().map(|document| IndexedPage {
+        url: &document.url,
+        site: &document.site,
+        title: &document.title,
+        body: predictions
+            .texts
+            .get(&document.url)
+            .map_or(document.body.as_str(), String::as_str),
+        kept_blocks: 0,
+        dropped_blocks: 0,
+    });
     let summary = BuildSummary {
         detector: predictions.name.clone(),
         pages: documents.len() as u64,
         counters: [("pages-predicted".to_string(), replaced)].into(),
         ..BuildSummary::default()
     };
-    writer.commit(&summary)?;
-    Ok(())
+    write_index(path, pages, &summary)
 }
 
+/// An index of the labelled main content alone.
 fn build_oracle(path: &Path, labels: &[Label]) -> Result<(), EvalError> {
-    let mut writer = IndexBuild::begin(path, 1, IndexBuild::heap_bytes(1, 1 << 30))?;
-    for label in labels {
-        writer.add(&IndexedPage {
-            url: &label.url,
-            site: &label.site,
-            title: &label.title,
-            body: &label.content_text,
-            kept_blocks: 0,
-            dropped_blocks: 0,
-        })?;
-    }
+    let pages = labels.iter().map(|label| IndexedPage {
+        url: &label.url,
+        site: &label.site,
+        title: &label.title,
+        body: &label.content_text,
+        kept_blocks: 0,
+        dropped_blocks: 0,
+    });
     let summary = BuildSummary {
         detector: "oracle".into(),
         pages: labels.len() as u64,
         ..BuildSummary::default()
     };
-    writer.commit(&summary)?;
+    write_index(path, pages, &summary)
+}
+
+/// Writes `pages` as a new index at `path` with `summary` beside it.
+fn write_index<'a>(
+    path: &Path,
+    pages: impl Iterator<Item = IndexedPage<'a>>,
+    summary: &BuildSummary,
+) -> Result<(), EvalError> {
+    let mut writer = IndexBuild::begin(path, 1, IndexBuild::heap_bytes(1, 1 << 30))?;
+    for page in pages {
+        writer.add(&page)?;
+    }
+    writer.commit(summary)?;
     Ok(())
 }
 
@@ -461,21 +467,10 @@ fn measure(
 
 /// The stored body of every document, by URL.
 fn stored_bodies(open: &OpenIndex) -> Result<HashMap<String, String>, EvalError> {
-    let reader = open.index.reader().map_err(SearchError::from)?;
-    let searcher = reader.searcher();
-    let mut bodies = HashMap::new();
-    for (ordinal, segment) in searcher.segment_readers().iter().enumerate() {
-        for doc in segment.doc_ids_alive() {
-            let document: TantivyDocument = searcher
-                .doc(DocAddress::new(ordinal as u32, doc))
-                .map_err(SearchError::from)?;
-            bodies.insert(
-                stored_text(&document, open.fields.url),
-                stored_text(&document, open.fields.body),
-            );
-        }
-    }
-    Ok(bodies)
+    Ok(stored_documents(open)?
+        .into_iter()
+        .map(|document| (document.url, document.body))
+        .collect())
 }
 
 impl EvalReport {

@@ -99,15 +99,15 @@ struct Split {
 
 /// Fits the trees to `rows` (all of one length) with `labels` (1 content, 0 not) and
 /// per-row `weights`.
-pub fn fit(
-    rows: &[Vec<f32>],
+pub fn fit<R: AsRef<[f32]>>(
+    rows: &[R],
     labels: &[f32],
     weights: &[f32],
     settings: &BoostSettings,
     seed: u64,
 ) -> Classifier {
     let count = rows.len();
-    let width = rows.first().map_or(0, Vec::len);
+    let width = rows.first().map_or(0, |row| row.as_ref().len());
     let bins = settings.bins.clamp(2, 256);
     let mut random = SplitMix::new(seed);
 
@@ -120,12 +120,18 @@ pub fn fit(
             .collect()
     };
     let cuts: Vec<Vec<f32>> = (0..width)
-        .map(|feature| cuts_of(sample.iter().map(|&r| rows[r][feature]).collect(), bins))
+        .map(|feature| {
+            cuts_of(
+                sample.iter().map(|&r| rows[r].as_ref()[feature]).collect(),
+                bins,
+            )
+        })
         .collect();
     let binned: Vec<u8> = rows
         .iter()
         .flat_map(|row| {
-            row.iter()
+            row.as_ref()
+                .iter()
                 .zip(&cuts)
                 .map(|(&value, cuts)| cuts.partition_point(|&cut| cut <= value).min(255) as u8)
         })

@@ -27,24 +27,24 @@ impl Default for LogisticSettings {
 }
 
 /// Fits the regression to `rows` with `labels` (1 content, 0 not) and per-row `weights`.
-pub fn fit(
-    rows: &[Vec<f32>],
+pub fn fit<R: AsRef<[f32]>>(
+    rows: &[R],
     labels: &[f32],
     weights: &[f32],
     settings: &LogisticSettings,
 ) -> Classifier {
-    let width = rows.first().map_or(0, Vec::len);
+    let width = rows.first().map_or(0, |row| row.as_ref().len());
     let total: f64 = weights.iter().map(|&w| f64::from(w)).sum::<f64>().max(1e-9);
     let mut mean = vec![0f64; width];
     for (row, &w) in rows.iter().zip(weights) {
-        for (m, &v) in mean.iter_mut().zip(row) {
+        for (m, &v) in mean.iter_mut().zip(row.as_ref()) {
             *m += f64::from(v) * f64::from(w);
         }
     }
     mean.iter_mut().for_each(|m| *m /= total);
     let mut spread = vec![0f64; width];
     for (row, &w) in rows.iter().zip(weights) {
-        for ((s, &v), m) in spread.iter_mut().zip(row).zip(&mean) {
+        for ((s, &v), m) in spread.iter_mut().zip(row.as_ref()).zip(&mean) {
             *s += (f64::from(v) - m).powi(2) * f64::from(w);
         }
     }
@@ -56,7 +56,8 @@ pub fn fit(
     let standard: Vec<Vec<f32>> = rows
         .iter()
         .map(|row| {
-            row.iter()
+            row.as_ref()
+                .iter()
                 .zip(&mean)
                 .zip(&scale)
                 .map(|((&v, m), s)| (v - m) / s)

@@ -282,11 +282,12 @@ pub struct Collected {
     pub labelled_given: usize,
 }
 
-/// Labelled rows ready to fit.
+/// Labelled rows ready to fit, borrowed from the [`Collected`] pages (a fold of a
+/// cross-validation copies no row).
 #[derive(Debug, Clone, Default)]
-pub struct Dataset {
+pub struct Dataset<'a> {
     /// Feature rows.
-    pub rows: Vec<Vec<f32>>,
+    pub rows: Vec<&'a [f32]>,
     /// 1 content, 0 template.
     pub labels: Vec<f32>,
     /// Per-row weight (see [`Collected::dataset`]).
@@ -299,7 +300,7 @@ impl Collected {
     /// The labelled rows of the pages `include` accepts. A page's labelled blocks weigh
     /// 1/√(blocks) each, times 1/√(pages of its site), so that neither long pages nor large
     /// sites drown the rest.
-    pub fn dataset(&self, include: impl Fn(&LabelledPage) -> bool) -> Dataset {
+    pub fn dataset(&self, include: impl Fn(&LabelledPage) -> bool) -> Dataset<'_> {
         let mut group_pages: HashMap<&str, usize> = HashMap::new();
         for page in self.pages.iter().filter(|page| include(page)) {
             *group_pages.entry(&page.group).or_default() += 1;
@@ -315,7 +316,7 @@ impl Collected {
             let weight = 1.0 / ((labelled * pages) as f32).sqrt();
             for (row, label) in page.rows.iter().zip(&page.labels) {
                 if let Some(label) = label {
-                    dataset.rows.push(row.clone());
+                    dataset.rows.push(row);
                     dataset.labels.push(*label);
                     dataset.weights.push(weight);
                 }
@@ -397,40 +398,29 @@ pub fn collect(
 }
 
 /// Fits a model to `dataset`.
-pub fn fit(dataset: &Dataset, options: &TrainOptions, inputs: &[PathBuf]) -> Model {
-    let blanked;
-    let dataset = if options.evidence == Evidence::Both {
-        dataset
+pub fn fit(dataset: &Dataset<'_>, options: &TrainOptions, inputs: &[PathBuf]) -> Model {
+    let classifier = if options.evidence == Evidence::Both {
+        fit_rows(&dataset.rows, dataset, options)
     } else {
+        // An ablation: the features of the other evidence are blanked in a copy.
         let unused: Vec<usize> = features::names()
             .iter()
             .enumerate()
             .filter(|(_, name)| !options.evidence.uses(name))
             .map(|(at, _)| at)
             .collect();
-        let mut copy = dataset.clone();
-        for row in &mut copy.rows {
-            for &at in &unused {
-                row[at] = 0.0;
-            }
-        }
-        blanked = copy;
-        &blanked
-    };
-    let classifier = match options.family {
-        Family::Trees => boost::fit(
-            &dataset.rows,
-            &dataset.labels,
-            &dataset.weights,
-            &options.boost,
-            options.seed,
-        ),
-        Family::Logistic => logistic::fit(
-            &dataset.rows,
-            &dataset.labels,
-            &dataset.weights,
-            &options.logistic,
-        ),
+        let blanked: Vec<Vec<f32>> = dataset
+            .rows
+            .iter()
+            .map(|row| {
+                let mut row = row.to_vec();
+                for &at in &unused {
+                    row[at] = 0.0;
+                }
+                row
+            })
+            .collect();
+        fit_rows(&blanked, dataset, options)
     };
     let settings = match options.family {
         Family::Trees => serde_json::to_string(&options.boost),
@@ -461,6 +451,26 @@ pub fn fit(dataset: &Dataset, options: &TrainOptions, inputs: &[PathBuf]) -> Mod
             ),
         },
     )
+}
+
+/// The chosen family fitted to `rows` with the labels and weights of `dataset`.
+fn fit_rows<R: AsRef<[f32]>>(
+    rows: &[R],
+    dataset: &Dataset<'_>,
+    options: &TrainOptions,
+) -> crate::detect::hybrid::Classifier {
+    match options.family {
+        Family::Trees => boost::fit(
+            rows,
+            &dataset.labels,
+            &dataset.weights,
+            &options.boost,
+            options.seed,
+        ),
+        Family::Logistic => {
+            logistic::fit(rows, &dataset.labels, &dataset.weights, &options.logistic)
+        }
+    }
 }
 
 /// Groups with at least this many labelled pages are held out alone; smaller ones (sites

@@ -46,3 +46,17 @@ pub fn sample_files(ending: &str) -> Vec<PathBuf> {
         .map(|site| repo().join("data").join(format!("{site}.{ending}")))
         .collect()
 }
+
+/// The `(url, text)` of every page `indexer extract` printed, in order.
+pub fn extracted_pages(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .map(|line| {
+            let page: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            (
+                page["url"].as_str().unwrap_or_default().to_string(),
+                page["text"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}

@@ -139,14 +139,10 @@ impl Bloom {
         let max_non_template = (1.0 - self.settings.drop_ratio) * total as f64;
         let mut non_template = 0usize;
         for &(word, signature) in &block.words {
-            let cluster_blocks = self.model.cluster_blocks(
-                site,
-                block.style,
-                word,
-                &signature,
-                self.settings.min_word_frequency,
-            );
-            if cluster_blocks < self.settings.min_cluster_blocks {
+            if !self
+                .model
+                .is_template_word(site, block.style, word, &signature, &self.settings)
+            {
                 non_template += 1;
                 if non_template as f64 > max_non_template + 1e-9 {
                     return false;

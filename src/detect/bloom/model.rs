@@ -162,6 +162,20 @@ impl TemplateModel {
             .map_or(0, |cluster| cluster.blocks)
     }
 
+    /// Whether `word` with `signature` is a template word in a block of `style` on `site`:
+    /// its cluster holds at least `settings.min_cluster_blocks` blocks.
+    pub fn is_template_word(
+        &self,
+        site: &str,
+        style: BlockStyle,
+        word: WordId,
+        signature: &OffsetSignature,
+        settings: &super::BloomSettings,
+    ) -> bool {
+        self.cluster_blocks(site, style, word, signature, settings.min_word_frequency)
+            >= settings.min_cluster_blocks
+    }
+
     /// The clusters of `word` in style cluster `style` of `site`.
     pub fn clusters(&self, site: &str, style: BlockStyle, word: WordId) -> Vec<WordFeatureCluster> {
         self.sites

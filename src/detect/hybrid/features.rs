@@ -173,6 +173,15 @@ pub fn rows(page: &SegmentedPage, site: &[SiteEvidence], title_words: &[u64]) ->
             (words, in_title, covered)
         })
         .collect();
+    // Each title word's bit: that of its first occurrence, as the scan above sets them.
+    let title_bits: Vec<u64> = title_words
+        .iter()
+        .enumerate()
+        .map(|(at, word)| {
+            let first = title_words.iter().position(|w| w == word).unwrap_or(at);
+            1u64 << first.min(63)
+        })
+        .collect();
     let shapes: Vec<Shape> = page
         .blocks
         .iter()
@@ -231,18 +240,11 @@ pub fn rows(page: &SegmentedPage, site: &[SiteEvidence], title_words: &[u64]) ->
         }
         let characters = characters.max(1);
         let per_word = |count: usize| count as f32 / shape.words.max(1) as f32;
-        // Distinct title words the block holds (a title word listed twice counts twice).
+        // Title words the block holds (a title word listed twice counts twice).
         let title_in_block = if title_words.is_empty() {
             0.0
         } else {
-            let held = title_words
-                .iter()
-                .enumerate()
-                .filter(|&(at, word)| {
-                    let first = title_words.iter().position(|w| w == word).unwrap_or(at);
-                    covered & (1u64 << first.min(63)) != 0
-                })
-                .count();
+            let held = title_bits.iter().filter(|&&bit| covered & bit != 0).count();
             held as f32 / title_words.len() as f32
         };
         let block_in_title = if words == 0 {

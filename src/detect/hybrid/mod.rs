@@ -163,18 +163,17 @@ impl Hybrid {
         if block.words.is_empty() {
             return 0.0;
         }
-        let bloom = &self.settings.bloom;
         let template = block
             .words
             .iter()
             .filter(|(word, signature)| {
-                self.signatures.cluster_blocks(
+                self.signatures.is_template_word(
                     site,
                     block.style,
                     *word,
                     signature,
-                    bloom.min_word_frequency,
-                ) >= bloom.min_cluster_blocks
+                    &self.settings.bloom,
+                )
             })
             .count();
         template as f32 / block.words.len() as f32
