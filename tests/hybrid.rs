@@ -213,3 +213,48 @@ fn training_without_labelled_pages_in_the_input_says_so() {
     assert!(stderr.contains("no labelled blocks"), "{stderr}");
     assert!(!out.exists());
 }
+
+/// Under `--one-pass`, `hybrid` decides each page as it arrives from a bounded segment
+/// table: one pass, the table's counters, and a site's repeated sidebar dropped once the
+/// site's earlier pages show it, while its first page is judged from the page alone.
+#[test]
+fn hybrid_runs_in_one_pass_on_a_segment_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let summary: Value = serde_json::from_str(&ok(indexer(
+        &[
+            "build",
+            "--one-pass",
+            "--detector",
+            "hybrid",
+            "--json",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+        &sample(),
+    )))
+    .unwrap();
+    assert_eq!(summary["detector"], "hybrid");
+    assert_eq!(summary["passes"], 1);
+    assert!(summary["counters"]["segments-peak"].as_u64().unwrap() > 1000);
+    assert!(summary["blocks_dropped"].as_u64().unwrap() > 0);
+
+    let pages = extracted_pages(&ok(indexer(
+        &["extract", "--one-pass", "--detector", "hybrid"],
+        &sample(),
+    )));
+    assert_eq!(pages.len(), 100);
+    let python: Vec<_> = pages
+        .iter()
+        .filter(|(url, _)| url.contains("docs.python.org"))
+        .collect();
+    assert!(python.len() >= 20);
+    let later_with_sidebar = python[5..]
+        .iter()
+        .filter(|(_, text)| text.contains("Show Source"))
+        .count();
+    assert!(
+        later_with_sidebar <= 2,
+        "{later_with_sidebar} later python pages keep the sidebar"
+    );
+}

@@ -40,7 +40,7 @@ impl Read<'_, '_> {
     /// Runs this read with a fresh detector of the options' kind and settings.
     pub(super) fn run(self) -> Result<BuildSummary, BuildError> {
         let (kind, settings) = (self.options.detector, &self.options.settings);
-        kind.visit(settings, self)
+        kind.visit(settings, self.plan.passes, self)
     }
 }
 
@@ -125,7 +125,7 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
         ..BuildSummary::default()
     };
 
-    match D::PASSES {
+    match plan.passes {
         Passes::Two => {
             tally.passes = 2;
             let loads_pages = detector.loads_pages();

@@ -33,6 +33,9 @@ pub enum BuildError {
     /// The run was stopped before it finished (see [`crate::build::BuildOptions::stop`]).
     #[error("interrupted; the previous index, if any, is unchanged")]
     Interrupted,
+    /// `one_pass` was asked of a detector that needs two passes.
+    #[error(transparent)]
+    NeedsOnePass(#[from] super::options::NeedsOnePassDetector),
     /// Nothing to index.
     #[error(
         "no HTML pages found in the input ({records} records read{skips}); the previous index, if any, is unchanged"

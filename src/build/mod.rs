@@ -50,6 +50,7 @@ pub fn build_index(
     options: &BuildOptions,
     progress: &dyn Progress,
 ) -> Result<BuildSummary, BuildError> {
+    options.check()?;
     allocator::limit_malloc_arenas(options.threads);
     let input_set = InputSet::open(inputs, options.base_url.as_deref())?;
     let plan = RunPlan::new(options, &input_set, Output::Index);
@@ -106,6 +107,7 @@ pub fn extract(
     progress: &dyn Progress,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
+    options.check()?;
     allocator::limit_malloc_arenas(options.threads);
     let input_set = InputSet::open(inputs, options.base_url.as_deref())?;
     let plan = RunPlan::new(options, &input_set, Output::Caller);

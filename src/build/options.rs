@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::detect::{DetectorKind, DetectorSettings, Passes};
+use crate::detect::{DetectorKind, DetectorSettings};
 use crate::segment::SegmentLimits;
 
 /// The detector of a build that names none: `hybrid` beats `bloom` on every shared corpus,
@@ -61,6 +61,14 @@ impl Default for BuildOptions {
 }
 
 impl BuildOptions {
+    /// Refuses options a run cannot honour: `one_pass` with a detector that needs two passes.
+    pub fn check(&self) -> Result<(), NeedsOnePassDetector> {
+        if self.one_pass && !self.detector.runs_in_one_pass() {
+            return Err(NeedsOnePassDetector(self.detector));
+        }
+        Ok(())
+    }
+
     /// Whether [`stop`](Self::stop) was set.
     pub fn stopped(&self) -> bool {
         self.stop
@@ -97,9 +105,10 @@ pub fn choose_detector(
         return Ok(requested.unwrap_or(DEFAULT_DETECTOR));
     }
     let detector = requested.unwrap_or(DEFAULT_ONE_PASS_DETECTOR);
-    match detector.passes() {
-        Passes::One => Ok(detector),
-        Passes::Two => Err(NeedsOnePassDetector(detector)),
+    if detector.runs_in_one_pass() {
+        Ok(detector)
+    } else {
+        Err(NeedsOnePassDetector(detector))
     }
 }
 
@@ -132,10 +141,12 @@ mod tests {
         assert_eq!(choose_detector(None, true), Ok(DetectorKind::Incremental));
         let sandwich = Some(DetectorKind::Sandwich);
         assert_eq!(choose_detector(sandwich, true), Ok(DetectorKind::Sandwich));
+        let hybrid = Some(DetectorKind::Hybrid);
+        assert_eq!(choose_detector(hybrid, true), Ok(DetectorKind::Hybrid));
         let refused = choose_detector(Some(DetectorKind::Menu), true).unwrap_err();
         assert_eq!(
             refused.to_string(),
-            "--one-pass needs a one-pass detector (incremental, sandwich, none); menu learns \
+            "--one-pass needs a one-pass detector (incremental, hybrid, sandwich, none); menu learns \
              from every page before deciding"
         );
     }

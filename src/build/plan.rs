@@ -45,6 +45,10 @@ pub struct RunPlan {
     pub state_budget: f64,
     /// The detector's expected state per HTML byte.
     pub per_html_byte: f64,
+    /// One pass over the input or two: the detector's own, or one under `one_pass` (the one
+    /// place this is decided; [`choose_detector`](super::choose_detector) has refused a
+    /// detector that cannot run in one pass).
+    pub passes: Passes,
     /// Whether the sites are split into rounds: the input might need more state than
     /// `state_budget` (never under `one_pass`).
     pub rounds: bool,
@@ -54,10 +58,15 @@ impl RunPlan {
     /// The plan for a run of `options` over `inputs` writing to `output`.
     pub fn new(options: &BuildOptions, inputs: &InputSet, output: Output) -> Self {
         let threads = options.threads.max(1);
+        let passes = if options.one_pass {
+            Passes::One
+        } else {
+            options.detector.passes()
+        };
         let (index_threads, writer_heap) = match output {
             Output::Caller => (0, 0),
             Output::Index => {
-                let index_threads = match options.detector.passes() {
+                let index_threads = match passes {
                     Passes::Two => threads,
                     Passes::One => (threads / 2).max(1),
                 };
@@ -82,6 +91,7 @@ impl RunPlan {
             fixed,
             state_budget,
             per_html_byte,
+            passes,
             rounds,
         }
     }

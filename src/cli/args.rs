@@ -40,10 +40,6 @@ pub enum Command {
         /// Template detector [default: hybrid; with --one-pass: incremental].
         #[arg(long, value_parser = choice::<DetectorKind>())]
         detector: Option<DetectorKind>,
-        /// Read the input once, deciding each page as it arrives (for crawlers that cannot
-        /// make a second pass): needs a one-pass detector (incremental, sandwich, none).
-        #[arg(long)]
-        one_pass: bool,
         #[command(flatten)]
         run: RunArgs,
         /// Print the build summary as JSON.
@@ -170,9 +166,9 @@ pub enum Command {
         /// WARC files (.warc, .warc.gz) and folders of .html files.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
-        /// Template detector.
-        #[arg(long, value_parser = choice::<DetectorKind>(), default_value_t = DEFAULT_DETECTOR)]
-        detector: DetectorKind,
+        /// Template detector [default: hybrid; with --one-pass: incremental].
+        #[arg(long, value_parser = choice::<DetectorKind>())]
+        detector: Option<DetectorKind>,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -191,9 +187,14 @@ pub struct TruthArgs {
     pub snippets: Vec<String>,
 }
 
-/// Flags shared by the commands that run detection (`build`, `extract`, `eval`).
+/// Flags shared by the commands that run detection (`build`, `extract`, `eval`, `train`).
 #[derive(Args)]
 pub struct RunArgs {
+    /// Read the input once, deciding each page as it arrives (for crawlers that cannot make
+    /// a second pass): needs a detector that can run in one pass (hybrid, incremental,
+    /// sandwich, none).
+    #[arg(long)]
+    pub one_pass: bool,
     /// Segmenting threads; 0 or absent: the number of cores (at most 1024).
     #[arg(long, value_parser = clap::value_parser!(u16).range(0..=1024))]
     threads: Option<u16>,
@@ -227,7 +228,7 @@ pub struct RunArgs {
 
 impl RunArgs {
     /// The options of a run of `detector`, made once from the flags.
-    pub fn options(&self, detector: DetectorKind, one_pass: bool) -> anyhow::Result<BuildOptions> {
+    pub fn options(&self, detector: DetectorKind) -> anyhow::Result<BuildOptions> {
         let defaults = BuildOptions::default();
         Ok(BuildOptions {
             detector,
@@ -247,7 +248,7 @@ impl RunArgs {
             memory_budget: usize::try_from(self.memory_budget)
                 .unwrap_or(usize::MAX)
                 .saturating_mul(1 << 20),
-            one_pass,
+            one_pass: self.one_pass,
             stop: None,
         })
     }

@@ -22,7 +22,7 @@ use indexer::index::{OpenIndex, stats};
 use indexer::learn;
 use indexer::search::search;
 
-use args::{Cli, Command};
+use args::{Cli, Command, RunArgs};
 use interrupt::{INTERRUPTED, stop_on_interrupt};
 use print::{compare_rows, mark, print_stats, print_summary, ratio};
 use progress::TerminalProgress;
@@ -43,24 +43,28 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// The detector a run uses (see [`build::choose_detector`]); a two-pass detector under
+/// `--one-pass` is a usage error.
+fn chosen_detector(requested: Option<DetectorKind>, run: &RunArgs) -> DetectorKind {
+    build::choose_detector(requested, run.one_pass).unwrap_or_else(|refused| {
+        Cli::command()
+            .error(clap::error::ErrorKind::ArgumentConflict, refused)
+            .exit()
+    })
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Build {
             inputs,
             index,
             detector,
-            one_pass,
             run,
             json,
         } => {
-            let detector = build::choose_detector(detector, one_pass).unwrap_or_else(|refused| {
-                Cli::command()
-                    .error(clap::error::ErrorKind::ArgumentConflict, refused)
-                    .exit()
-            });
             let options = BuildOptions {
                 stop: Some(stop_on_interrupt()),
-                ..run.options(detector, one_pass)?
+                ..run.options(chosen_detector(detector, &run))?
             };
             let progress = TerminalProgress::new();
             let summary = build::build_index(&inputs, &index, &options, &progress)
@@ -82,7 +86,7 @@ fn run(cli: Cli) -> Result<()> {
         } => {
             let options = BuildOptions {
                 stop: Some(stop_on_interrupt()),
-                ..run.options(detector, false)?
+                ..run.options(chosen_detector(detector, &run))?
             };
             let progress = TerminalProgress::new();
             let stdout = std::io::stdout();
@@ -124,7 +128,7 @@ fn run(cli: Cli) -> Result<()> {
             chart,
             run,
         } => {
-            let options = run.options(DEFAULT_DETECTOR, false)?;
+            let options = run.options(DEFAULT_DETECTOR)?;
             let (labels, snippets) = load_truth(&truth)?;
             let predictions = predictions
                 .iter()
@@ -188,7 +192,7 @@ fn run(cli: Cli) -> Result<()> {
             let options = learn::TrainOptions {
                 build: BuildOptions {
                     stop: Some(stop_on_interrupt()),
-                    ..run.options(DetectorKind::Hybrid, false)?
+                    ..run.options(DetectorKind::Hybrid)?
                 },
                 family,
                 evidence,

@@ -210,8 +210,12 @@ pub trait Detector: Send + Sync + Sized {
     /// One line, in plain words, saying how it decides (for `--help`).
     const ABOUT: &'static str;
 
-    /// One pass or two.
+    /// One pass or two, by default.
     const PASSES: Passes;
+
+    /// Whether a two-pass detector can also run in one pass (`--one-pass`): deciding each
+    /// page as it arrives from what the site's earlier pages taught it.
+    const ONE_PASS_TOO: bool = false;
 
     /// About how many bytes of state the detector holds per byte of HTML learned; plans how
     /// many sites a build handles at once within its memory budget (0: no state).
@@ -225,6 +229,15 @@ pub trait Detector: Send + Sync + Sized {
 
     /// A detector with no state yet.
     fn new(settings: Self::Settings) -> Self;
+
+    /// A detector with no state yet, for a one-pass run (called only when [`PASSES`] is one
+    /// or [`ONE_PASS_TOO`] is set).
+    ///
+    /// [`PASSES`]: Self::PASSES
+    /// [`ONE_PASS_TOO`]: Self::ONE_PASS_TOO
+    fn new_one_pass(settings: Self::Settings) -> Self {
+        Self::new(settings)
+    }
 
     /// How pages are cut into blocks for this detector.
     fn segment_options(&self) -> SegmentOptions {

@@ -60,6 +60,16 @@ macro_rules! registry {
                 }
             }
 
+            /// Whether it can run in one pass ([`Passes::One`], or [`Detector::ONE_PASS_TOO`]).
+            pub const fn runs_in_one_pass(self) -> bool {
+                match self {
+                    $(DetectorKind::$variant => {
+                        matches!(<$detector as Detector>::PASSES, Passes::One)
+                            || <$detector as Detector>::ONE_PASS_TOO
+                    })*
+                }
+            }
+
             /// [`Detector::STATE_PER_HTML_BYTE`].
             pub const fn state_per_html_byte(self) -> f64 {
                 match self {
@@ -67,16 +77,21 @@ macro_rules! registry {
                 }
             }
 
-            /// Makes the detector this kind names from its part of `settings` and hands it
-            /// to `visitor`.
+            /// Makes the detector this kind names, for a run of `passes`, from its part of
+            /// `settings` and hands it to `visitor`.
             pub fn visit<V: DetectorVisitor>(
                 self,
                 settings: &DetectorSettings,
+                passes: Passes,
                 visitor: V,
             ) -> V::Output {
                 match self {
                     $(DetectorKind::$variant => {
-                        visitor.visit(<$detector as Detector>::new(settings.$field.clone()))
+                        let settings = settings.$field.clone();
+                        visitor.visit(match passes {
+                            Passes::Two => <$detector as Detector>::new(settings),
+                            Passes::One => <$detector as Detector>::new_one_pass(settings),
+                        })
                     })*
                 }
             }
@@ -107,12 +122,12 @@ registry! {
 }
 
 impl DetectorKind {
-    /// The detectors that decide each page as it arrives ([`Passes::One`]).
+    /// The detectors that can decide each page as it arrives ([`Self::runs_in_one_pass`]).
     pub fn one_pass() -> impl Iterator<Item = DetectorKind> {
         Self::ALL
             .iter()
             .copied()
-            .filter(|kind| kind.passes() == Passes::One)
+            .filter(|kind| kind.runs_in_one_pass())
     }
 }
 
@@ -211,12 +226,12 @@ mod tests {
     fn a_kind_makes_its_own_detector() {
         let settings = DetectorSettings::default();
         for &kind in DetectorKind::ALL {
-            let (name, passes, json) = kind.visit(&settings, Facts);
+            let (name, passes, json) = kind.visit(&settings, kind.passes(), Facts);
             assert_eq!(name, kind.name());
             assert_eq!(passes, kind.passes());
             assert!(json.is_object(), "{name}: settings {json}");
         }
         let names: Vec<_> = DetectorKind::one_pass().map(DetectorKind::name).collect();
-        assert_eq!(names, ["sandwich", "incremental", "none"]);
+        assert_eq!(names, ["hybrid", "sandwich", "incremental", "none"]);
     }
 }

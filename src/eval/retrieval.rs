@@ -36,8 +36,7 @@ pub struct Retrieval {
 /// The title without its site-name suffix: "Dealing with Bugs — Python 3.11 documentation"
 /// → "Dealing with Bugs".
 pub fn title_without_site(title: &str) -> &str {
-    const SEPARATORS: [&str; 6] = [" — ", " – ", " - ", " | ", " :: ", " » "];
-    SEPARATORS
+    TITLE_SEPARATORS
         .iter()
         .filter_map(|separator| title.rfind(separator))
         .max()
@@ -123,13 +122,26 @@ fn site_title_words(labels: &[Label]) -> HashMap<&str, HashSet<String>> {
         .collect()
 }
 
-/// A page's title query: its title without the site-name suffix, and without the leading
-/// and trailing words its site puts on (nearly) every title; `None` if nothing is left.
+/// A page's title query. When the site's shared title words are known, the title is cut at
+/// its separators and every part made only of shared words is dropped, wherever it stands
+/// ("BBC News - New York to raise …", "… | Ars Technica"); otherwise the part after the last
+/// separator goes ([`title_without_site`]). Leading and trailing shared words go too; `None`
+/// if nothing is left.
 pub fn title_query(title: &str, site_words: Option<&HashSet<String>>) -> Option<String> {
-    let mut words = Vec::new();
-    for_each_word(title_without_site(title), |word, _, _| {
-        words.push(word.to_string())
-    });
+    let words_of = |text: &str| {
+        let mut words = Vec::new();
+        for_each_word(text, |word, _, _| words.push(word.to_string()));
+        words
+    };
+    let mut words = match site_words {
+        None => words_of(title_without_site(title)),
+        Some(shared) => title_parts(title)
+            .into_iter()
+            .map(words_of)
+            .filter(|part| !part.iter().all(|word| shared.contains(word)))
+            .flatten()
+            .collect(),
+    };
     if let Some(shared) = site_words {
         let start = words.iter().take_while(|w| shared.contains(*w)).count();
         let end = words.len()
@@ -141,6 +153,21 @@ pub fn title_query(title: &str, site_words: Option<&HashSet<String>>) -> Option<
         words = words[start..end].to_vec();
     }
     (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// Separators between a title and the site name or section around it.
+const TITLE_SEPARATORS: [&str; 6] = [" — ", " – ", " - ", " | ", " :: ", " » "];
+
+/// `title` cut at every [`TITLE_SEPARATORS`] occurrence.
+fn title_parts(title: &str) -> Vec<&str> {
+    let mut parts = vec![title];
+    for separator in TITLE_SEPARATORS {
+        parts = parts
+            .into_iter()
+            .flat_map(|part| part.split(separator))
+            .collect();
+    }
+    parts
 }
 
 /// Asks every query of `labels` against `open`.
@@ -242,6 +269,23 @@ mod tests {
         assert_eq!(
             title_query("Release notes — Django", None).as_deref(),
             Some("release notes")
+        );
+    }
+
+    #[test]
+    fn a_site_name_part_is_dropped_wherever_it_stands() {
+        let shared: HashSet<String> = ["bbc", "news"].iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            title_query("BBC News - New York to raise sale age", Some(&shared)).as_deref(),
+            Some("new york to raise sale age")
+        );
+        assert_eq!(
+            title_query("BBC NEWS | Technology | Apple iPod on video", Some(&shared)).as_deref(),
+            Some("technology apple ipod on video")
+        );
+        assert_eq!(
+            title_query("Good news - Plans | BBC News", Some(&shared)).as_deref(),
+            Some("good news plans")
         );
     }
 

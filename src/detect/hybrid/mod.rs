@@ -9,9 +9,15 @@
 //! carry the block's text and style, how many pages the site has), and a [`Model`] trained on
 //! labelled pages turns the row of figures into a keep/drop decision.
 //!
-//! Two passes, like `bloom`: the first learns the site tables, the second decides. A block
-//! whose words are mostly the page's own title (the site's shared title words removed) is
-//! kept whatever the model says.
+//! Two passes, like `bloom`: the first learns the site tables, the second decides. Under
+//! `--one-pass` each page is decided as it arrives, with its site evidence from `incremental`'s
+//! segment table ([`SegmentTables`]: text segments, block texts, styles and title words,
+//! shrunk as Wang et al. shrink theirs, so memory stays bounded over an endless crawl): the
+//! template-word ratio becomes the share of the block's text in segments on at least
+//! [`IncrementalSettings::min_frequency`] of the site's pages so far, and a site's first pages,
+//! with little site evidence, are judged mostly from the page. A block whose words are mostly
+//! the page's own title (the site's shared title words removed) is kept whatever the model
+//! says.
 
 pub mod features;
 pub mod model;
@@ -24,6 +30,7 @@ use std::sync::{Arc, Mutex};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::bloom::{BlockSignatures, BloomSettings, TemplateModel};
+use super::incremental::{IncrementalSettings, SegmentTables, block_segments, template_share};
 use super::{Counter, Detector, PageSource, Passes};
 use crate::segment::{SegmentOptions, SegmentedPage, stable_hash_bytes};
 
@@ -77,6 +84,8 @@ pub struct HybridSettings {
     pub keep_title_heading: bool,
     /// The thresholds of the `bloom` model behind the template-word ratio.
     pub bloom: BloomSettings,
+    /// The segment table behind the site evidence of a one-pass run.
+    pub segment_table: IncrementalSettings,
 }
 
 impl Default for HybridSettings {
@@ -86,6 +95,7 @@ impl Default for HybridSettings {
             threshold: None,
             keep_title_heading: true,
             bloom: BloomSettings::default(),
+            segment_table: IncrementalSettings::default(),
         }
     }
 }
@@ -98,11 +108,12 @@ impl serde::Serialize for HybridSettings {
             ModelSource::Loaded { path, .. } => path.clone(),
             ModelSource::Record { .. } => "recording features".to_string(),
         };
-        let mut out = serializer.serialize_struct("HybridSettings", 4)?;
+        let mut out = serializer.serialize_struct("HybridSettings", 5)?;
         out.serialize_field("model", &model)?;
         out.serialize_field("threshold", &self.threshold)?;
         out.serialize_field("keep_title_heading", &self.keep_title_heading)?;
         out.serialize_field("bloom", &self.bloom)?;
+        out.serialize_field("segment_table", &self.segment_table)?;
         out.end()
     }
 }
@@ -111,7 +122,10 @@ impl serde::Serialize for HybridSettings {
 #[derive(Debug, Clone)]
 pub struct PageFacts {
     site: String,
+    /// `bloom`'s signatures of each block (two passes only).
     signatures: Vec<BlockSignatures>,
+    /// Each block's text segments (one pass only).
+    segments: Vec<Vec<(u64, u32)>>,
     texts: Vec<u64>,
     styles: Vec<u64>,
     title_words: Vec<u64>,
@@ -144,7 +158,15 @@ pub struct Hybrid {
     /// text: a template repeats verbatim, so most of its blocks are looked up once.
     ratios: Mutex<FxHashMap<u64, f32>>,
     kept_for_title: std::sync::atomic::AtomicU64,
+    /// The site evidence of a one-pass run (`None` in two passes).
+    one_pass: Option<SegmentTables>,
 }
+
+/// What a one-pass run counts in its segment table besides text segments, each kind of key
+/// salted apart.
+const BLOCK_TEXT_KEY: u64 = 0x5851_F42D_4C95_7F2D;
+const STYLE_KEY: u64 = 0x1405_7B7E_F767_814F;
+const TITLE_WORD_KEY: u64 = 0x9E37_79B9_7F4A_7C15;
 
 fn distinct_hashes(items: impl Iterator<Item = u64>) -> Vec<u64> {
     let mut hashes: Vec<u64> = items.collect();
@@ -180,22 +202,87 @@ impl Hybrid {
     }
 
     /// The page's title words ([`features::word_ids`]) that are not the site's (the site's
-    /// name and tagline).
-    fn own_title_words(&self, page: &SegmentedPage, facts: &PageFacts) -> Vec<u64> {
-        let table = self
-            .sites
-            .get(&facts.site)
-            .filter(|table| table.pages >= SITE_TITLE_MIN_PAGES);
+    /// name and tagline): on fewer than [`SITE_TITLE_SHARE`] of the `site_pages` titles,
+    /// counted by `pages_with`, once the site has [`SITE_TITLE_MIN_PAGES`].
+    fn own_title_words(
+        page: &SegmentedPage,
+        site_pages: u32,
+        pages_with: impl Fn(u64) -> u32,
+    ) -> Vec<u64> {
         features::word_ids(&page.title)
             .into_iter()
-            .filter(|word| {
-                let Some(table) = table else {
-                    return true;
-                };
-                let pages = table.title_words.get(word).copied().unwrap_or(0);
-                f64::from(pages) < SITE_TITLE_SHARE * f64::from(table.pages)
+            .filter(|&word| {
+                site_pages < SITE_TITLE_MIN_PAGES
+                    || f64::from(pages_with(word)) < SITE_TITLE_SHARE * f64::from(site_pages)
             })
             .collect()
+    }
+
+    /// Site evidence and own title words of a page, from the tables of a two-pass run.
+    fn two_pass_evidence(
+        &self,
+        page: &SegmentedPage,
+        facts: &PageFacts,
+    ) -> (Vec<SiteEvidence>, Vec<u64>) {
+        let table = self.sites.get(&facts.site);
+        let site_pages = table.map_or(0, |t| t.pages);
+        let site_key = stable_hash_bytes(facts.site.as_bytes());
+        let ratio = |at: usize| {
+            let Some(block) = facts.signatures.get(at) else {
+                return 0.0;
+            };
+            let key = site_key ^ facts.texts[at].rotate_left(21) ^ facts.styles[at].rotate_left(42);
+            let known = self.ratios.lock().ok().and_then(|r| r.get(&key).copied());
+            known.unwrap_or_else(|| {
+                let ratio = self.template_word_ratio(&facts.site, block);
+                if let Ok(mut ratios) = self.ratios.lock() {
+                    ratios.insert(key, ratio);
+                }
+                ratio
+            })
+        };
+        let count = |map: Option<&FxHashMap<u64, u32>>, key: u64| {
+            map.and_then(|m| m.get(&key)).copied().unwrap_or(0)
+        };
+        let site = (0..facts.texts.len())
+            .map(|at| SiteEvidence {
+                template_word_ratio: ratio(at),
+                text_pages: count(table.map(|t| &t.texts), facts.texts[at]),
+                style_pages: count(table.map(|t| &t.styles), facts.styles[at]),
+                site_pages,
+            })
+            .collect();
+        let title_words = Self::own_title_words(page, site_pages, |word| {
+            count(table.map(|t| &t.title_words), word)
+        });
+        (site, title_words)
+    }
+
+    /// Site evidence and own title words of a page not yet learned, from the segment table
+    /// of a one-pass run, counting the page itself as a two-pass run would.
+    fn one_pass_evidence(
+        &self,
+        tables: &SegmentTables,
+        page: &SegmentedPage,
+        facts: &PageFacts,
+    ) -> (Vec<SiteEvidence>, Vec<u64>) {
+        let site = stable_hash_bytes(facts.site.as_bytes());
+        let pages_with = |key: u64| tables.frequency(site, key) + 1;
+        let site_pages = tables.pages(site) + 1;
+        let min_frequency = self.settings.segment_table.min_frequency;
+        let evidence = (0..facts.texts.len())
+            .map(|at| SiteEvidence {
+                template_word_ratio: template_share(&facts.segments[at], |segment| {
+                    pages_with(segment) >= min_frequency
+                }) as f32,
+                text_pages: pages_with(BLOCK_TEXT_KEY ^ facts.texts[at]),
+                style_pages: pages_with(STYLE_KEY ^ facts.styles[at]),
+                site_pages,
+            })
+            .collect();
+        let title_words =
+            Self::own_title_words(page, site_pages, |word| pages_with(TITLE_WORD_KEY ^ word));
+        (evidence, title_words)
     }
 }
 
@@ -209,6 +296,7 @@ impl Detector for Hybrid {
     const NAME: &'static str = "hybrid";
     const ABOUT: &'static str = "Site and page evidence weighed by a model learned from labelled pages; works from one page of a site";
     const PASSES: Passes = Passes::Two;
+    const ONE_PASS_TOO: bool = true;
     // bloom's model (1.4) and the site tables of texts and styles.
     const STATE_PER_HTML_BYTE: f64 = 1.5;
 
@@ -235,6 +323,14 @@ impl Detector for Hybrid {
             sites: FxHashMap::default(),
             ratios: Mutex::default(),
             kept_for_title: Default::default(),
+            one_pass: None,
+        }
+    }
+
+    fn new_one_pass(settings: HybridSettings) -> Self {
+        Hybrid {
+            one_pass: Some(SegmentTables::default()),
+            ..Hybrid::new(settings)
         }
     }
 
@@ -246,9 +342,19 @@ impl Detector for Hybrid {
     }
 
     fn observe(&self, page: &SegmentedPage, _html: &str) -> PageFacts {
+        let one_pass = self.one_pass.is_some();
         PageFacts {
             site: page.site.clone(),
-            signatures: page.blocks.iter().map(BlockSignatures::of).collect(),
+            signatures: if one_pass {
+                Vec::new()
+            } else {
+                page.blocks.iter().map(BlockSignatures::of).collect()
+            },
+            segments: if one_pass {
+                block_segments(page)
+            } else {
+                Vec::new()
+            },
             texts: page
                 .blocks
                 .iter()
@@ -260,6 +366,16 @@ impl Detector for Hybrid {
     }
 
     fn learn(&mut self, facts: &PageFacts) {
+        if let Some(tables) = &mut self.one_pass {
+            let site = stable_hash_bytes(facts.site.as_bytes());
+            let segments = facts.segments.iter().flatten().map(|&(segment, _)| segment);
+            let texts = facts.texts.iter().map(|text| BLOCK_TEXT_KEY ^ text);
+            let styles = facts.styles.iter().map(|style| STYLE_KEY ^ style);
+            let title = facts.title_words.iter().map(|word| TITLE_WORD_KEY ^ word);
+            let keys = segments.chain(texts).chain(styles).chain(title);
+            tables.learn(&self.settings.segment_table, site, keys);
+            return;
+        }
         let ratios = self
             .ratios
             .get_mut()
@@ -292,38 +408,10 @@ impl Detector for Hybrid {
         facts: &PageFacts,
         _pages: &dyn PageSource,
     ) -> Vec<bool> {
-        let table = self.sites.get(&facts.site);
-        let site_pages = table.map_or(0, |t| t.pages);
-        let site_key = stable_hash_bytes(facts.site.as_bytes());
-        let ratio = |at: usize| {
-            let Some(block) = facts.signatures.get(at) else {
-                return 0.0;
-            };
-            let key = site_key ^ facts.texts[at].rotate_left(21) ^ facts.styles[at].rotate_left(42);
-            let known = self.ratios.lock().ok().and_then(|r| r.get(&key).copied());
-            known.unwrap_or_else(|| {
-                let ratio = self.template_word_ratio(&facts.site, block);
-                if let Ok(mut ratios) = self.ratios.lock() {
-                    ratios.insert(key, ratio);
-                }
-                ratio
-            })
+        let (site, title_words) = match &self.one_pass {
+            Some(tables) => self.one_pass_evidence(tables, page, facts),
+            None => self.two_pass_evidence(page, facts),
         };
-        let site: Vec<SiteEvidence> = (0..page.blocks.len())
-            .map(|at| SiteEvidence {
-                template_word_ratio: ratio(at),
-                text_pages: table
-                    .and_then(|t| t.texts.get(&facts.texts[at]))
-                    .copied()
-                    .unwrap_or(0),
-                style_pages: table
-                    .and_then(|t| t.styles.get(&facts.styles[at]))
-                    .copied()
-                    .unwrap_or(0),
-                site_pages,
-            })
-            .collect();
-        let title_words = self.own_title_words(page, facts);
         let rows = features::rows(page, &site, &title_words);
         if let ModelSource::Record { pages, only } = &self.settings.model {
             if only.as_ref().is_none_or(|only| only.contains(&page.url)) {
@@ -366,11 +454,17 @@ impl Detector for Hybrid {
                 .iter()
                 .map(|block| std::mem::size_of::<BlockSignatures>() + block.words.capacity() * 24)
                 .sum::<usize>()
+            + facts
+                .segments
+                .iter()
+                .map(|block| 24 + block.capacity() * 16)
+                .sum::<usize>()
             + (facts.texts.capacity() + facts.styles.capacity() + facts.title_words.capacity()) * 8
     }
 
     fn state_bytes(&self) -> usize {
-        self.signatures.heap_bytes()
+        self.one_pass.as_ref().map_or(0, SegmentTables::state_bytes)
+            + self.signatures.heap_bytes()
             + self
                 .sites
                 .iter()
@@ -390,6 +484,18 @@ impl Detector for Hybrid {
     }
 
     fn counters(&self) -> Vec<Counter> {
+        if let Some(tables) = &self.one_pass {
+            return vec![
+                Counter::sum(
+                    "title-headings-kept",
+                    self.kept_for_title
+                        .load(std::sync::atomic::Ordering::Relaxed),
+                ),
+                Counter::sum("segments", tables.held()),
+                Counter::max("segments-peak", tables.peak()),
+                Counter::sum("segments-evicted", tables.evicted()),
+            ];
+        }
         vec![
             Counter::sum("sites", self.sites.len() as u64),
             Counter::sum(
@@ -408,7 +514,7 @@ impl Detector for Hybrid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detect::NoPages;
+    use crate::detect::{NoPages, counter};
 
     #[test]
     fn recording_keeps_everything_and_records_rows() {
@@ -433,5 +539,48 @@ mod tests {
         assert_eq!(recorded.len(), 1);
         assert_eq!(recorded[0].texts, ["Home", "Text of the page."]);
         assert_eq!(recorded[0].rows[0].len(), features::count());
+    }
+
+    /// In one pass a page is judged before it is learned, yet counted as a two-pass run
+    /// counts it: the third page with the same nav sees it on 3 of 3 pages.
+    #[test]
+    fn one_pass_site_evidence_counts_the_page_itself() {
+        let pages = Arc::new(Mutex::new(Vec::new()));
+        let mut detector = Hybrid::new_one_pass(HybridSettings {
+            model: ModelSource::Record {
+                pages: Arc::clone(&pages),
+                only: None,
+            },
+            ..HybridSettings::default()
+        });
+        for n in 0..3 {
+            let page = crate::detect::test_page(
+                &format!("http://a.example/{n}"),
+                &format!("<title>T{n}</title><nav><a href=/>Home</a></nav><p>Story {n}.</p>"),
+                detector.segment_options(),
+            );
+            let facts = detector.observe(&page, "");
+            assert!(facts.signatures.is_empty() && !facts.segments.is_empty());
+            detector.decide(&page, &facts, &NoPages);
+            detector.learn(&facts);
+        }
+        let share = features::names()
+            .iter()
+            .position(|name| name == "site_text_page_share")
+            .unwrap();
+        let recorded = pages.lock().unwrap();
+        let (first, last) = (&recorded[0].rows, &recorded[2].rows);
+        assert_eq!((first[0][share], first[1][share]), (1.0, 1.0));
+        assert!(
+            (last[0][share] - 1.0).abs() < 1e-6,
+            "nav: {}",
+            last[0][share]
+        );
+        assert!(
+            (last[1][share] - 1.0 / 3.0).abs() < 1e-6,
+            "story: {}",
+            last[1][share]
+        );
+        assert!(counter(&detector.counters(), "segments") >= 4);
     }
 }

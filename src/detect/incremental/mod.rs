@@ -66,6 +66,20 @@ pub struct PageSegments {
     blocks: Vec<Vec<(u64, u32)>>,
 }
 
+/// Every site's segment table: for each key (a segment, or whatever the caller counts), the
+/// pages it was on and the page it was last seen on, with the site's page count as the
+/// clock; shrunk as [`IncrementalSettings::lifetime`] says. `incremental` counts text
+/// segments in it; `hybrid` under `--one-pass` counts segments, block texts and styles.
+#[derive(Debug, Default)]
+pub struct SegmentTables {
+    sites: FxHashMap<u64, SiteTable>,
+    peak: u64,
+    evicted: u64,
+    /// Keys held over all sites (kept as a running count: summing over sites on every
+    /// page would cost as much as the sites).
+    held: u64,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct SegmentEntry {
     frequency: u32,
@@ -79,33 +93,78 @@ struct SiteTable {
     segments: FxHashMap<u64, SegmentEntry>,
 }
 
-/// The `incremental` detector.
-#[derive(Debug, Default)]
-pub struct Incremental {
-    settings: IncrementalSettings,
-    sites: FxHashMap<u64, SiteTable>,
-    peak_segments: u64,
-    evicted: u64,
-    /// Segments held over all sites (kept as a running count: summing over sites on every
-    /// page would cost as much as the sites).
-    held: u64,
-}
-
-impl Incremental {
-    /// Segments held now, over all sites.
-    pub fn segments(&self) -> usize {
-        self.held as usize
+impl SegmentTables {
+    /// Keys held now, over all sites.
+    pub fn held(&self) -> u64 {
+        self.held
     }
 
-    fn frequency(&self, site: u64, segment: u64) -> u32 {
+    /// The most keys held at once.
+    pub fn peak(&self) -> u64 {
+        self.peak
+    }
+
+    /// Keys evicted by shrinkage so far.
+    pub fn evicted(&self) -> u64 {
+        self.evicted
+    }
+
+    /// Pages of `site` learned.
+    pub fn pages(&self, site: u64) -> u32 {
+        self.sites.get(&site).map_or(0, |table| table.clock)
+    }
+
+    /// Pages of `site` that held `key`, among those still remembered.
+    pub fn frequency(&self, site: u64, key: u64) -> u32 {
         self.sites
             .get(&site)
-            .and_then(|table| table.segments.get(&segment))
+            .and_then(|table| table.segments.get(&key))
             .map_or(0, |entry| entry.frequency)
     }
 
-    /// Evicts the segments of `table` whose lifetime has passed; if the table is still over
-    /// its cap, the least frequent (oldest first) go too.
+    /// One more page of `site`, holding `keys` (repeats count once): expansion, then
+    /// shrinkage every `Tb/2` pages of the site or whenever the site's cap is passed.
+    pub fn learn(
+        &mut self,
+        settings: &IncrementalSettings,
+        site: u64,
+        keys: impl IntoIterator<Item = u64>,
+    ) {
+        let table = self.sites.entry(site).or_default();
+        table.clock += 1;
+        let now = table.clock;
+        let mut seen = FxHashSet::default();
+        let before = table.segments.len();
+        for key in keys {
+            if !seen.insert(key) {
+                continue;
+            }
+            let entry = table.segments.entry(key).or_insert(SegmentEntry {
+                frequency: 0,
+                last_seen: now,
+            });
+            entry.frequency = entry.frequency.saturating_add(1);
+            entry.last_seen = now;
+        }
+        // No key outlives its lifetime by more than Tb/2 pages.
+        let sweep_every = (settings.base_lifetime / 2).max(1);
+        if now.is_multiple_of(sweep_every)
+            || table.segments.len() > settings.max_segments_per_site as usize
+        {
+            self.evicted += Self::shrink(settings, table);
+        }
+        self.held = (self.held + table.segments.len() as u64).saturating_sub(before as u64);
+        self.peak = self.peak.max(self.held);
+    }
+
+    /// Approximate bytes held, from the running count (hash tables run between half and
+    /// fully loaded): asked every few hundred pages, this must not walk every site.
+    pub fn state_bytes(&self) -> usize {
+        self.sites.len() * 64 + self.held as usize * 17 * 3 / 2
+    }
+
+    /// Evicts the keys of `table` whose lifetime has passed; if the table is still over its
+    /// cap, the least frequent (oldest first) go too.
     fn shrink(settings: &IncrementalSettings, table: &mut SiteTable) -> u64 {
         let now = table.clock;
         let before = table.segments.len();
@@ -129,6 +188,62 @@ impl Incremental {
     }
 }
 
+/// The text segments of `page`: per block, each text node's key (its DOM path and trimmed
+/// text) and length in bytes.
+pub fn block_segments(page: &SegmentedPage) -> Vec<Vec<(u64, u32)>> {
+    page.blocks
+        .iter()
+        .map(|block| {
+            let mut start = 0usize;
+            block
+                .runs
+                .iter()
+                .filter_map(|run| {
+                    let end = (run.end as usize).min(block.text.len());
+                    let text = block.text.get(start..end).unwrap_or_default().trim();
+                    start = end;
+                    if text.is_empty() {
+                        return None;
+                    }
+                    let mut hasher = FxHasher::default();
+                    hasher.write_u64(run.path);
+                    hasher.write(text.as_bytes());
+                    Some((hasher.finish(), text.len() as u32))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The share of `segments`' bytes (key, length) that `is_template` says are template; 0
+/// for a block without text.
+pub fn template_share(segments: &[(u64, u32)], is_template: impl Fn(u64) -> bool) -> f64 {
+    let total: u64 = segments.iter().map(|&(_, len)| u64::from(len)).sum();
+    if total == 0 {
+        return 0.0;
+    }
+    let template: u64 = segments
+        .iter()
+        .filter(|&&(segment, _)| is_template(segment))
+        .map(|&(_, len)| u64::from(len))
+        .sum();
+    template as f64 / total as f64
+}
+
+/// The `incremental` detector.
+#[derive(Debug, Default)]
+pub struct Incremental {
+    settings: IncrementalSettings,
+    tables: SegmentTables,
+}
+
+impl Incremental {
+    /// Segments held now, over all sites.
+    pub fn segments(&self) -> usize {
+        self.tables.held() as usize
+    }
+}
+
 impl Detector for Incremental {
     const NAME: &'static str = "incremental";
     const ABOUT: &'static str =
@@ -149,63 +264,19 @@ impl Detector for Incremental {
     }
 
     fn observe(&self, page: &SegmentedPage, _html: &str) -> PageSegments {
-        let blocks = page
-            .blocks
-            .iter()
-            .map(|block| {
-                let mut start = 0usize;
-                block
-                    .runs
-                    .iter()
-                    .filter_map(|run| {
-                        let end = (run.end as usize).min(block.text.len());
-                        let text = block.text.get(start..end).unwrap_or_default().trim();
-                        start = end;
-                        if text.is_empty() {
-                            return None;
-                        }
-                        let mut hasher = FxHasher::default();
-                        hasher.write_u64(run.path);
-                        hasher.write(text.as_bytes());
-                        Some((hasher.finish(), text.len() as u32))
-                    })
-                    .collect()
-            })
-            .collect();
         PageSegments {
             site: stable_hash_bytes(page.site.as_bytes()),
-            blocks,
+            blocks: block_segments(page),
         }
     }
 
     fn learn(&mut self, observation: &PageSegments) {
-        let settings = self.settings;
-        let table = self.sites.entry(observation.site).or_default();
-        table.clock += 1;
-        let now = table.clock;
-        let mut seen = FxHashSet::default();
-        let before = table.segments.len();
-        for &(segment, _) in observation.blocks.iter().flatten() {
-            if !seen.insert(segment) {
-                continue;
-            }
-            let entry = table.segments.entry(segment).or_insert(SegmentEntry {
-                frequency: 0,
-                last_seen: now,
-            });
-            entry.frequency = entry.frequency.saturating_add(1);
-            entry.last_seen = now;
-        }
-        // Sweep every Tb/2 pages (and whenever the cap is passed): no segment outlives its
-        // lifetime by more than that.
-        let sweep_every = (settings.base_lifetime / 2).max(1);
-        if now.is_multiple_of(sweep_every)
-            || table.segments.len() > settings.max_segments_per_site as usize
-        {
-            self.evicted += Incremental::shrink(&settings, table);
-        }
-        self.held = (self.held + table.segments.len() as u64).saturating_sub(before as u64);
-        self.peak_segments = self.peak_segments.max(self.held);
+        let keys = observation
+            .blocks
+            .iter()
+            .flatten()
+            .map(|&(segment, _)| segment);
+        self.tables.learn(&self.settings, observation.site, keys);
     }
 
     fn decide(
@@ -218,18 +289,10 @@ impl Detector for Incremental {
             .blocks
             .iter()
             .map(|segments| {
-                let total: u64 = segments.iter().map(|&(_, len)| u64::from(len)).sum();
-                if total == 0 {
-                    return true;
-                }
-                let template: u64 = segments
-                    .iter()
-                    .filter(|&&(segment, _)| {
-                        self.frequency(observation.site, segment) >= self.settings.min_frequency
-                    })
-                    .map(|&(_, len)| u64::from(len))
-                    .sum();
-                template as f64 / total as f64 <= self.settings.drop_ratio
+                let share = template_share(segments, |segment| {
+                    self.tables.frequency(observation.site, segment) >= self.settings.min_frequency
+                });
+                share <= self.settings.drop_ratio
             })
             .collect()
     }
@@ -244,9 +307,7 @@ impl Detector for Incremental {
     }
 
     fn state_bytes(&self) -> usize {
-        // From the running count (hash tables run between half and fully loaded): asked for
-        // every few hundred pages, this must not cost a walk over every site.
-        self.sites.len() * 64 + self.held as usize * 17 * 3 / 2
+        self.tables.state_bytes()
     }
 
     fn settings(&self) -> serde_json::Value {
@@ -256,8 +317,8 @@ impl Detector for Incremental {
     fn counters(&self) -> Vec<Counter> {
         vec![
             Counter::sum("segments", self.segments() as u64),
-            Counter::max("segments-peak", self.peak_segments),
-            Counter::sum("segments-evicted", self.evicted),
+            Counter::max("segments-peak", self.tables.peak()),
+            Counter::sum("segments-evicted", self.tables.evicted()),
         ]
     }
 }
