@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Retrains the model built into the binary (src/detect/hybrid/default-model.json) from the
-# shared corpora — docs and news with their content labels, articles with its snippets — and
-# says whether the result is byte for byte the committed file (training is seeded and
-# single-threaded, so it should be unless the features, labels or code changed).
+# Retrains the models built into the binary from the shared corpora — docs and news with their
+# content labels, articles with its snippets — and says whether each result is byte for byte
+# the committed file (training is seeded and single-threaded, so it should be unless the
+# features, labels or code changed):
+#   src/detect/hybrid/default-model.json           (two-pass evidence: `indexer train`)
+#   src/detect/hybrid/default-one-pass-model.json  (one-pass evidence: `indexer train --one-pass`)
 #
 # usage: benches/train_default_model.sh [SHARED_DIR] [--write]
 set -euo pipefail
@@ -12,17 +14,27 @@ corpus=$shared/corpus
 cargo build --release --quiet
 out=$(mktemp --suffix .json)
 trap 'rm -f "$out"' EXIT
-target/release/indexer train "$corpus"/docs/*.warc.gz "$corpus"/news/*.warc.gz \
-  "$corpus"/articles/*.warc.gz \
-  --labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.labels.jsonl.gz" \
-  --snippets "$corpus/articles/*.snippets.jsonl.gz" --out "$out"
-committed=src/detect/hybrid/default-model.json
-if cmp -s "$out" "$committed"; then
-  echo "same as $committed ($(sha256sum < "$out" | cut -c1-16))"
-elif [[ ${2:-} == --write ]]; then
-  cp "$out" "$committed"
-  echo "wrote $committed ($(sha256sum < "$out" | cut -c1-16))"
-else
-  echo "differs from $committed (run with --write to replace it)"
-  exit 1
-fi
+status=0
+for variant in two-pass one-pass; do
+  if [[ $variant == one-pass ]]; then
+    flags=(--one-pass)
+    committed=src/detect/hybrid/default-one-pass-model.json
+  else
+    flags=()
+    committed=src/detect/hybrid/default-model.json
+  fi
+  target/release/indexer train "$corpus"/docs/*.warc.gz "$corpus"/news/*.warc.gz \
+    "$corpus"/articles/*.warc.gz \
+    --labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.labels.jsonl.gz" \
+    --snippets "$corpus/articles/*.snippets.jsonl.gz" --out "$out" "${flags[@]}" > /dev/null
+  if cmp -s "$out" "$committed"; then
+    echo "$variant: same as $committed ($(sha256sum < "$out" | cut -c1-16))"
+  elif [[ ${2:-} == --write ]]; then
+    cp "$out" "$committed"
+    echo "$variant: wrote $committed ($(sha256sum < "$out" | cut -c1-16))"
+  else
+    echo "$variant: differs from $committed (run with --write to replace it)"
+    status=1
+  fi
+done
+exit $status

@@ -128,7 +128,7 @@ fn table_chunk_drops_the_frequent_cells_of_a_table_layout() {
 }
 
 #[test]
-fn one_pass_builds_use_incremental_and_refuse_two_pass_detectors() {
+fn one_pass_builds_use_hybrid_and_refuse_two_pass_detectors() {
     let dir =
         Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("one-pass-{}", std::process::id()));
     let index = dir.join("index");
@@ -143,7 +143,7 @@ fn one_pass_builds_use_incremental_and_refuse_two_pass_detectors() {
         &sample(),
     ));
     let summary: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(summary["detector"], "incremental");
+    assert_eq!(summary["detector"], "hybrid");
     assert_eq!(summary["passes"], 1);
     assert!(summary["counters"]["segments-peak"].as_u64().unwrap() > 0);
 

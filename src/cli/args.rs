@@ -37,7 +37,7 @@ pub enum Command {
         /// The index directory; replaced only when the new index is complete.
         #[arg(long)]
         index: PathBuf,
-        /// Template detector [default: hybrid; with --one-pass: incremental].
+        /// Template detector [default: hybrid].
         #[arg(long, value_parser = choice::<DetectorKind>())]
         detector: Option<DetectorKind>,
         #[command(flatten)]
@@ -166,7 +166,7 @@ pub enum Command {
         /// WARC files (.warc, .warc.gz) and folders of .html files.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
-        /// Template detector [default: hybrid; with --one-pass: incremental].
+        /// Template detector [default: hybrid].
         #[arg(long, value_parser = choice::<DetectorKind>())]
         detector: Option<DetectorKind>,
         #[command(flatten)]

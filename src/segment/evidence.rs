@@ -48,7 +48,7 @@ pub mod context {
 }
 
 /// What a page's markup says about one block.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BlockEvidence {
     /// Bytes of the block's text that lie inside `<a>` elements.
     pub link_bytes: u32,
@@ -60,14 +60,49 @@ pub struct BlockEvidence {
     pub depth: u16,
     /// [`tag_code`] of the block's element.
     pub tag: u8,
-    /// Hashes of the class and id tokens of the block's element (level 0) and its two nearest
-    /// ancestors with such tokens (levels 1 and 2), each hashed with its level; at most
-    /// [`MAX_TOKENS`].
-    pub tokens: Vec<u32>,
+    /// The class and id tokens of the block's element (level 0) and its two nearest ancestors
+    /// with such tokens (levels 1 and 2), each hashed with its level, at most [`MAX_TOKENS`]:
+    /// bit `hash % 64` set for each (see [`token_bits`]).
+    pub token_bits: u64,
     /// The block's element and its nearest ancestors (at most [`MAX_ANCESTORS`] in all),
     /// nearest first, each named by its order of appearance in the page: blocks that share an
     /// ancestor lie in the same region of the page.
-    pub ancestors: Vec<u32>,
+    pub ancestors: Ancestors,
+}
+
+/// Token hashes as the bits of [`BlockEvidence::token_bits`]: bit `hash % 64` per hash.
+pub fn token_bits(tokens: &[u32]) -> u64 {
+    tokens
+        .iter()
+        .fold(0, |bits, &token| bits | 1 << (token % u64::BITS))
+}
+
+/// Up to [`MAX_ANCESTORS`] element serials, nearest first, held inline (a page holds one per
+/// block while it waits for its decision).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ancestors {
+    serials: [u32; MAX_ANCESTORS],
+    len: u8,
+}
+
+impl Ancestors {
+    /// The first [`MAX_ANCESTORS`] of `nearest_first`.
+    pub fn new(nearest_first: impl IntoIterator<Item = u32>) -> Self {
+        let mut ancestors = Ancestors::default();
+        for (slot, serial) in ancestors.serials.iter_mut().zip(nearest_first) {
+            *slot = serial;
+            ancestors.len += 1;
+        }
+        ancestors
+    }
+}
+
+impl std::ops::Deref for Ancestors {
+    type Target = [u32];
+
+    fn deref(&self) -> &[u32] {
+        &self.serials[..usize::from(self.len)]
+    }
 }
 
 /// Elements kept in [`BlockEvidence::ancestors`], at most.

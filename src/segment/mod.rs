@@ -260,8 +260,6 @@ impl SegmentedPage {
                 .map(|block| {
                     std::mem::size_of::<Block>()
                         + block.text.capacity()
-                        + (block.evidence.tokens.capacity() + block.evidence.ancestors.capacity())
-                            * std::mem::size_of::<u32>()
                         + block.words.capacity() * std::mem::size_of::<Word>()
                         + block.runs.capacity() * std::mem::size_of::<TextRun>()
                 })

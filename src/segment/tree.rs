@@ -3,7 +3,7 @@
 
 use lol_html::html_content::Element;
 
-use super::evidence::{self, BlockEvidence, MAX_ANCESTORS, MAX_TOKENS};
+use super::evidence::{self, Ancestors, BlockEvidence, MAX_TOKENS};
 use super::style::{BlockStyle, StyleAttributes, child_path, stable_hash_bytes};
 use super::{DomTree, Granularity, PageLimit, SegmentLimits, SegmentOptions, TextRun};
 
@@ -233,7 +233,7 @@ impl BlockUnderConstruction {
         BlockUnderConstruction {
             evidence: BlockEvidence {
                 link_bytes: 0,
-                ..self.evidence.clone()
+                ..self.evidence
             },
             ..BlockUnderConstruction::new(self.style, self.heading)
         }
@@ -368,8 +368,6 @@ impl OpenElements {
                 let mut fresh = BlockUnderConstruction::new(style, is_heading(&tag));
                 if self.options.evidence {
                     fresh.evidence = self.block_evidence(&tag, context, &tokens);
-                    fresh.evidence.ancestors.insert(0, self.next_serial as u32);
-                    fresh.evidence.ancestors.truncate(MAX_ANCESTORS);
                 }
                 self.blocks.push(fresh);
                 block = Some(self.blocks.len() - 1);
@@ -417,20 +415,17 @@ impl OpenElements {
             level += 1;
         }
         all.truncate(MAX_TOKENS);
-        let ancestors = self
-            .stack
-            .iter()
-            .rev()
-            .take(MAX_ANCESTORS)
-            .map(|open| open.serial as u32)
-            .collect();
+        // The block's own element (the next serial) first, then the elements open around it.
+        let own = std::iter::once(self.next_serial as u32);
+        let ancestors =
+            Ancestors::new(own.chain(self.stack.iter().rev().map(|open| open.serial as u32)));
         BlockEvidence {
             link_bytes: 0,
             context,
             heading_level: heading_level(tag),
             depth: self.stack.len().min(u16::MAX as usize) as u16,
             tag: evidence::tag_code(tag),
-            tokens: all,
+            token_bits: evidence::token_bits(&all),
             ancestors,
         }
     }

@@ -29,13 +29,22 @@ fn key(style: BlockStyle, word: WordId) -> u64 {
 /// stored in the main table and any further ones in `more`.
 #[derive(Debug, Default)]
 struct SiteModel {
-    first: FxHashMap<u64, WordFeatureCluster>,
+    first: FxHashMap<u64, FirstCluster>,
     more: FxHashMap<u64, Vec<WordFeatureCluster>>,
+}
+
+/// A key's first cluster, and how many blocks its other clusters hold (so that a lookup
+/// needs `more` only when a signature is unlike the first).
+#[derive(Debug, Clone, Copy)]
+struct FirstCluster {
+    representative: OffsetSignature,
+    blocks: u32,
+    more_blocks: u32,
 }
 
 impl SiteModel {
     fn heap_bytes(&self, site: &str) -> usize {
-        let first = std::mem::size_of::<(u64, WordFeatureCluster)>() + 1;
+        let first = std::mem::size_of::<(u64, FirstCluster)>() + 1;
         let more = std::mem::size_of::<(u64, Vec<WordFeatureCluster>)>() + 1;
         site.len()
             + std::mem::size_of::<SiteModel>()
@@ -48,11 +57,43 @@ impl SiteModel {
                 .sum::<usize>()
     }
 
-    fn clusters(&self, key: u64) -> impl Iterator<Item = &WordFeatureCluster> {
-        self.first
+    fn clusters(&self, key: u64) -> impl Iterator<Item = WordFeatureCluster> + '_ {
+        let first = self.first.get(&key).map(|first| WordFeatureCluster {
+            representative: first.representative,
+            blocks: first.blocks,
+        });
+        first
+            .into_iter()
+            .chain(self.more.get(&key).into_iter().flatten().copied())
+    }
+
+    /// Blocks in the cluster of `key` that `signature` falls into (the first similar one),
+    /// or 0 when the key was seen in fewer than `min_word_frequency` blocks.
+    fn cluster_blocks(
+        &self,
+        key: u64,
+        signature: &OffsetSignature,
+        similarity: f64,
+        min_word_frequency: u32,
+    ) -> u32 {
+        let Some(first) = self.first.get(&key) else {
+            return 0;
+        };
+        if first.blocks + first.more_blocks < min_word_frequency {
+            return 0;
+        }
+        if first.representative.is_similar(signature, similarity) {
+            return first.blocks;
+        }
+        if first.more_blocks == 0 {
+            return 0;
+        }
+        self.more
             .get(&key)
             .into_iter()
-            .chain(self.more.get(&key).into_iter().flatten())
+            .flatten()
+            .find(|cluster| cluster.representative.is_similar(signature, similarity))
+            .map_or(0, |cluster| cluster.blocks)
     }
 }
 
@@ -115,14 +156,16 @@ impl TemplateModel {
                 representative: signature,
                 blocks: 1,
             };
-            let first = model.first.entry(key).or_insert(WordFeatureCluster {
+            let first = model.first.entry(key).or_insert(FirstCluster {
+                representative: signature,
                 blocks: 0,
-                ..opened
+                more_blocks: 0,
             });
             if first.representative.is_similar(&signature, similarity) {
                 first.blocks += 1;
                 continue;
             }
+            first.more_blocks += 1;
             let more = model.more.entry(key).or_default();
             match more
                 .iter_mut()
@@ -144,22 +187,38 @@ impl TemplateModel {
         signature: &OffsetSignature,
         min_word_frequency: u32,
     ) -> u32 {
+        self.sites.get(site).map_or(0, |model| {
+            model.cluster_blocks(
+                key(style, word),
+                signature,
+                self.similarity,
+                min_word_frequency,
+            )
+        })
+    }
+
+    /// How many of `block`'s words of `site` are template words ([`Self::is_template_word`]).
+    pub fn template_words(
+        &self,
+        site: &str,
+        block: &BlockSignatures,
+        settings: &super::BloomSettings,
+    ) -> usize {
         let Some(model) = self.sites.get(site) else {
             return 0;
         };
-        let key = key(style, word);
-        let total: u32 = model.clusters(key).map(|cluster| cluster.blocks).sum();
-        if total < min_word_frequency {
-            return 0;
-        }
-        model
-            .clusters(key)
-            .find(|cluster| {
-                cluster
-                    .representative
-                    .is_similar(signature, self.similarity)
+        block
+            .words
+            .iter()
+            .filter(|(word, signature)| {
+                model.cluster_blocks(
+                    key(block.style, *word),
+                    signature,
+                    self.similarity,
+                    settings.min_word_frequency,
+                ) >= settings.min_cluster_blocks
             })
-            .map_or(0, |cluster| cluster.blocks)
+            .count()
     }
 
     /// Whether `word` with `signature` is a template word in a block of `style` on `site`:
@@ -180,7 +239,7 @@ impl TemplateModel {
     pub fn clusters(&self, site: &str, style: BlockStyle, word: WordId) -> Vec<WordFeatureCluster> {
         self.sites
             .get(site)
-            .map(|model| model.clusters(key(style, word)).copied().collect())
+            .map(|model| model.clusters(key(style, word)).collect())
             .unwrap_or_default()
     }
 

@@ -18,8 +18,10 @@ use crate::analyze::for_each_word;
 use crate::segment::evidence::{MAX_ANCESTORS, TAG_CODES, context};
 use crate::segment::{Block, SegmentedPage, WordId};
 
-/// Buckets the class and id tokens are hashed into.
-pub const TOKEN_BUCKETS: usize = 64;
+/// Buckets the class and id tokens are hashed into ([`BlockEvidence::token_bits`]).
+///
+/// [`BlockEvidence::token_bits`]: crate::segment::BlockEvidence::token_bits
+pub const TOKEN_BUCKETS: usize = u64::BITS as usize;
 
 /// Row index of `heading_level`.
 pub const HEADING_LEVEL: usize = 8;
@@ -152,48 +154,116 @@ pub fn word_ids(text: &str) -> Vec<u64> {
     words
 }
 
-/// One row per block of `page`, in block order. `site` gives each block's site evidence;
-/// `title_words` are the page's title words ([`word_ids`]) without the site's shared ones.
-pub fn rows(page: &SegmentedPage, site: &[SiteEvidence], title_words: &[u64]) -> Vec<Vec<f32>> {
-    // Per block: its words, how many are title words, and which title words it holds (a bit
-    // per title word, the first 64).
-    let title_overlap: Vec<(usize, usize, u64)> = page
-        .blocks
-        .iter()
-        .map(|block| {
-            let (mut words, mut in_title, mut covered) = (0usize, 0usize, 0u64);
-            for_each_word(&block.text, |word, _, _| {
-                words += 1;
-                let id = WordId::of(word).0;
-                if let Some(at) = title_words.iter().position(|&t| t == id) {
-                    in_title += 1;
-                    covered |= 1u64 << at.min(63);
+/// Which of the page's title words each block holds, taken from the blocks' word lists while
+/// the page still has them (a page waiting for its decision keeps only its text).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TitleOverlap {
+    /// The title's distinct words ([`word_ids`]; the first [`Self::MAX_TITLE_WORDS`]), in
+    /// title order, each with how often the title holds it.
+    pub title: Vec<(u64, u32)>,
+    /// Each block's word count.
+    pub block_words: Vec<u32>,
+    /// (block, index into `title`, occurrences in the block), in block order.
+    pub hits: Vec<(u32, u16, u32)>,
+}
+
+impl TitleOverlap {
+    /// Distinct title words looked for, at most.
+    pub const MAX_TITLE_WORDS: usize = 64;
+
+    /// The overlap of `page`'s blocks with its title. A block whose word list was dropped is
+    /// read from its text.
+    pub fn of(page: &SegmentedPage) -> Self {
+        let mut title: Vec<(u64, u32)> = Vec::new();
+        for word in word_ids(&page.title) {
+            if let Some((_, count)) = title.iter_mut().find(|(known, _)| *known == word) {
+                *count += 1;
+            } else if title.len() < Self::MAX_TITLE_WORDS {
+                title.push((word, 1));
+            }
+        }
+        let mut overlap = TitleOverlap {
+            block_words: Vec::with_capacity(page.blocks.len()),
+            hits: Vec::new(),
+            title,
+        };
+        let mut counts = vec![0u32; overlap.title.len()];
+        for (at, block) in page.blocks.iter().enumerate() {
+            counts.fill(0);
+            let mut count = |id: u64| {
+                if let Some(slot) = overlap.title.iter().position(|&(word, _)| word == id) {
+                    counts[slot] += 1;
                 }
-            });
-            (words, in_title, covered)
-        })
-        .collect();
-    // Each title word's bit: that of its first occurrence, as the scan above sets them.
-    let title_bits: Vec<u64> = title_words
-        .iter()
-        .enumerate()
-        .map(|(at, word)| {
-            let first = title_words.iter().position(|w| w == word).unwrap_or(at);
-            1u64 << first.min(63)
-        })
-        .collect();
+            };
+            let words = if block.words.is_empty() && !block.text.is_empty() {
+                let mut words = 0u32;
+                for_each_word(&block.text, |word, _, _| {
+                    words += 1;
+                    count(WordId::of(word).0);
+                });
+                words
+            } else {
+                block.words.iter().for_each(|word| count(word.id.0));
+                block.words.len() as u32
+            };
+            overlap.block_words.push(words);
+            for (slot, &occurrences) in counts.iter().enumerate() {
+                if occurrences > 0 {
+                    overlap.hits.push((at as u32, slot as u16, occurrences));
+                }
+            }
+        }
+        overlap
+    }
+
+    /// Approximate heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.title.capacity() * 16 + self.block_words.capacity() * 4 + self.hits.capacity() * 12
+    }
+}
+
+/// One row per block of `page`, in block order, [`count`] features each, one after the other
+/// in a single vector (`chunks_exact(count())` gives the rows). `site` gives each block's site evidence;
+/// `overlap` is [`TitleOverlap::of`] the page, and `own` says which of its title words are
+/// the page's own rather than the site's (its name, its tagline).
+pub fn rows(
+    page: &SegmentedPage,
+    site: &[SiteEvidence],
+    overlap: &TitleOverlap,
+    own: &[bool],
+) -> Vec<f32> {
+    let is_own = |slot: usize| own.get(slot).copied().unwrap_or(false);
+    // Title words (with their repeats in the title) the page owns.
+    let own_title_words: u32 = (0..overlap.title.len())
+        .filter(|&slot| is_own(slot))
+        .map(|slot| overlap.title[slot].1)
+        .sum();
+    // Per block: own title words it holds (as the title counts them), and its words that are
+    // own title words.
+    let mut title_overlap = vec![(0u32, 0u32); page.blocks.len()];
+    for &(block, slot, occurrences) in &overlap.hits {
+        let slot = usize::from(slot);
+        if let Some(entry) = title_overlap
+            .get_mut(block as usize)
+            .filter(|_| is_own(slot))
+        {
+            entry.0 += overlap.title[slot].1;
+            entry.1 += occurrences;
+        }
+    }
+    let block_words = |at: usize| overlap.block_words.get(at).copied().unwrap_or(0) as usize;
     let shapes: Vec<Shape> = page
         .blocks
         .iter()
-        .zip(&title_overlap)
-        .map(|(block, &(words, _, _))| Shape::of(block, words))
+        .enumerate()
+        .map(|(at, block)| Shape::of(block, block_words(at)))
         .collect();
     let page_words: usize = shapes.iter().map(|shape| shape.words).sum::<usize>().max(1);
     let blocks = page.blocks.len();
     // Regions: every element that is an ancestor of some block, with the text inside it.
     let mut regions: FxHashMap<u32, Shape> = FxHashMap::default();
     for (block, shape) in page.blocks.iter().zip(&shapes) {
-        for &element in &block.evidence.ancestors {
+        for &element in block.evidence.ancestors.iter() {
             let region = regions.entry(element).or_default();
             region.words += shape.words;
             region.text_bytes += shape.text_bytes;
@@ -222,11 +292,12 @@ pub fn rows(page: &SegmentedPage, site: &[SiteEvidence], title_words: &[u64]) ->
         .map(|(at, _)| at);
     let main_ancestors: &[u32] = main.map_or(&[], |at| &page.blocks[at].evidence.ancestors);
     let width = count();
-    let mut rows = Vec::with_capacity(blocks);
+    let mut rows = vec![0.0f32; blocks * width];
     for (index, block) in page.blocks.iter().enumerate() {
-        let mut row = vec![0.0f32; width];
+        let row = &mut rows[index * width..(index + 1) * width];
         let shape = shapes[index];
-        let (words, in_title, covered) = title_overlap[index];
+        let (title_held, in_title) = title_overlap[index];
+        let words = shape.words;
         let text = block.text.as_str();
         let (mut sentence_ends, mut commas, mut digits, mut characters) = (0, 0, 0, 0usize);
         for c in text.chars() {
@@ -241,11 +312,10 @@ pub fn rows(page: &SegmentedPage, site: &[SiteEvidence], title_words: &[u64]) ->
         let characters = characters.max(1);
         let per_word = |count: usize| count as f32 / shape.words.max(1) as f32;
         // Title words the block holds (a title word listed twice counts twice).
-        let title_in_block = if title_words.is_empty() {
+        let title_in_block = if own_title_words == 0 {
             0.0
         } else {
-            let held = title_bits.iter().filter(|&&bit| covered & bit != 0).count();
-            held as f32 / title_words.len() as f32
+            title_held as f32 / own_title_words as f32
         };
         let block_in_title = if words == 0 {
             0.0
@@ -319,10 +389,11 @@ pub fn rows(page: &SegmentedPage, site: &[SiteEvidence], title_words: &[u64]) ->
         at += context::COUNT;
         row[at + usize::from(block.evidence.tag).min(TAG_CODES - 1)] = 1.0;
         at += TAG_CODES;
-        for &token in &block.evidence.tokens {
-            row[at + token as usize % TOKEN_BUCKETS] = 1.0;
+        for bucket in 0..TOKEN_BUCKETS {
+            if block.evidence.token_bits & (1 << bucket) != 0 {
+                row[at + bucket] = 1.0;
+            }
         }
-        rows.push(row);
     }
     rows
 }
@@ -347,9 +418,13 @@ mod tests {
                 ..SegmentOptions::default()
             },
         );
-        let rows = rows(&page, &[], &word_ids("Caching guide"));
+        let overlap = TitleOverlap::of(&page);
+        let to = WordId::of("to").0;
+        let own: Vec<bool> = overlap.title.iter().map(|&(word, _)| word != to).collect();
+        assert_eq!(own, [true, false, true]);
+        let flat = rows(&page, &[], &overlap, &own);
+        let rows: Vec<&[f32]> = flat.chunks_exact(count()).collect();
         assert_eq!(rows.len(), page.blocks.len());
-        assert!(rows.iter().all(|row| row.len() == count()));
         let name = |wanted: &str| names().iter().position(|n| n == wanted).unwrap();
         let nav = &rows[0];
         assert_eq!(nav[name("link_density")], 1.0);

@@ -23,7 +23,7 @@ pub mod features;
 pub mod model;
 
 pub use features::SiteEvidence;
-pub use model::{Classifier, Model, ModelError, Node, Provenance, Tree};
+pub use model::{Classifier, CompiledTrees, Model, ModelError, Node, Provenance, Tree};
 
 use std::sync::{Arc, Mutex};
 
@@ -128,7 +128,8 @@ pub struct PageFacts {
     segments: Vec<Vec<(u64, u32)>>,
     texts: Vec<u64>,
     styles: Vec<u64>,
-    title_words: Vec<u64>,
+    /// The blocks' overlap with the page's title.
+    title: features::TitleOverlap,
 }
 
 /// What the site's pages say, so far.
@@ -150,8 +151,8 @@ impl SiteTable {
 pub struct Hybrid {
     settings: HybridSettings,
     model: Option<Arc<Model>>,
-    /// [`Model::remaining_bounds`] of the model.
-    bounds: Vec<f32>,
+    /// The model laid out for deciding (`None` for a linear model).
+    compiled: Option<CompiledTrees>,
     signatures: TemplateModel,
     sites: FxHashMap<String, SiteTable>,
     /// Template-word ratios already worked out against the current model, by site, style and
@@ -175,43 +176,56 @@ fn distinct_hashes(items: impl Iterator<Item = u64>) -> Vec<u64> {
     hashes
 }
 
-fn word_hashes(text: &str) -> Vec<u64> {
-    distinct_hashes(features::word_ids(text).into_iter())
-}
-
 impl Hybrid {
     /// The share of the block's words that `bloom`'s model calls template words.
     fn template_word_ratio(&self, site: &str, block: &BlockSignatures) -> f32 {
         if block.words.is_empty() {
             return 0.0;
         }
-        let template = block
-            .words
-            .iter()
-            .filter(|(word, signature)| {
-                self.signatures.is_template_word(
-                    site,
-                    block.style,
-                    *word,
-                    signature,
-                    &self.settings.bloom,
-                )
-            })
-            .count();
+        let template = self
+            .signatures
+            .template_words(site, block, &self.settings.bloom);
         template as f32 / block.words.len() as f32
     }
 
-    /// The page's title words ([`features::word_ids`]) that are not the site's (the site's
-    /// name and tagline): on fewer than [`SITE_TITLE_SHARE`] of the `site_pages` titles,
-    /// counted by `pages_with`, once the site has [`SITE_TITLE_MIN_PAGES`].
+    /// A detector for a run of `passes`: in one pass, site evidence from a segment table and,
+    /// unless a model is given, the built-in model trained on one-pass evidence.
+    fn with_passes(settings: HybridSettings, passes: Passes) -> Self {
+        let model = match (&settings.model, passes) {
+            (ModelSource::BuiltIn, Passes::Two) => Model::built_in().ok().map(Arc::new),
+            (ModelSource::BuiltIn, Passes::One) => Model::built_in_one_pass().ok().map(Arc::new),
+            (ModelSource::Loaded { model, .. }, _) => Some(Arc::clone(model)),
+            (ModelSource::Record { .. }, _) => None,
+        };
+        Hybrid {
+            compiled: model.as_deref().and_then(CompiledTrees::compile),
+            signatures: TemplateModel::with_site_cap(
+                settings.bloom.similarity,
+                settings.bloom.max_site_words as usize,
+            ),
+            settings,
+            model,
+            sites: FxHashMap::default(),
+            ratios: Mutex::default(),
+            kept_for_title: Default::default(),
+            one_pass: (passes == Passes::One).then(SegmentTables::default),
+        }
+    }
+
+    /// For each of the page's distinct title words, whether it is the page's own rather than
+    /// the site's (its name and tagline): on fewer than [`SITE_TITLE_SHARE`] of the
+    /// `site_pages` titles, counted by `pages_with`, once the site has
+    /// [`SITE_TITLE_MIN_PAGES`].
     fn own_title_words(
-        page: &SegmentedPage,
+        facts: &PageFacts,
         site_pages: u32,
         pages_with: impl Fn(u64) -> u32,
-    ) -> Vec<u64> {
-        features::word_ids(&page.title)
-            .into_iter()
-            .filter(|&word| {
+    ) -> Vec<bool> {
+        facts
+            .title
+            .title
+            .iter()
+            .map(|&(word, _)| {
                 site_pages < SITE_TITLE_MIN_PAGES
                     || f64::from(pages_with(word)) < SITE_TITLE_SHARE * f64::from(site_pages)
             })
@@ -219,11 +233,7 @@ impl Hybrid {
     }
 
     /// Site evidence and own title words of a page, from the tables of a two-pass run.
-    fn two_pass_evidence(
-        &self,
-        page: &SegmentedPage,
-        facts: &PageFacts,
-    ) -> (Vec<SiteEvidence>, Vec<u64>) {
+    fn two_pass_evidence(&self, facts: &PageFacts) -> (Vec<SiteEvidence>, Vec<bool>) {
         let table = self.sites.get(&facts.site);
         let site_pages = table.map_or(0, |t| t.pages);
         let site_key = stable_hash_bytes(facts.site.as_bytes());
@@ -252,7 +262,7 @@ impl Hybrid {
                 site_pages,
             })
             .collect();
-        let title_words = Self::own_title_words(page, site_pages, |word| {
+        let title_words = Self::own_title_words(facts, site_pages, |word| {
             count(table.map(|t| &t.title_words), word)
         });
         (site, title_words)
@@ -263,9 +273,8 @@ impl Hybrid {
     fn one_pass_evidence(
         &self,
         tables: &SegmentTables,
-        page: &SegmentedPage,
         facts: &PageFacts,
-    ) -> (Vec<SiteEvidence>, Vec<u64>) {
+    ) -> (Vec<SiteEvidence>, Vec<bool>) {
         let site = stable_hash_bytes(facts.site.as_bytes());
         let pages_with = |key: u64| tables.frequency(site, key) + 1;
         let site_pages = tables.pages(site) + 1;
@@ -281,7 +290,7 @@ impl Hybrid {
             })
             .collect();
         let title_words =
-            Self::own_title_words(page, site_pages, |word| pages_with(TITLE_WORD_KEY ^ word));
+            Self::own_title_words(facts, site_pages, |word| pages_with(TITLE_WORD_KEY ^ word));
         (evidence, title_words)
     }
 }
@@ -304,34 +313,11 @@ impl Detector for Hybrid {
     type Observation = PageFacts;
 
     fn new(settings: HybridSettings) -> Self {
-        let model = match &settings.model {
-            ModelSource::BuiltIn => Model::built_in().ok().map(Arc::new),
-            ModelSource::Loaded { model, .. } => Some(Arc::clone(model)),
-            ModelSource::Record { .. } => None,
-        };
-        Hybrid {
-            bounds: model
-                .as_ref()
-                .map(|m| m.remaining_bounds())
-                .unwrap_or_default(),
-            signatures: TemplateModel::with_site_cap(
-                settings.bloom.similarity,
-                settings.bloom.max_site_words as usize,
-            ),
-            settings,
-            model,
-            sites: FxHashMap::default(),
-            ratios: Mutex::default(),
-            kept_for_title: Default::default(),
-            one_pass: None,
-        }
+        Hybrid::with_passes(settings, Passes::Two)
     }
 
     fn new_one_pass(settings: HybridSettings) -> Self {
-        Hybrid {
-            one_pass: Some(SegmentTables::default()),
-            ..Hybrid::new(settings)
-        }
+        Hybrid::with_passes(settings, Passes::One)
     }
 
     fn segment_options(&self) -> SegmentOptions {
@@ -361,7 +347,7 @@ impl Detector for Hybrid {
                 .map(|block| stable_hash_bytes(block.text.as_bytes()))
                 .collect(),
             styles: page.blocks.iter().map(|block| block.style.0).collect(),
-            title_words: word_hashes(&page.title),
+            title: features::TitleOverlap::of(page),
         }
     }
 
@@ -371,7 +357,11 @@ impl Detector for Hybrid {
             let segments = facts.segments.iter().flatten().map(|&(segment, _)| segment);
             let texts = facts.texts.iter().map(|text| BLOCK_TEXT_KEY ^ text);
             let styles = facts.styles.iter().map(|style| STYLE_KEY ^ style);
-            let title = facts.title_words.iter().map(|word| TITLE_WORD_KEY ^ word);
+            let title = facts
+                .title
+                .title
+                .iter()
+                .map(|(word, _)| TITLE_WORD_KEY ^ word);
             let keys = segments.chain(texts).chain(styles).chain(title);
             tables.learn(&self.settings.segment_table, site, keys);
             return;
@@ -397,7 +387,7 @@ impl Detector for Hybrid {
         for style in distinct_hashes(facts.styles.iter().copied()) {
             *table.styles.entry(style).or_default() += 1;
         }
-        for &word in &facts.title_words {
+        for &(word, _) in &facts.title.title {
             *table.title_words.entry(word).or_default() += 1;
         }
     }
@@ -409,16 +399,19 @@ impl Detector for Hybrid {
         _pages: &dyn PageSource,
     ) -> Vec<bool> {
         let (site, title_words) = match &self.one_pass {
-            Some(tables) => self.one_pass_evidence(tables, page, facts),
-            None => self.two_pass_evidence(page, facts),
+            Some(tables) => self.one_pass_evidence(tables, facts),
+            None => self.two_pass_evidence(facts),
         };
-        let rows = features::rows(page, &site, &title_words);
+        let rows = features::rows(page, &site, &facts.title, &title_words);
         if let ModelSource::Record { pages, only } = &self.settings.model {
             if only.as_ref().is_none_or(|only| only.contains(&page.url)) {
                 let recorded = RecordedPage {
                     url: page.url.clone(),
                     texts: page.blocks.iter().map(|b| b.text.clone()).collect(),
-                    rows,
+                    rows: rows
+                        .chunks_exact(features::count())
+                        .map(<[f32]>::to_vec)
+                        .collect(),
                 };
                 if let Ok(mut pages) = pages.lock() {
                     pages.push(recorded);
@@ -431,9 +424,13 @@ impl Detector for Hybrid {
         };
         let threshold = self.settings.threshold.unwrap_or(model.threshold);
         let title_rule = self.settings.keep_title_heading;
-        rows.iter()
+        rows.chunks_exact(features::count())
             .map(|row| {
-                if model.reaches(row, threshold, &self.bounds) {
+                let reaches = match &self.compiled {
+                    Some(compiled) => compiled.reaches(row, threshold),
+                    None => model.probability(row) >= threshold,
+                };
+                if reaches {
                     return true;
                 }
                 let title = title_rule && features::is_title_heading(row);
@@ -459,7 +456,8 @@ impl Detector for Hybrid {
                 .iter()
                 .map(|block| 24 + block.capacity() * 16)
                 .sum::<usize>()
-            + (facts.texts.capacity() + facts.styles.capacity() + facts.title_words.capacity()) * 8
+            + facts.title.heap_bytes()
+            + (facts.texts.capacity() + facts.styles.capacity()) * 8
     }
 
     fn state_bytes(&self) -> usize {

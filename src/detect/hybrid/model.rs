@@ -1,7 +1,8 @@
 //! The model: a feature row in, the probability that the block is content out. A model is a
 //! versioned JSON file — its format name and version, the feature names it was trained on, the
 //! keep threshold, the classifier (a tree ensemble or a logistic regression) and what it was
-//! trained on. The default model ships inside the binary ([`Model::built_in`]).
+//! trained on. The default models ship inside the binary ([`Model::built_in`], and
+//! [`Model::built_in_one_pass`] for `--one-pass`).
 
 use std::path::Path;
 
@@ -17,6 +18,9 @@ pub const MODEL_VERSION: u32 = 1;
 
 /// The model trained on the shared corpora, as committed (see `indexer train` in the README).
 const BUILT_IN: &str = include_str!("default-model.json");
+
+/// The same, trained on the evidence of one-pass runs (`indexer train --one-pass`).
+const BUILT_IN_ONE_PASS: &str = include_str!("default-one-pass-model.json");
 
 /// Why a model file cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -184,6 +188,12 @@ impl Model {
         Model::parse(BUILT_IN, "<built-in>")
     }
 
+    /// The model shipped in the binary for one-pass runs: trained on the site evidence a page
+    /// has when it is decided as it arrives (the site's earlier pages only).
+    pub fn built_in_one_pass() -> Result<Model, ModelError> {
+        Model::parse(BUILT_IN_ONE_PASS, "<built-in, one pass>")
+    }
+
     /// Reads a model file.
     pub fn load(path: &Path) -> Result<Model, ModelError> {
         let name = path.display().to_string();
@@ -303,48 +313,6 @@ impl Model {
         sigmoid(self.score(row))
     }
 
-    /// Whether the probability that `row` is content reaches `threshold` — the same answer
-    /// as `probability(row) >= threshold`, but a tree ensemble stops adding trees once the
-    /// rest could not change it (`bounds` from [`Model::remaining_bounds`]).
-    pub fn reaches(&self, row: &[f32], threshold: f32, bounds: &[f32]) -> bool {
-        let Classifier::Trees { base, trees } = &self.classifier else {
-            return self.probability(row) >= threshold;
-        };
-        let cut = (threshold / (1.0 - threshold)).ln();
-        let mut score = *base;
-        for (at, tree) in trees.iter().enumerate() {
-            let rest = bounds.get(at).copied().unwrap_or(f32::INFINITY);
-            // A margin of 1e-3 keeps rounding in the sums from deciding.
-            if score - rest > cut + 1e-3 {
-                return true;
-            }
-            if score + rest < cut - 1e-3 {
-                return false;
-            }
-            score += tree.value(row);
-        }
-        sigmoid(score) >= threshold
-    }
-
-    /// For each tree, the most the trees from it to the last can add or take away.
-    pub fn remaining_bounds(&self) -> Vec<f32> {
-        let Classifier::Trees { trees, .. } = &self.classifier else {
-            return Vec::new();
-        };
-        let mut bounds = vec![0.0; trees.len()];
-        let mut rest = 0.0f32;
-        for (at, tree) in trees.iter().enumerate().rev() {
-            rest += tree
-                .nodes
-                .iter()
-                .filter(|node| node.feature == Node::LEAF)
-                .map(|node| node.value.abs())
-                .fold(0.0, f32::max);
-            bounds[at] = rest;
-        }
-        bounds
-    }
-
     /// A short description for summaries: the classifier and its size.
     pub fn describe(&self) -> String {
         match &self.classifier {
@@ -365,6 +333,161 @@ impl Model {
 /// The logistic function.
 pub fn sigmoid(score: f32) -> f32 {
     1.0 / (1.0 + (-score).exp())
+}
+
+/// A tree ensemble laid out for deciding many blocks: every tree padded to the ensemble's
+/// depth and stored breadth first, so that a row makes the same number of comparisons in
+/// every tree without following child links; and a row stops adding trees once the most the
+/// remaining trees could add or take away cannot change the answer. It answers as
+/// `model.probability(row) >= threshold` does.
+#[derive(Debug, Clone)]
+pub struct CompiledTrees {
+    base: f32,
+    depth: usize,
+    /// `2^depth − 1` split features per tree, breadth first.
+    features: Vec<u16>,
+    /// The thresholds of those splits.
+    thresholds: Vec<f32>,
+    /// `2^depth` leaf values per tree.
+    leaves: Vec<f32>,
+    /// Per tree, the most the trees from it to the last can add, and take away.
+    bounds: Vec<(f32, f32)>,
+}
+
+impl CompiledTrees {
+    /// Deepest tree laid out; a deeper ensemble is not compiled.
+    const MAX_DEPTH: usize = 12;
+
+    /// The compiled form of `model`, or `None` when it is not a tree ensemble (or deeper
+    /// than [`Self::MAX_DEPTH`]).
+    pub fn compile(model: &Model) -> Option<Self> {
+        let Classifier::Trees { base, trees } = &model.classifier else {
+            return None;
+        };
+        let depth = trees
+            .iter()
+            .map(|tree| tree_depth(tree, 0))
+            .max()
+            .unwrap_or(0);
+        if depth > Self::MAX_DEPTH {
+            return None;
+        }
+        let (splits, leaves) = ((1usize << depth) - 1, 1usize << depth);
+        let mut compiled = CompiledTrees {
+            base: *base,
+            depth,
+            features: vec![0; splits * trees.len()],
+            thresholds: vec![f32::INFINITY; splits * trees.len()],
+            leaves: vec![0.0; leaves * trees.len()],
+            bounds: remaining_bounds(trees),
+        };
+        for (at, tree) in trees.iter().enumerate() {
+            let features = &mut compiled.features[at * splits..(at + 1) * splits];
+            let thresholds = &mut compiled.thresholds[at * splits..(at + 1) * splits];
+            let values = &mut compiled.leaves[at * leaves..(at + 1) * leaves];
+            let mut layout = Layout {
+                tree,
+                depth,
+                features,
+                thresholds,
+                leaves: values,
+            };
+            layout.fill(0, 0, 0);
+        }
+        Some(compiled)
+    }
+
+    /// Whether `row`'s probability of being content reaches `threshold`.
+    pub fn reaches(&self, row: &[f32], threshold: f32) -> bool {
+        let cut = (threshold / (1.0 - threshold)).ln();
+        let (splits, leaves) = ((1usize << self.depth) - 1, 1usize << self.depth);
+        let mut score = self.base;
+        for (at, &(up, down)) in self.bounds.iter().enumerate() {
+            // A margin of 1e-3 keeps rounding in the sums from deciding.
+            if score - down > cut + 1e-3 {
+                return true;
+            }
+            if score + up < cut - 1e-3 {
+                return false;
+            }
+            let features = &self.features[at * splits..(at + 1) * splits];
+            let thresholds = &self.thresholds[at * splits..(at + 1) * splits];
+            let mut slot = 0usize;
+            for _ in 0..self.depth {
+                // A missing feature goes left, as in `Tree::value`.
+                let value = row
+                    .get(usize::from(features[slot]))
+                    .copied()
+                    .unwrap_or(f32::NEG_INFINITY);
+                // A NaN goes right, as in `Tree::value`.
+                let goes_left = value < thresholds[slot];
+                slot = 2 * slot + 1 + usize::from(!goes_left);
+            }
+            score += self.leaves[at * leaves + slot - splits];
+        }
+        sigmoid(score) >= threshold
+    }
+}
+
+/// For each tree, the most the trees from it to the last can add to a score (the sum of
+/// their largest leaves, or 0) and take away from it (the sum of their smallest, or 0).
+fn remaining_bounds(trees: &[Tree]) -> Vec<(f32, f32)> {
+    let mut bounds = vec![(0.0, 0.0); trees.len()];
+    let (mut up, mut down) = (0.0f32, 0.0f32);
+    for (at, tree) in trees.iter().enumerate().rev() {
+        let leaves = tree.nodes.iter().filter(|node| node.feature == Node::LEAF);
+        let (largest, smallest) = leaves.fold((0.0f32, 0.0f32), |(high, low), node| {
+            (high.max(node.value), low.min(node.value))
+        });
+        up += largest;
+        down -= smallest;
+        bounds[at] = (up, down);
+    }
+    bounds
+}
+
+/// How deep `tree` is below `node` (a lone leaf: 0).
+fn tree_depth(tree: &Tree, node: usize) -> usize {
+    match tree.nodes.get(node) {
+        Some(split) if split.feature != Node::LEAF => {
+            1 + tree_depth(tree, split.left as usize).max(tree_depth(tree, split.right as usize))
+        }
+        _ => 0,
+    }
+}
+
+/// One tree being laid out breadth first (see [`CompiledTrees`]).
+struct Layout<'a> {
+    tree: &'a Tree,
+    depth: usize,
+    features: &'a mut [u16],
+    thresholds: &'a mut [f32],
+    leaves: &'a mut [f32],
+}
+
+impl Layout<'_> {
+    /// Lays out the subtree under `node` at `slot`, `level` splits below the root. A leaf
+    /// above the full depth becomes splits whose two sides lead to copies of it.
+    fn fill(&mut self, node: usize, slot: usize, level: usize) {
+        let found = self.tree.nodes.get(node);
+        if level == self.depth {
+            let splits = (1usize << self.depth) - 1;
+            self.leaves[slot - splits] = found.map_or(0.0, |leaf| leaf.value);
+            return;
+        }
+        match found {
+            Some(split) if split.feature != Node::LEAF => {
+                self.features[slot] = split.feature;
+                self.thresholds[slot] = split.threshold;
+                self.fill(split.left as usize, 2 * slot + 1, level + 1);
+                self.fill(split.right as usize, 2 * slot + 2, level + 1);
+            }
+            _ => {
+                self.fill(node, 2 * slot + 1, level + 1);
+                self.fill(node, 2 * slot + 2, level + 1);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -409,17 +532,15 @@ mod tests {
     #[test]
     fn stopping_early_gives_the_same_answers() {
         let model = Model::built_in().unwrap();
-        let bounds = model.remaining_bounds();
+        let compiled = CompiledTrees::compile(&model).unwrap();
         let mut random = crate::learn::boost::SplitMix::new(5);
         for _ in 0..2000 {
             let row: Vec<f32> = (0..features::count())
                 .map(|_| random.next_f32() * 4.0 - 1.0)
                 .collect();
             for threshold in [0.3, 0.5, 0.6, 0.9] {
-                assert_eq!(
-                    model.reaches(&row, threshold, &bounds),
-                    model.probability(&row) >= threshold
-                );
+                let expected = model.probability(&row) >= threshold;
+                assert_eq!(compiled.reaches(&row, threshold), expected);
             }
         }
     }
@@ -449,8 +570,11 @@ mod tests {
     }
 
     #[test]
-    fn the_built_in_model_loads() {
+    fn the_built_in_models_load() {
         let model = Model::built_in().unwrap();
         assert_eq!(model.features, features::names());
+        let one_pass = Model::built_in_one_pass().unwrap();
+        assert_eq!(one_pass.features, features::names());
+        assert_ne!(one_pass, model);
     }
 }
