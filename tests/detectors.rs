@@ -189,3 +189,34 @@ fn menu_reports_how_it_found_each_pages_peers() {
     assert!(count("pages-with-complete-subdigraph") > 0);
     assert!(count("pages-read-again") > 0);
 }
+
+/// `--keep-title-headings` puts the title-heading rule on a detector of the papers: the
+/// headings it keeps are counted, the summary says the rule was on, and without the flag the
+/// detector is its paper's method alone.
+#[test]
+fn keep_title_headings_wraps_a_seed_detector() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let summary = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "build",
+            "--detector",
+            "sandwich",
+            "--json",
+            "--index",
+            index.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        serde_json::from_str(&ok(indexer(&args, &sample()))).unwrap()
+    };
+    let plain = summary(&[]);
+    let ruled = summary(&["--keep-title-headings"]);
+    assert!(plain["counters"].get("title-headings-kept").is_none());
+    let kept = ruled["counters"]["title-headings-kept"].as_u64().unwrap();
+    assert!(kept > 0, "{ruled}");
+    assert_eq!(ruled["settings"]["keep_title_headings"], true);
+    assert_eq!(
+        ruled["blocks_kept"].as_u64().unwrap(),
+        plain["blocks_kept"].as_u64().unwrap() + kept
+    );
+}

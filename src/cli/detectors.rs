@@ -231,6 +231,11 @@ macro_rules! detector_flags {
         /// Every detector's flags.
         #[derive(Args, Debug, Clone)]
         pub struct DetectorFlags {
+            /// Keep a heading made mostly of the page's own title words (the site's shared
+            /// title words removed), whatever the detector says: off by default for the
+            /// detectors of the papers, always on in hybrid (see --hybrid-no-title-rule).
+            #[arg(long)]
+            keep_title_headings: bool,
             $(
                 #[command(flatten)]
                 $field: $flags,
@@ -242,6 +247,7 @@ macro_rules! detector_flags {
             /// here, so a bad one fails before anything is written).
             pub fn settings(&self) -> anyhow::Result<DetectorSettings> {
                 Ok(DetectorSettings {
+                    keep_title_headings: self.keep_title_headings,
                     $($field: self.$field.settings()?,)*
                 })
             }

@@ -17,6 +17,7 @@ pub mod none;
 mod registry;
 pub mod sandwich;
 pub mod table_chunk;
+pub mod title;
 
 pub use registry::{DetectorKind, DetectorSettings, DetectorVisitor, UnknownName};
 
@@ -226,6 +227,10 @@ pub trait Detector: Send + Sync + Sized {
 
     /// What the learn step takes from one page; made on worker threads.
     type Observation: Send;
+
+    /// Whether the detector applies the title-heading rule itself, so that
+    /// `--keep-title-headings` does not wrap it in [`title::KeepTitleHeadings`].
+    const OWN_TITLE_RULE: bool = false;
 
     /// A detector with no state yet.
     fn new(settings: Self::Settings) -> Self;

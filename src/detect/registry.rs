@@ -11,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::{
-    Choice, Detector, Passes, bloom, hybrid, incremental, menu, none, sandwich, table_chunk,
+    Choice, Detector, Passes, bloom, hybrid, incremental, menu, none, sandwich, table_chunk, title,
 };
 
 /// Something to do with a concrete detector, whichever [`DetectorKind`] names: the build
@@ -78,7 +78,9 @@ macro_rules! registry {
             }
 
             /// Makes the detector this kind names, for a run of `passes`, from its part of
-            /// `settings` and hands it to `visitor`.
+            /// `settings` and hands it to `visitor` — inside [`title::KeepTitleHeadings`]
+            /// when `settings` ask for the title-heading rule and the detector does not apply
+            /// it itself.
             pub fn visit<V: DetectorVisitor>(
                 self,
                 settings: &DetectorSettings,
@@ -87,11 +89,19 @@ macro_rules! registry {
             ) -> V::Output {
                 match self {
                     $(DetectorKind::$variant => {
-                        let settings = settings.$field.clone();
-                        visitor.visit(match passes {
-                            Passes::Two => <$detector as Detector>::new(settings),
-                            Passes::One => <$detector as Detector>::new_one_pass(settings),
-                        })
+                        let detector = match passes {
+                            Passes::Two => <$detector as Detector>::new(settings.$field.clone()),
+                            Passes::One => {
+                                <$detector as Detector>::new_one_pass(settings.$field.clone())
+                            }
+                        };
+                        if settings.keep_title_headings
+                            && !<$detector as Detector>::OWN_TITLE_RULE
+                        {
+                            visitor.visit(title::KeepTitleHeadings::new(detector))
+                        } else {
+                            visitor.visit(detector)
+                        }
                     })*
                 }
             }
@@ -105,6 +115,9 @@ macro_rules! registry {
                 #[doc = concat!("Settings of [`", stringify!($detector), "`].")]
                 pub $field: <$detector as Detector>::Settings,
             )*
+            /// Keep a heading made mostly of the page's own title words, whatever the detector
+            /// says ([`title::KeepTitleHeadings`]); `hybrid` applies the rule itself.
+            pub keep_title_headings: bool,
         }
     };
 }

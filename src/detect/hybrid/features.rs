@@ -15,8 +15,9 @@
 use rustc_hash::FxHashMap;
 
 use crate::analyze::for_each_word;
+use crate::detect::title::{self, TitleOverlap};
 use crate::segment::evidence::{MAX_ANCESTORS, TAG_CODES, context};
-use crate::segment::{Block, SegmentedPage, WordId};
+use crate::segment::{Block, SegmentedPage};
 
 /// Buckets the class and id tokens are hashed into ([`BlockEvidence::token_bits`]).
 ///
@@ -30,10 +31,14 @@ pub const TITLE_WORDS_IN_BLOCK: usize = 15;
 /// Row index of `block_words_in_title`.
 pub const BLOCK_WORDS_IN_TITLE: usize = 16;
 
-/// Whether a row is a heading made mostly of the page's own title words: at least 60 % of
-/// its words are title words, and it holds at least half of the title's.
+/// Whether a row is a heading made mostly of the page's own title words
+/// ([`title::is_title_heading`]).
 pub fn is_title_heading(row: &[f32]) -> bool {
-    row[HEADING_LEVEL] > 0.0 && row[BLOCK_WORDS_IN_TITLE] >= 0.6 && row[TITLE_WORDS_IN_BLOCK] >= 0.5
+    title::is_title_heading(
+        row[HEADING_LEVEL] > 0.0,
+        row[TITLE_WORDS_IN_BLOCK],
+        row[BLOCK_WORDS_IN_TITLE],
+    )
 }
 
 /// Figures of one block from the site's other pages.
@@ -147,81 +152,6 @@ pub fn words(text: &str) -> Vec<String> {
     words
 }
 
-/// The words of `text` as [`WordId`] hashes, in order.
-pub fn word_ids(text: &str) -> Vec<u64> {
-    let mut words = Vec::new();
-    for_each_word(text, |word, _, _| words.push(WordId::of(word).0));
-    words
-}
-
-/// Which of the page's title words each block holds, taken from the blocks' word lists while
-/// the page still has them (a page waiting for its decision keeps only its text).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TitleOverlap {
-    /// The title's distinct words ([`word_ids`]; the first [`Self::MAX_TITLE_WORDS`]), in
-    /// title order, each with how often the title holds it.
-    pub title: Vec<(u64, u32)>,
-    /// Each block's word count.
-    pub block_words: Vec<u32>,
-    /// (block, index into `title`, occurrences in the block), in block order.
-    pub hits: Vec<(u32, u16, u32)>,
-}
-
-impl TitleOverlap {
-    /// Distinct title words looked for, at most.
-    pub const MAX_TITLE_WORDS: usize = 64;
-
-    /// The overlap of `page`'s blocks with its title. A block whose word list was dropped is
-    /// read from its text.
-    pub fn of(page: &SegmentedPage) -> Self {
-        let mut title: Vec<(u64, u32)> = Vec::new();
-        for word in word_ids(&page.title) {
-            if let Some((_, count)) = title.iter_mut().find(|(known, _)| *known == word) {
-                *count += 1;
-            } else if title.len() < Self::MAX_TITLE_WORDS {
-                title.push((word, 1));
-            }
-        }
-        let mut overlap = TitleOverlap {
-            block_words: Vec::with_capacity(page.blocks.len()),
-            hits: Vec::new(),
-            title,
-        };
-        let mut counts = vec![0u32; overlap.title.len()];
-        for (at, block) in page.blocks.iter().enumerate() {
-            counts.fill(0);
-            let mut count = |id: u64| {
-                if let Some(slot) = overlap.title.iter().position(|&(word, _)| word == id) {
-                    counts[slot] += 1;
-                }
-            };
-            let words = if block.words.is_empty() && !block.text.is_empty() {
-                let mut words = 0u32;
-                for_each_word(&block.text, |word, _, _| {
-                    words += 1;
-                    count(WordId::of(word).0);
-                });
-                words
-            } else {
-                block.words.iter().for_each(|word| count(word.id.0));
-                block.words.len() as u32
-            };
-            overlap.block_words.push(words);
-            for (slot, &occurrences) in counts.iter().enumerate() {
-                if occurrences > 0 {
-                    overlap.hits.push((at as u32, slot as u16, occurrences));
-                }
-            }
-        }
-        overlap
-    }
-
-    /// Approximate heap bytes held.
-    pub fn heap_bytes(&self) -> usize {
-        self.title.capacity() * 16 + self.block_words.capacity() * 4 + self.hits.capacity() * 12
-    }
-}
-
 /// One row per block of `page`, in block order, [`count`] features each, one after the other
 /// in a single vector (`chunks_exact(count())` gives the rows). `site` gives each block's site evidence;
 /// `overlap` is [`TitleOverlap::of`] the page, and `own` says which of its title words are
@@ -232,25 +162,7 @@ pub fn rows(
     overlap: &TitleOverlap,
     own: &[bool],
 ) -> Vec<f32> {
-    let is_own = |slot: usize| own.get(slot).copied().unwrap_or(false);
-    // Title words (with their repeats in the title) the page owns.
-    let own_title_words: u32 = (0..overlap.title.len())
-        .filter(|&slot| is_own(slot))
-        .map(|slot| overlap.title[slot].1)
-        .sum();
-    // Per block: own title words it holds (as the title counts them), and its words that are
-    // own title words.
-    let mut title_overlap = vec![(0u32, 0u32); page.blocks.len()];
-    for &(block, slot, occurrences) in &overlap.hits {
-        let slot = usize::from(slot);
-        if let Some(entry) = title_overlap
-            .get_mut(block as usize)
-            .filter(|_| is_own(slot))
-        {
-            entry.0 += overlap.title[slot].1;
-            entry.1 += occurrences;
-        }
-    }
+    let title_shares = overlap.shares(own);
     let block_words = |at: usize| overlap.block_words.get(at).copied().unwrap_or(0) as usize;
     let shapes: Vec<Shape> = page
         .blocks
@@ -296,8 +208,7 @@ pub fn rows(
     for (index, block) in page.blocks.iter().enumerate() {
         let row = &mut rows[index * width..(index + 1) * width];
         let shape = shapes[index];
-        let (title_held, in_title) = title_overlap[index];
-        let words = shape.words;
+        let (title_in_block, block_in_title) = title_shares[index];
         let text = block.text.as_str();
         let (mut sentence_ends, mut commas, mut digits, mut characters) = (0, 0, 0, 0usize);
         for c in text.chars() {
@@ -311,17 +222,6 @@ pub fn rows(
         }
         let characters = characters.max(1);
         let per_word = |count: usize| count as f32 / shape.words.max(1) as f32;
-        // Title words the block holds (a title word listed twice counts twice).
-        let title_in_block = if own_title_words == 0 {
-            0.0
-        } else {
-            title_held as f32 / own_title_words as f32
-        };
-        let block_in_title = if words == 0 {
-            0.0
-        } else {
-            in_title as f32 / words as f32
-        };
         let neighbour = |at: Option<usize>| at.and_then(|at| shapes.get(at).copied());
         let previous = neighbour(index.checked_sub(1)).unwrap_or_default();
         let next = neighbour(Some(index + 1)).unwrap_or_default();
@@ -401,7 +301,7 @@ pub fn rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::segment::SegmentOptions;
+    use crate::segment::{SegmentOptions, WordId};
 
     #[test]
     fn names_match_the_row_length() {

@@ -31,14 +31,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::bloom::{BlockSignatures, BloomSettings, TemplateModel};
 use super::incremental::{IncrementalSettings, SegmentTables, block_segments, template_share};
+use super::title::{TitleOverlap, own_title_words};
 use super::{Counter, Detector, PageSource, Passes};
 use crate::segment::{SegmentOptions, SegmentedPage, stable_hash_bytes};
-
-/// A title word shared by at least this share of a site's titles is the site's, not the page's.
-const SITE_TITLE_SHARE: f64 = 0.9;
-
-/// Titles a site needs before its shared title words are known.
-const SITE_TITLE_MIN_PAGES: u32 = 5;
 
 /// One page's feature rows, as a training run records them (see [`ModelSource::Record`]).
 #[derive(Debug, Clone)]
@@ -129,7 +124,7 @@ pub struct PageFacts {
     texts: Vec<u64>,
     styles: Vec<u64>,
     /// The blocks' overlap with the page's title.
-    title: features::TitleOverlap,
+    title: TitleOverlap,
 }
 
 /// What the site's pages say, so far.
@@ -212,26 +207,6 @@ impl Hybrid {
         }
     }
 
-    /// For each of the page's distinct title words, whether it is the page's own rather than
-    /// the site's (its name and tagline): on fewer than [`SITE_TITLE_SHARE`] of the
-    /// `site_pages` titles, counted by `pages_with`, once the site has
-    /// [`SITE_TITLE_MIN_PAGES`].
-    fn own_title_words(
-        facts: &PageFacts,
-        site_pages: u32,
-        pages_with: impl Fn(u64) -> u32,
-    ) -> Vec<bool> {
-        facts
-            .title
-            .title
-            .iter()
-            .map(|&(word, _)| {
-                site_pages < SITE_TITLE_MIN_PAGES
-                    || f64::from(pages_with(word)) < SITE_TITLE_SHARE * f64::from(site_pages)
-            })
-            .collect()
-    }
-
     /// Site evidence and own title words of a page, from the tables of a two-pass run.
     fn two_pass_evidence(&self, facts: &PageFacts) -> (Vec<SiteEvidence>, Vec<bool>) {
         let table = self.sites.get(&facts.site);
@@ -262,7 +237,7 @@ impl Hybrid {
                 site_pages,
             })
             .collect();
-        let title_words = Self::own_title_words(facts, site_pages, |word| {
+        let title_words = own_title_words(&facts.title.title, site_pages, |word| {
             count(table.map(|t| &t.title_words), word)
         });
         (site, title_words)
@@ -289,8 +264,9 @@ impl Hybrid {
                 site_pages,
             })
             .collect();
-        let title_words =
-            Self::own_title_words(facts, site_pages, |word| pages_with(TITLE_WORD_KEY ^ word));
+        let title_words = own_title_words(&facts.title.title, site_pages, |word| {
+            pages_with(TITLE_WORD_KEY ^ word)
+        });
         (evidence, title_words)
     }
 }
@@ -306,6 +282,7 @@ impl Detector for Hybrid {
     const ABOUT: &'static str = "Site and page evidence weighed by a model learned from labelled pages; works from one page of a site";
     const PASSES: Passes = Passes::Two;
     const ONE_PASS_TOO: bool = true;
+    const OWN_TITLE_RULE: bool = true;
     // bloom's model (1.4) and the site tables of texts and styles.
     const STATE_PER_HTML_BYTE: f64 = 1.5;
 
@@ -347,7 +324,7 @@ impl Detector for Hybrid {
                 .map(|block| stable_hash_bytes(block.text.as_bytes()))
                 .collect(),
             styles: page.blocks.iter().map(|block| block.style.0).collect(),
-            title: features::TitleOverlap::of(page),
+            title: TitleOverlap::of(page),
         }
     }
 
