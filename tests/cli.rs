@@ -40,8 +40,7 @@ fn search(index: &Path, query: &str, n: usize) -> Vec<Value> {
         ],
         NO_INPUTS,
     ));
-    serde_json::from_str::<Value>(&out)
-        .unwrap()
+    serde_json::from_str::<Value>(&out).unwrap()["hits"]
         .as_array()
         .unwrap()
         .clone()
@@ -261,5 +260,73 @@ fn a_closed_pipe_ends_extract_quietly() {
         assert!(!first.is_empty());
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+}
+
+/// Ordinary input is searched, never refused: a query that is not query syntax is searched as
+/// its words (stderr says so), words after the index need no quotes, a query may start with a
+/// hyphen, `-n 0` counts, and `--offset` pages on with the ranks counting on.
+#[test]
+fn search_takes_ordinary_input_and_pages() {
+    let (bloom, _) = indexes();
+    let index = bloom.to_str().unwrap();
+    for query in ["print()", "std::vec", "[1,2]", "https://doc.rust-lang.org"] {
+        let out = indexer(&["search", index, query, "--json"], NO_INPUTS);
+        assert_eq!(out.status.code(), Some(0), "{query}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("searched as plain words"),
+            "{query}: {stderr}"
+        );
+        let results: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(results["fallback"].is_string(), "{query}");
+        assert!(results["total"].as_u64().unwrap() > 0, "{query}");
+    }
+    let unquoted: Value = serde_json::from_str(&ok(indexer(
+        &["search", index, "ownership", "rules", "--json", "-n", "3"],
+        NO_INPUTS,
+    )))
+    .unwrap();
+    assert_eq!(unquoted["query"], "ownership rules");
+    assert!(unquoted["fallback"].is_null());
+    let total = unquoted["total"].as_u64().unwrap();
+    assert!(total > 3);
+    let next: Value = serde_json::from_str(&ok(indexer(
+        &[
+            "search",
+            index,
+            "ownership rules",
+            "--offset",
+            "3",
+            "-n",
+            "3",
+            "--json",
+        ],
+        NO_INPUTS,
+    )))
+    .unwrap();
+    assert_eq!(next["total"].as_u64().unwrap(), total);
+    assert_eq!(next["hits"][0]["rank"], 4);
+    assert_ne!(next["hits"][0]["url"], unquoted["hits"][0]["url"]);
+    let count = ok(indexer(
+        &["search", index, "ownership", "rules", "-n", "0"],
+        NO_INPUTS,
+    ));
+    assert_eq!(count.trim(), format!("{total} pages match"));
+    // A leading hyphen is query syntax (exclude "ownership"), not an option.
+    let excluded: Value = serde_json::from_str(&ok(indexer(
+        &["search", index, "-ownership +rules", "--json"],
+        NO_INPUTS,
+    )))
+    .unwrap();
+    assert!(excluded["total"].as_u64().unwrap() < total);
+    for hit in excluded["hits"].as_array().unwrap() {
+        assert!(
+            !hit["snippet"]
+                .as_str()
+                .unwrap()
+                .to_lowercase()
+                .contains("ownership")
+        );
     }
 }

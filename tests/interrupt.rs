@@ -63,8 +63,8 @@ fn assert_searchable(index: &Path) {
         "search failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(!hits.as_array().unwrap().is_empty());
+    let results: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!results["hits"].as_array().unwrap().is_empty());
 }
 
 fn entries_named(index: &Path, prefix: &str) -> usize {

@@ -1,9 +1,10 @@
 //! Arguments: the command line parsed ([`Cli`], [`RunArgs`]), then resolved once into the
 //! library's [`BuildOptions`].
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use indexer::build::{BuildOptions, DEFAULT_DETECTOR};
 use indexer::detect::DetectorKind;
@@ -51,12 +52,23 @@ pub enum Command {
     Search {
         /// The index directory.
         index: PathBuf,
-        /// The query: words, "phrases", +required, -excluded.
-        query: String,
-        /// How many results.
+        /// The query, every word after the index: words (any of them), "phrases",
+        /// +required, -excluded, title:word, site:host. A query that is not valid syntax
+        /// (print(), std::vec, a URL) is searched as its plain words, and stderr says so.
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+        /// How many results; 0 prints only how many pages match.
         #[arg(short = 'n', long, default_value_t = 10)]
         limit: usize,
-        /// Print results as JSON.
+        /// Results to skip first (the next page of results: --offset 10).
+        #[arg(long, default_value_t = 0)]
+        offset: usize,
+        /// Mark matched words in colour: auto (when stdout is a terminal and NO_COLOR is
+        /// not set), always or never.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+        /// Print results as JSON: {query, fallback, total, offset, hits: [{rank, score, url,
+        /// title, snippet, highlights (character offsets), highlight_bytes}]}.
         #[arg(long)]
         json: bool,
     },
@@ -174,6 +186,81 @@ pub enum Command {
     },
 }
 
+/// The options of `search` and whether each takes a value.
+const SEARCH_OPTIONS: &[(&str, bool)] = &[
+    ("-n", true),
+    ("--limit", true),
+    ("--offset", true),
+    ("--color", true),
+    ("--json", false),
+    ("-h", false),
+    ("--help", false),
+];
+
+/// The command line with `search`'s query words moved behind a `--`, so that query syntax
+/// starting with a hyphen (`-loop +asyncio`, `-excluded`) is read as the query, and options
+/// may stand before, among or after the words. Other commands pass unchanged.
+pub fn with_search_words_last(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut args = args.into_iter();
+    let mut out: Vec<OsString> = args.by_ref().take(2).collect();
+    if out.get(1).and_then(|command| command.to_str()) != Some("search") {
+        out.extend(args);
+        return out;
+    }
+    let mut words = Vec::new();
+    let mut rest = args.peekable();
+    while let Some(arg) = rest.next() {
+        let text = arg.to_string_lossy();
+        if text == "--" {
+            words.extend(rest.by_ref());
+            break;
+        }
+        let option = SEARCH_OPTIONS.iter().find(|(name, _)| {
+            text == *name
+                || (text.starts_with("--") && text.starts_with(&format!("{name}=")))
+                || (*name == "-n" && text.starts_with("-n") && text[2..].parse::<usize>().is_ok())
+        });
+        match option {
+            Some(&(name, takes_value)) => {
+                let joined = text.len() > name.len();
+                out.push(arg);
+                if takes_value && !joined {
+                    out.extend(rest.next());
+                }
+            }
+            None => words.push(arg),
+        }
+    }
+    out.push("--".into());
+    out.extend(words);
+    out
+}
+
+/// When to mark matched words with terminal colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// When stdout is a terminal and NO_COLOR is not set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never (matches are shown in [brackets]).
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour output written to stdout.
+    pub fn colours_stdout(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::IsTerminal::is_terminal(&std::io::stdout())
+                    && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+            }
+        }
+    }
+}
+
 /// The labelled pages of `eval` and `train`.
 #[derive(Args)]
 pub struct TruthArgs {
@@ -251,5 +338,36 @@ impl RunArgs {
             one_pass: self.one_pass,
             stop: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normalized(line: &str) -> String {
+        let args = line.split('|').map(OsString::from);
+        let out: Vec<String> = with_search_words_last(args)
+            .into_iter()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
+        out.join("|")
+    }
+
+    #[test]
+    fn search_words_go_last_and_options_stay_options() {
+        assert_eq!(
+            normalized("indexer|search|IDX|-loop +asyncio|-n|5"),
+            "indexer|search|-n|5|--|IDX|-loop +asyncio"
+        );
+        assert_eq!(
+            normalized("indexer|search|IDX|ownership|rules|--json|--offset=10|-n3"),
+            "indexer|search|--json|--offset=10|-n3|--|IDX|ownership|rules"
+        );
+        assert_eq!(
+            normalized("indexer|search|--color|never|IDX|-x|--|--json"),
+            "indexer|search|--color|never|--|IDX|-x|--json"
+        );
+        assert_eq!(normalized("indexer|build|-n|x"), "indexer|build|-n|x");
     }
 }

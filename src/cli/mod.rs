@@ -9,7 +9,7 @@ mod interrupt;
 mod print;
 mod progress;
 
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
@@ -30,7 +30,7 @@ use progress::TerminalProgress;
 /// Parses the command line, runs it and says how it ended.
 pub fn main() -> ExitCode {
     quiet_on_closed_pipe();
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(args::with_search_words_last(std::env::args_os()));
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -264,23 +264,32 @@ fn run(cli: Cli) -> Result<()> {
             index,
             query,
             limit,
+            offset,
+            color,
             json,
         } => {
             let open = OpenIndex::open(&index)?;
-            let hits = search(&open, &query, limit)?;
+            let results = search(&open, &query.join(" "), limit, offset)?;
+            if let Some(complaint) = &results.fallback {
+                eprintln!("note: not query syntax ({complaint}); searched as plain words");
+            }
             if json {
-                println!("{}", serde_json::to_string_pretty(&hits)?);
-            } else if hits.is_empty() {
-                println!("no results");
+                println!("{}", serde_json::to_string_pretty(&results)?);
             } else {
-                let bold = std::io::stdout().is_terminal();
-                for hit in &hits {
+                let bold = color.colours_stdout();
+                for hit in &results.hits {
                     println!("{:>3}. {:.3}  {}", hit.rank, hit.score, hit.url);
                     if !hit.title.is_empty() {
                         println!("     {}", hit.title);
                     }
-                    println!("     {}", mark(&hit.snippet, &hit.highlights, bold));
+                    println!("     {}", mark(&hit.snippet, &hit.highlight_bytes, bold));
                 }
+                let shown = match results.hits.len() {
+                    0 => String::new(),
+                    n => format!(", {}–{} shown", offset + 1, offset + n),
+                };
+                let pages = if results.total == 1 { "page" } else { "pages" };
+                println!("{} {pages} match{shown}", results.total);
             }
         }
         Command::Stats { index, json } => {

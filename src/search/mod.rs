@@ -1,20 +1,22 @@
 //! Search: a query string and an open index in, ranked hits with snippets out.
 //!
-//! BM25 over the title and body fields, a title match weighted by [`TITLE_BOOST`] (tantivy's
-//! query language: words, `"phrases"`, `+required`, `-excluded`, `field:term`).
+//! BM25 over the title and body fields, a title match weighted by [`TITLE_BOOST`], in tantivy's
+//! query language: words (any of them), `"phrases"`, `+required`, `-excluded`, `title:word`,
+//! `site:host`. A query that does not parse as that syntax is searched as its plain words
+//! ([`SearchResults::fallback`] says so).
 
 use serde::Serialize;
-use tantivy::collector::TopDocs;
+use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, QueryParser};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{DocAddress, Searcher, TantivyDocument, TantivyError, Term};
+use tantivy::{TantivyDocument, TantivyError, Term};
 
 use crate::index::{OpenIndex, stored_text};
 
 /// One result.
 #[derive(Debug, Clone, Serialize)]
 pub struct Hit {
-    /// 1-based rank.
+    /// 1-based rank, counting the results an offset skipped.
     pub rank: usize,
     /// BM25 score.
     pub score: f32,
@@ -22,10 +24,29 @@ pub struct Hit {
     pub url: String,
     /// Page title.
     pub title: String,
-    /// A passage of the body around the query terms.
+    /// A passage of the body around the query terms; the title when only the title matches.
     pub snippet: String,
-    /// Byte ranges of `snippet` that match query terms.
+    /// Where `snippet` matches query terms: character offsets `[start, end)` (Unicode scalar
+    /// values, as Python counts them), sorted, overlapping and touching ranges merged.
     pub highlights: Vec<(usize, usize)>,
+    /// The same ranges as UTF-8 byte offsets.
+    pub highlight_bytes: Vec<(usize, usize)>,
+}
+
+/// The answer to a query: how many pages match, and one page of them.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResults {
+    /// The query as given.
+    pub query: String,
+    /// When the query did not parse as query syntax: the parser's complaint. The query was
+    /// then searched as its plain words.
+    pub fallback: Option<String>,
+    /// Pages matching the query.
+    pub total: usize,
+    /// Results skipped before the first hit.
+    pub offset: usize,
+    /// The hits, best first.
+    pub hits: Vec<Hit>,
 }
 
 /// Why a search failed.
@@ -45,40 +66,39 @@ pub enum SearchError {
 /// (docs, `hybrid`: 0.818 → 0.662) and 0.08 (news), so titles and bodies count alike.
 pub const TITLE_BOOST: f32 = 1.0;
 
-/// A query run: the searcher it ran on, the parsed query, the best (score, document) pairs.
-struct Ranked {
-    searcher: Searcher,
+/// A parsed query and what became of the text.
+struct Parsed {
     query: Box<dyn Query>,
-    top: Vec<(f32, DocAddress)>,
+    fallback: Option<String>,
 }
 
-fn ranked(
-    open: &OpenIndex,
-    query: &str,
-    limit: usize,
-    title_boost: f32,
-) -> Result<Ranked, SearchError> {
-    let searcher = open.index.reader()?.searcher();
+/// `text` as query syntax or, when it does not parse (`print()`, `std::vec`, `[1,2]`, a URL
+/// naming no field), as its plain words; `None` when it has no words at all.
+fn parse(open: &OpenIndex, text: &str, title_boost: f32) -> Option<Parsed> {
+    let mut words = Vec::new();
+    crate::analyze::for_each_word(text, |word, _, _| words.push(word.to_string()));
+    if words.is_empty() {
+        return None;
+    }
     let mut parser = QueryParser::for_index(&open.index, vec![open.fields.title, open.fields.body]);
     parser.set_field_boost(open.fields.title, title_boost);
-    let parsed = parser.parse_query(query)?;
-    let query = with_title_phrase(open, parsed, query);
-    let top = if limit == 0 {
-        Vec::new()
-    } else {
-        searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?
+    let (query, fallback) = match parser.parse_query(text) {
+        Ok(query) => (query, None),
+        Err(error) => (
+            parser.parse_query(&words.join(" ")).ok()?,
+            Some(error.to_string()),
+        ),
     };
-    Ok(Ranked {
-        searcher,
-        query,
-        top,
+    Some(Parsed {
+        query: with_title_phrase(open, query, text),
+        fallback,
     })
 }
 
 /// `parsed` plus, when the query has two words or more, the same words as a phrase in the
 /// title, weighted [`TITLE_PHRASE_BOOST`]: a query that is a page's title (or a run of it)
 /// puts that page first, while a query whose words are merely scattered over titles gains
-/// nothing.
+/// nothing. The phrase only adds to the score of pages `parsed` matches.
 fn with_title_phrase(open: &OpenIndex, parsed: Box<dyn Query>, text: &str) -> Box<dyn Query> {
     let mut terms = Vec::new();
     crate::analyze::for_each_word(text, |word, _, _| {
@@ -89,7 +109,7 @@ fn with_title_phrase(open: &OpenIndex, parsed: Box<dyn Query>, text: &str) -> Bo
     }
     let phrase = BoostQuery::new(Box::new(PhraseQuery::new(terms)), TITLE_PHRASE_BOOST);
     Box::new(BooleanQuery::new(vec![
-        (Occur::Should, parsed),
+        (Occur::Must, parsed),
         (Occur::Should, Box::new(phrase)),
     ]))
 }
@@ -108,7 +128,14 @@ pub fn top_urls(
     limit: usize,
     title_boost: f32,
 ) -> Result<Vec<String>, SearchError> {
-    let Ranked { searcher, top, .. } = ranked(open, query, limit, title_boost)?;
+    let Some(parsed) = parse(open, query, title_boost) else {
+        return Ok(Vec::new());
+    };
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let searcher = open.index.reader()?.searcher();
+    let top = searcher.search(&*parsed.query, &TopDocs::with_limit(limit).order_by_score())?;
     let mut urls = Vec::with_capacity(top.len());
     for (_, address) in top {
         let document: TantivyDocument = searcher.doc(address)?;
@@ -117,36 +144,100 @@ pub fn top_urls(
     Ok(urls)
 }
 
-/// Runs `query` and returns the best `limit` hits.
-pub fn search(open: &OpenIndex, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
-    let Ranked {
-        searcher,
-        query,
-        top,
-    } = ranked(open, query, limit, TITLE_BOOST)?;
-    if top.is_empty() {
-        return Ok(Vec::new());
+/// Runs `query`: how many pages match, and the hits ranked `offset + 1` to `offset + limit`
+/// (none when `limit` is 0, a count).
+pub fn search(
+    open: &OpenIndex,
+    query: &str,
+    limit: usize,
+    offset: usize,
+) -> Result<SearchResults, SearchError> {
+    let mut results = SearchResults {
+        query: query.to_string(),
+        fallback: None,
+        total: 0,
+        offset,
+        hits: Vec::new(),
+    };
+    let Some(parsed) = parse(open, query, TITLE_BOOST) else {
+        return Ok(results);
+    };
+    results.fallback = parsed.fallback;
+    let searcher = open.index.reader()?.searcher();
+    let top_docs = TopDocs::with_limit(limit.max(1))
+        .and_offset(offset)
+        .order_by_score();
+    let (top, total) = searcher.search(&*parsed.query, &(top_docs, Count))?;
+    results.total = total;
+    if limit == 0 || top.is_empty() {
+        return Ok(results);
     }
-    let mut snippets = SnippetGenerator::create(&searcher, &*query, open.fields.body)?;
-    snippets.set_max_num_chars(200);
-
-    let mut hits = Vec::with_capacity(top.len());
-    for (rank, (score, address)) in top.into_iter().enumerate() {
+    let mut body = SnippetGenerator::create(&searcher, &*parsed.query, open.fields.body)?;
+    body.set_max_num_chars(200);
+    let title = SnippetGenerator::create(&searcher, &*parsed.query, open.fields.title)?;
+    for (at, (score, address)) in top.into_iter().enumerate() {
         let document: TantivyDocument = searcher.doc(address)?;
         let text = |field| stored_text(&document, field);
-        let snippet = snippets.snippet_from_doc(&document);
-        hits.push(Hit {
-            rank: rank + 1,
+        let mut snippet = body.snippet_from_doc(&document);
+        if snippet.highlighted().is_empty() {
+            let in_title = title.snippet_from_doc(&document);
+            if !in_title.highlighted().is_empty() {
+                snippet = in_title;
+            }
+        }
+        let fragment = snippet.fragment().replace('\n', " ");
+        let bytes = merged(
+            snippet
+                .highlighted()
+                .iter()
+                .map(|range| (range.start, range.end)),
+        );
+        results.hits.push(Hit {
+            rank: offset + at + 1,
             score,
             url: text(open.fields.url),
             title: text(open.fields.title),
-            snippet: snippet.fragment().replace('\n', " "),
-            highlights: snippet
-                .highlighted()
-                .iter()
-                .map(|range| (range.start, range.end))
-                .collect(),
+            highlights: char_ranges(&fragment, &bytes),
+            highlight_bytes: bytes,
+            snippet: fragment,
         });
     }
-    Ok(hits)
+    Ok(results)
+}
+
+/// Byte ranges sorted, with overlapping and touching ones merged.
+fn merged(ranges: impl Iterator<Item = (usize, usize)>) -> Vec<(usize, usize)> {
+    let mut ranges: Vec<(usize, usize)> = ranges.filter(|(start, end)| start < end).collect();
+    ranges.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+    for (start, end) in ranges {
+        match out.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => out.push((start, end)),
+        }
+    }
+    out
+}
+
+/// Byte ranges of `text` as character ranges.
+fn char_ranges(text: &str, bytes: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let char_at = |byte: usize| text.char_indices().take_while(|&(at, _)| at < byte).count();
+    bytes
+        .iter()
+        .map(|&(start, end)| (char_at(start), char_at(end.min(text.len()))))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highlights_are_merged_and_counted_in_characters() {
+        let ranges = [(5, 9), (0, 3), (3, 4), (8, 12)];
+        assert_eq!(merged(ranges.into_iter()), [(0, 4), (5, 12)]);
+        // "ブリーフケース" is 7 characters in 21 bytes.
+        let text = "ブリーフケース and more";
+        assert_eq!(char_ranges(text, &[(0, 21), (22, 25)]), [(0, 7), (8, 11)]);
+    }
 }
