@@ -3,7 +3,8 @@
 # articles), its training-set figures, and leave-one-site-out figures (each site held out in
 # turn and decided by a model fitted on everything else; sites of fewer than 20 labelled pages
 # in ten folds of sites) — the figures for sites never seen. With ABLATION=1 also page-only and
-# site-only models, cross-validated the same way.
+# site-only models, cross-validated the same way. With ONE_PASS=1 everything runs under
+# --one-pass (features from the one-pass segment table, one-pass detectors beside it).
 #
 # Writes OUT_DIR/model-EVIDENCE.json, OUT_DIR/cv-EVIDENCE.jsonl (held-out kept text) and
 # OUT_DIR/eval-CORPUS.md (`indexer eval`: hybrid with the trained model, bloom, none, the
@@ -22,11 +23,18 @@ inputs=("$corpus"/docs/*.warc.gz "$corpus"/news/*.warc.gz "$corpus"/articles/*.w
 labels=(--labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.labels.jsonl.gz"
   --snippets "$corpus/articles/*.snippets.jsonl.gz")
 
+pass_flags=()
+detectors=hybrid,bloom
+if [[ ${ONE_PASS:-0} == 1 ]]; then
+  pass_flags=(--one-pass)
+  detectors=hybrid,incremental,sandwich
+fi
+
 evidences=(both)
 [[ ${ABLATION:-0} == 1 ]] && evidences=(both page site)
 for evidence in "${evidences[@]}"; do
   echo "== train --evidence $evidence (with leave-one-site-out)" >&2
-  "$bin" train "${inputs[@]}" "${labels[@]}" --evidence "$evidence" \
+  "$bin" train "${inputs[@]}" "${labels[@]}" --evidence "$evidence" "${pass_flags[@]}" \
     --out "$out/model-$evidence.json" --cross-validate "$out/cv-$evidence.jsonl"
 done
 
@@ -37,12 +45,13 @@ done
 for name in docs news; do
   echo "== eval $name" >&2
   "$bin" eval "$corpus"/$name/*.warc.gz --labels "$corpus/$name/*.labels.jsonl.gz" \
-    --detector hybrid,bloom --model "$out/model-both.json" "${predictions[@]}" --sites \
+    --detector "$detectors" --model "$out/model-both.json" "${predictions[@]}" --sites \
+    "${pass_flags[@]}" \
     --report "$out/eval-$name.md" > /dev/null
   cat "$out/eval-$name.md"
 done
 echo "== eval articles" >&2
 "$bin" eval "$corpus"/articles/*.warc.gz --snippets "$corpus/articles/*.snippets.jsonl.gz" \
-  --detector hybrid,bloom --model "$out/model-both.json" "${predictions[@]}" \
+  --detector "$detectors" --model "$out/model-both.json" "${predictions[@]}" "${pass_flags[@]}" \
   --report "$out/eval-articles.md" > /dev/null
 cat "$out/eval-articles.md"

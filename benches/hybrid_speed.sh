@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build speed and peak memory of `hybrid` against `bloom` and `none`, whole `indexer build`
 # processes on the docs corpus, alternated run by run (none, bloom, hybrid, none, …) so that a
-# noisy machine slows all three alike. Prints each detector's median wall time, MB/s of HTML,
-# median peak RSS, and hybrid's ratios to bloom.
+# noisy machine slows all alike; `hybrid` and `incremental` under --one-pass (`@1`) too. Prints
+# each run's median wall time, MB/s of HTML, median peak RSS, and hybrid's ratios to bloom (and,
+# in one pass, to incremental).
 #
 # usage: benches/hybrid_speed.sh [SHARED_DIR] [RUNS] [OUT_DIR]
 set -euo pipefail
@@ -14,12 +15,15 @@ mkdir -p "$out"
 cargo build --release --quiet
 bin=target/release/indexer
 warcs=("$shared"/corpus/docs/*.warc.gz)
-detectors=(none bloom hybrid)
+# A run is named DETECTOR, or DETECTOR@1 for the same detector under --one-pass.
+detectors=(none bloom hybrid incremental@1 hybrid@1)
 rm -f "$out"/time-*
 for run in $(seq "$runs"); do
   for detector in "${detectors[@]}"; do
+    flags=(--detector "${detector%@1}")
+    [[ $detector == *@1 ]] && flags+=(--one-pass)
     /usr/bin/time -f "%e %M" -o "$out/time-$detector-$run" \
-      "$bin" build "${warcs[@]}" --detector "$detector" --index "$out/index-$detector" --json \
+      "$bin" build "${warcs[@]}" "${flags[@]}" --index "$out/index-$detector" --json \
       > "$out/build-$detector.json"
   done
 done
@@ -39,7 +43,9 @@ print(f"| detector | median s ({runs} runs) | MB/s of HTML | median peak RSS MiB
 print("|---|---:|---:|---:|")
 for d, (t, speed, rss) in rows.items():
     print(f"| {d} | {t:.2f} | {speed:.1f} | {rss:.0f} |")
-if "hybrid" in rows and "bloom" in rows:
-    h, b = rows["hybrid"], rows["bloom"]
-    print(f"\nhybrid / bloom: speed {h[1] / b[1]:.2f}x, peak RSS {h[2] / b[2]:.2f}x")
+print()
+for a, b in [("hybrid", "bloom"), ("hybrid@1", "incremental@1")]:
+    if a in rows and b in rows:
+        x, y = rows[a], rows[b]
+        print(f"{a} / {b}: speed {x[1] / y[1]:.2f}x, peak RSS {x[2] / y[2]:.2f}x")
 EOF

@@ -3,8 +3,10 @@
 //! Every detector implements [`Detector`]: an *observe* step that turns one segmented page
 //! into what the detector learns from (run on worker threads), a *learn* step that folds
 //! observations into per-site statistics (run in input order), and a *decide* step. Whether a
-//! build makes one pass or two follows from [`Detector::PASSES`] and is acted on in one
-//! place, [`crate::build`].
+//! build makes one pass or two follows from [`Detector::PASSES`] (and `--one-pass` for a
+//! detector with [`Detector::ONE_PASS_TOO`]); it is decided once, in the build's run plan
+//! ([`crate::build::RunPlan`]), and acted on in one place, the build's engine. [`title`] holds
+//! the page-title evidence and the title-heading rule any detector can be wrapped in.
 //!
 //! Adding a detector means a folder here (the detector and its settings type) and one entry
 //! in [`registry`], the only list of detectors; the command line adds one flag group.
