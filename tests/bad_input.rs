@@ -269,6 +269,11 @@ fn search_and_stats_on_a_missing_empty_or_corrupt_index_fail_clearly() {
                 message.starts_with("error: ") && message.contains(index.to_str().unwrap()),
                 "{command:?}: {message}"
             );
+            // Each cause is said once.
+            let causes: Vec<&str> = message.trim().split(": ").collect();
+            let mut distinct = causes.clone();
+            distinct.dedup();
+            assert_eq!(causes, distinct, "{command:?}: {message}");
         }
     }
 }

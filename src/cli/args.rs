@@ -113,6 +113,10 @@ pub enum Command {
         /// How much a title match counts against a body match in the known-item queries.
         #[arg(long, default_value_t = indexer::search::TITLE_BOOST)]
         title_boost: f32,
+        /// How much the query's words as a phrase in a page's title count in the known-item
+        /// queries (0: not asked).
+        #[arg(long, default_value_t = indexer::search::TITLE_PHRASE_BOOST)]
+        title_phrase_boost: f32,
         /// Add per-site F1 to the table.
         #[arg(long)]
         sites: bool,

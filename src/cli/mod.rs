@@ -34,13 +34,30 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", error_message(&error));
             let interrupted = error
                 .chain()
                 .any(|cause| matches!(cause.downcast_ref(), Some(build::BuildError::Interrupted)));
             ExitCode::from(if interrupted { INTERRUPTED } else { 1 })
         }
     }
+}
+
+/// `error` and its causes, joined by ": ", each cause said once: a cause whose text the
+/// message already holds (an error that prints its source as part of itself) is left out.
+fn error_message(error: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if message.contains(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message
 }
 
 /// The detector a run uses (see [`build::choose_detector`]); a two-pass detector under
@@ -122,6 +139,7 @@ fn run(cli: Cli) -> Result<()> {
             detectors,
             seed,
             title_boost,
+            title_phrase_boost,
             sites,
             json,
             report,
@@ -148,7 +166,13 @@ fn run(cli: Cli) -> Result<()> {
                 &detectors,
                 &predictions,
                 &options,
-                eval::QuerySettings { seed, title_boost },
+                eval::QuerySettings {
+                    seed,
+                    weights: indexer::search::Weights {
+                        title: title_boost,
+                        title_phrase: title_phrase_boost,
+                    },
+                },
                 &progress,
             )?;
             if figures.labelled_pages_missing > 0 {
@@ -386,5 +410,19 @@ fn quiet_on_closed_pipe() {
     // handler runs our code.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory");
+        let error = anyhow::Error::new(io).context("open /x: no such directory");
+        assert_eq!(error_message(&error), "open /x: no such directory");
+        let error = anyhow::anyhow!("disk full").context("writing /y");
+        assert_eq!(error_message(&error), "writing /y: disk full");
     }
 }

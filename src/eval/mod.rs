@@ -238,8 +238,8 @@ pub struct Truth<'a> {
 pub struct QuerySettings {
     /// Seed of the sampled phrase queries.
     pub seed: u64,
-    /// How much a title match counts against a body match.
-    pub title_boost: f32,
+    /// How much title matches count against body matches.
+    pub weights: crate::search::Weights,
 }
 
 /// Kept text by URL, as `indexer extract` or `indexer train --cross-validate` write it,
@@ -460,7 +460,7 @@ fn measure(
         index: stats(&open)?,
         postings_reduction: 0.0,
         share_of_oracle_reduction: 0.0,
-        retrieval: retrieval::evaluate(&open, truth.labels, queries.seed, queries.title_boost)?,
+        retrieval: retrieval::evaluate(&open, truth.labels, queries.seed, queries.weights)?,
         build_seconds: seconds,
     })
 }

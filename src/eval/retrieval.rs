@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::Label;
 use crate::analyze::for_each_word;
 use crate::index::OpenIndex;
-use crate::search::{SearchError, top_urls};
+use crate::search::{SearchError, Weights, top_urls};
 
 /// Ranks considered.
 pub const CUTOFF: usize = 10;
@@ -175,20 +175,20 @@ pub fn evaluate(
     open: &OpenIndex,
     labels: &[Label],
     seed: u64,
-    title_boost: f32,
+    weights: Weights,
 ) -> Result<Retrieval, SearchError> {
     let mut title = Accumulator::default();
     let mut phrase = Accumulator::default();
     let site_words = site_title_words(labels);
     for label in labels {
         if let Some(query) = title_query(&label.title, site_words.get(label.site.as_str())) {
-            title.add(&top_urls(open, &query, CUTOFF, title_boost)?, &label.url);
+            title.add(&top_urls(open, &query, CUTOFF, weights)?, &label.url);
         }
         let page_seed = seed ^ crate::segment::stable_hash_bytes(label.url.as_bytes());
         if let Some(query) =
             sample_phrase(&label.content_text, page_seed).and_then(|p| as_query(&p))
         {
-            phrase.add(&top_urls(open, &query, CUTOFF, title_boost)?, &label.url);
+            phrase.add(&top_urls(open, &query, CUTOFF, weights)?, &label.url);
         }
     }
     Ok(Retrieval {

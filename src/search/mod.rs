@@ -66,6 +66,24 @@ pub enum SearchError {
 /// (docs, `hybrid`: 0.818 → 0.662) and 0.08 (news), so titles and bodies count alike.
 pub const TITLE_BOOST: f32 = 1.0;
 
+/// How much title matches count against body matches.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Weights {
+    /// A title match of a query word, against a body match ([`TITLE_BOOST`]).
+    pub title: f32,
+    /// The query's words as a phrase in the title ([`TITLE_PHRASE_BOOST`]; 0: not asked).
+    pub title_phrase: f32,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights {
+            title: TITLE_BOOST,
+            title_phrase: TITLE_PHRASE_BOOST,
+        }
+    }
+}
+
 /// A parsed query and what became of the text.
 struct Parsed {
     query: Box<dyn Query>,
@@ -74,14 +92,14 @@ struct Parsed {
 
 /// `text` as query syntax or, when it does not parse (`print()`, `std::vec`, `[1,2]`, a URL
 /// naming no field), as its plain words; `None` when it has no words at all.
-fn parse(open: &OpenIndex, text: &str, title_boost: f32) -> Option<Parsed> {
+fn parse(open: &OpenIndex, text: &str, weights: Weights) -> Option<Parsed> {
     let mut words = Vec::new();
     crate::analyze::for_each_word(text, |word, _, _| words.push(word.to_string()));
     if words.is_empty() {
         return None;
     }
     let mut parser = QueryParser::for_index(&open.index, vec![open.fields.title, open.fields.body]);
-    parser.set_field_boost(open.fields.title, title_boost);
+    parser.set_field_boost(open.fields.title, weights.title);
     let (query, fallback) = match parser.parse_query(text) {
         Ok(query) => (query, None),
         Err(error) => (
@@ -90,45 +108,50 @@ fn parse(open: &OpenIndex, text: &str, title_boost: f32) -> Option<Parsed> {
         ),
     };
     Some(Parsed {
-        query: with_title_phrase(open, query, text),
+        query: with_title_phrase(open, query, text, weights.title_phrase),
         fallback,
     })
 }
 
 /// `parsed` plus, when the query has two words or more, the same words as a phrase in the
-/// title, weighted [`TITLE_PHRASE_BOOST`]: a query that is a page's title (or a run of it)
+/// title, weighted `weight` ([`TITLE_PHRASE_BOOST`] by default): a query that is a page's title (or a run of it)
 /// puts that page first, while a query whose words are merely scattered over titles gains
 /// nothing. The phrase only adds to the score of pages `parsed` matches.
-fn with_title_phrase(open: &OpenIndex, parsed: Box<dyn Query>, text: &str) -> Box<dyn Query> {
+fn with_title_phrase(
+    open: &OpenIndex,
+    parsed: Box<dyn Query>,
+    text: &str,
+    weight: f32,
+) -> Box<dyn Query> {
     let mut terms = Vec::new();
     crate::analyze::for_each_word(text, |word, _, _| {
         terms.push(Term::from_field_text(open.fields.title, word))
     });
-    if terms.len() < 2 {
+    if terms.len() < 2 || weight <= 0.0 {
         return parsed;
     }
-    let phrase = BoostQuery::new(Box::new(PhraseQuery::new(terms)), TITLE_PHRASE_BOOST);
+    let phrase = BoostQuery::new(Box::new(PhraseQuery::new(terms)), weight);
     Box::new(BooleanQuery::new(vec![
         (Occur::Must, parsed),
         (Occur::Should, Box::new(phrase)),
     ]))
 }
 
-/// How much a title phrase match counts (see [`with_title_phrase`]). Measured with `indexer
-/// eval` on docs (`benches/results/title-boost.md`): title-query MRR@10 of `hybrid` 0.941
-/// without the phrase, 0.958, 0.959 and 0.960 at 1, 2 and 4; phrase-query MRR@10 unchanged
-/// (0.818) at every weight.
+/// How much a title phrase match counts (see [`with_title_phrase`]). Measured with
+/// `benches/title_boost.sh` (`indexer eval --title-phrase-boost`) on docs
+/// (`benches/results/title-boost.md`): title-query MRR@10 of `hybrid` 0.942 without the
+/// phrase, 0.958, 0.959 and 0.960 at 1, 2 and 4; phrase-query MRR@10 unchanged (0.818).
 pub const TITLE_PHRASE_BOOST: f32 = 2.0;
 
-/// URLs of the best `limit` pages for `query`, best first, without snippets; title matches
-/// count `title_boost` times a body match.
+/// URLs of the best `limit` pages for `query`, best first, without snippets, title matches
+/// weighted by `weights`.
 pub fn top_urls(
     open: &OpenIndex,
     query: &str,
     limit: usize,
-    title_boost: f32,
+    weights: Weights,
 ) -> Result<Vec<String>, SearchError> {
-    let Some(parsed) = parse(open, query, title_boost) else {
+    let Some(parsed) = parse(open, query, weights) else {
         return Ok(Vec::new());
     };
     if limit == 0 {
@@ -159,7 +182,7 @@ pub fn search(
         offset,
         hits: Vec::new(),
     };
-    let Some(parsed) = parse(open, query, TITLE_BOOST) else {
+    let Some(parsed) = parse(open, query, Weights::default()) else {
         return Ok(results);
     };
     results.fallback = parsed.fallback;
