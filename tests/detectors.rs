@@ -220,3 +220,33 @@ fn keep_title_headings_wraps_a_seed_detector() {
         plain["blocks_kept"].as_u64().unwrap() + kept
     );
 }
+
+/// A flag of another detector's group does nothing, and the run says so on stderr (the run
+/// itself goes ahead); a flag of the detector that runs draws no warning.
+#[test]
+fn flags_of_a_detector_that_does_not_run_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let build = |detector: &str| {
+        let out = indexer(
+            &[
+                "build",
+                "--detector",
+                detector,
+                "--sandwich-unit",
+                "token",
+                "--index",
+                index.to_str().unwrap(),
+            ],
+            &sample(),
+        );
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let idle = build("bloom");
+    assert!(
+        idle.contains("warning: --sandwich-unit does nothing here: it is a setting of sandwich"),
+        "{idle}"
+    );
+    assert!(!build("sandwich").contains("warning"));
+}

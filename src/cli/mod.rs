@@ -13,7 +13,8 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::{CommandFactory, Parser};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 use indexer::build::{self, BuildOptions, BuildSummary, DEFAULT_DETECTOR, Progress};
 use indexer::detect::DetectorKind;
@@ -30,7 +31,14 @@ use progress::TerminalProgress;
 /// Parses the command line, runs it and says how it ended.
 pub fn main() -> ExitCode {
     quiet_on_closed_pipe();
-    let cli = Cli::parse_from(args::with_search_words_last(std::env::args_os()));
+    let matches =
+        Cli::command().get_matches_from(args::with_search_words_last(std::env::args_os()));
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    if let Some(detectors) = detectors_used(&cli) {
+        for warning in idle_detector_flags(&matches, &detectors) {
+            eprintln!("warning: {warning}");
+        }
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -58,6 +66,59 @@ fn error_message(error: &anyhow::Error) -> String {
         message.push_str(&text);
     }
     message
+}
+
+/// The detectors a command runs, if it runs any.
+fn detectors_used(cli: &Cli) -> Option<Vec<DetectorKind>> {
+    match &cli.command {
+        Command::Build { detector, run, .. } | Command::Extract { detector, run, .. } => {
+            Some(vec![chosen_detector(*detector, run)])
+        }
+        Command::Eval { detectors, .. } => Some(detectors.clone()),
+        Command::Train { .. } => Some(vec![DetectorKind::Hybrid]),
+        _ => None,
+    }
+}
+
+/// The detector flags given on the command line that none of `detectors` reads, each as a
+/// sentence: a flag group is headed by its detector's name (`cli/detectors.rs`).
+fn idle_detector_flags(matches: &ArgMatches, detectors: &[DetectorKind]) -> Vec<String> {
+    let Some((name, given)) = matches.subcommand() else {
+        return Vec::new();
+    };
+    let command = Cli::command();
+    let Some(subcommand) = command.find_subcommand(name) else {
+        return Vec::new();
+    };
+    let used: Vec<&str> = detectors.iter().map(|kind| kind.name()).collect();
+    let listed = used.join(", ");
+    let mut warnings = Vec::new();
+    for arg in subcommand.get_arguments() {
+        let on_command_line =
+            given.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine);
+        let Some(long) = arg.get_long().filter(|_| on_command_line) else {
+            continue;
+        };
+        match arg.get_help_heading() {
+            Some(owner)
+                if DetectorKind::ALL.iter().any(|kind| kind.name() == owner)
+                    && !used.contains(&owner) =>
+            {
+                warnings.push(format!(
+                    "--{long} does nothing here: it is a setting of {owner}, and this run uses {listed}"
+                ));
+            }
+            None if long == "keep-title-headings" && used.iter().all(|&kind| kind == "hybrid") => {
+                warnings.push(
+                    "--keep-title-headings does nothing for hybrid, which keeps title headings \
+                     itself (see --hybrid-no-title-rule)"
+                        .to_string(),
+                );
+            }
+            _ => {}
+        }
+    }
+    warnings
 }
 
 /// The detector a run uses (see [`build::choose_detector`]); a two-pass detector under
