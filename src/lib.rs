@@ -18,6 +18,15 @@
 //! [`build`] wires the stages into the [`indexer_pipeline`] stage graph and decides, in one
 //! place, whether a build makes one pass over the input or two.
 
+/// The tool and the commit it was built from: "indexer 0.1.0 (commit 1a2b3c4d5e6f)".
+pub const VERSION: &str = concat!(
+    "indexer ",
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("INDEXER_COMMIT"),
+    ")"
+);
+
 pub mod analyze;
 pub mod build;
 pub mod detect;

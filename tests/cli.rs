@@ -330,3 +330,32 @@ fn search_takes_ordinary_input_and_pages() {
         );
     }
 }
+
+/// `--version` names the commit, and an index's summary says which tool made it, from which
+/// command line, and when.
+#[test]
+fn the_version_and_the_build_summary_name_their_origin() {
+    let version = ok(indexer(&["--version"], NO_INPUTS));
+    assert!(version.starts_with("indexer "), "{version}");
+    assert!(version.contains("(commit "), "{version}");
+    let (bloom, _) = indexes();
+    let stats: Value = serde_json::from_str(&ok(indexer(
+        &["stats", bloom.to_str().unwrap(), "--json"],
+        NO_INPUTS,
+    )))
+    .unwrap();
+    let build = &stats["build"];
+    assert!(build["tool"].as_str().unwrap().contains("(commit "));
+    let command_line: Vec<&str> = build["command_line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|arg| arg.as_str().unwrap())
+        .collect();
+    assert_eq!(command_line.get(1), Some(&"build"));
+    let started = build["started"].as_str().unwrap();
+    assert!(
+        started.len() == 20 && started.starts_with("20") && started.ends_with('Z'),
+        "{started}"
+    );
+}

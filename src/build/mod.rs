@@ -51,6 +51,7 @@ pub fn build_index(
     progress: &dyn Progress,
 ) -> Result<BuildSummary, BuildError> {
     options.check()?;
+    let started = std::time::SystemTime::now();
     allocator::limit_malloc_arenas(options.threads);
     let input_set = InputSet::open(inputs, options.base_url.as_deref())?;
     let plan = RunPlan::new(options, &input_set, Output::Index);
@@ -86,6 +87,7 @@ pub fn build_index(
         },
     )?;
     summary.inputs = display_paths(inputs);
+    summary.note_provenance(options, started);
     if options.stopped() {
         return Err(BuildError::Interrupted);
     }
@@ -108,6 +110,7 @@ pub fn extract(
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
     options.check()?;
+    let started = std::time::SystemTime::now();
     allocator::limit_malloc_arenas(options.threads);
     let input_set = InputSet::open(inputs, options.base_url.as_deref())?;
     let plan = RunPlan::new(options, &input_set, Output::Caller);
@@ -123,6 +126,7 @@ pub fn extract(
     };
     let mut summary = run(&input_set, options, &plan, scratch, progress, emit)?;
     summary.inputs = display_paths(inputs);
+    summary.note_provenance(options, started);
     Ok(summary)
 }
 

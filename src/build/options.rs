@@ -43,6 +43,8 @@ pub struct BuildOptions {
     /// Set (by a signal handler, say) to stop the run: no more records are read and the run
     /// ends with [`super::BuildError::Interrupted`], leaving any previous index as it was.
     pub stop: Option<Arc<AtomicBool>>,
+    /// The command line (or whatever the caller wants kept) recorded in the summary.
+    pub command_line: Vec<String>,
 }
 
 impl Default for BuildOptions {
@@ -57,6 +59,7 @@ impl Default for BuildOptions {
             memory_budget: 2 << 30,
             one_pass: false,
             stop: None,
+            command_line: Vec::new(),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! memory and time — and the decided pages a run hands to its caller.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
@@ -11,6 +12,17 @@ use crate::segment::SegmentedPage;
 /// What a run did, stored with the index and printed by `build`, `stats` and `extract`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BuildSummary {
+    /// The tool and commit that made it ([`crate::VERSION`]).
+    #[serde(default)]
+    pub tool: String,
+    /// The command line that asked for it, as [`BuildOptions::command_line`] gave it.
+    ///
+    /// [`BuildOptions::command_line`]: super::BuildOptions::command_line
+    #[serde(default)]
+    pub command_line: Vec<String>,
+    /// When the run started, UTC (RFC 3339, to the second).
+    #[serde(default)]
+    pub started: String,
     /// The detector's name.
     pub detector: String,
     /// Its thresholds.
@@ -120,6 +132,13 @@ pub fn format_skips(skipped: &BTreeMap<String, u64>) -> String {
 }
 
 impl BuildSummary {
+    /// Records the tool, the options' command line and `started` (UTC).
+    pub fn note_provenance(&mut self, options: &super::BuildOptions, started: SystemTime) {
+        self.tool = crate::VERSION.to_string();
+        self.command_line = options.command_line.clone();
+        self.started = utc_timestamp(started);
+    }
+
     /// Adds the figures of another round of the same run (or of another shard built with
     /// the same settings).
     pub fn absorb(&mut self, other: BuildSummary) {
@@ -171,9 +190,46 @@ impl BuildSummary {
     }
 }
 
+/// `time` as an RFC 3339 UTC timestamp to the second: "2026-11-23T03:21:07Z".
+pub fn utc_timestamp(time: SystemTime) -> String {
+    let seconds = time
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    let (days, of_day) = (seconds / 86_400, seconds % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        of_day / 3_600,
+        of_day % 3_600 / 60,
+        of_day % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_are_utc_rfc_3339() {
+        let at = |seconds| utc_timestamp(UNIX_EPOCH + std::time::Duration::from_secs(seconds));
+        assert_eq!(at(0), "1970-01-01T00:00:00Z");
+        assert_eq!(at(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(at(1_795_403_587), "2026-11-23T03:13:07Z");
+    }
 
     #[test]
     fn rounds_add_counts_and_keep_the_largest_peak() {

@@ -18,10 +18,18 @@ const EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (bad input, unreadabl
 a failed build leaves the previous index as it was); 2 invalid arguments; 130 stopped by Ctrl-C \
 (the previous index is kept).";
 
+/// `--version`: the version and the commit ([`indexer::VERSION`] without the name).
+const VERSION_LINE: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("INDEXER_COMMIT"),
+    ")"
+);
+
 /// Build a full-text search index from web crawls, stripping each site's template
 /// (navigation, headers, footers, sidebars) while indexing.
 #[derive(Parser)]
-#[command(version, after_help = EXIT_CODES)]
+#[command(version = VERSION_LINE, after_help = EXIT_CODES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -341,6 +349,7 @@ impl RunArgs {
                 .saturating_mul(1 << 20),
             one_pass: self.one_pass,
             stop: None,
+            command_line: std::env::args().collect(),
         })
     }
 }

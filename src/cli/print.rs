@@ -79,6 +79,9 @@ pub fn print_summary(summary: &BuildSummary) {
     } else {
         "decides each page as it arrives"
     };
+    if !summary.tool.is_empty() {
+        println!("built          {} by {}", summary.started, summary.tool);
+    }
     println!(
         "detector       {} ({passes}) {}",
         summary.detector, summary.settings
