@@ -249,4 +249,20 @@ fn flags_of_a_detector_that_does_not_run_are_warned_about() {
         "{idle}"
     );
     assert!(!build("sandwich").contains("warning"));
+    // --quiet: nothing on stderr but errors.
+    let quiet = indexer(
+        &[
+            "build",
+            "--quiet",
+            "--detector",
+            "bloom",
+            "--sandwich-unit",
+            "token",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+        &sample(),
+    );
+    assert!(quiet.status.success());
+    assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
 }

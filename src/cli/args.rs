@@ -31,6 +31,9 @@ const VERSION_LINE: &str = concat!(
 #[derive(Parser)]
 #[command(version = VERSION_LINE, after_help = EXIT_CODES)]
 pub struct Cli {
+    /// No progress, warnings or notes on stderr; errors only.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }

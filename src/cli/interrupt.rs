@@ -18,7 +18,7 @@ pub fn stop_on_interrupt() -> Arc<AtomicBool> {
         eprintln!("\ninterrupted: stopping (press Ctrl-C again to quit at once)");
     });
     if let Err(error) = installed {
-        eprintln!("warning: Ctrl-C will end the process abruptly ({error})");
+        notice!("warning: Ctrl-C will end the process abruptly ({error})");
     }
     stop
 }

@@ -2,6 +2,23 @@
 //! printing ([`print`]), progress ([`progress`]) and Ctrl-C ([`interrupt`]). It parses,
 //! calls the library and prints; it decides nothing the library could.
 
+/// `--quiet`: no progress, warnings or notes on stderr (errors still go there).
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `--quiet` was given.
+fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Prints a line on stderr unless `--quiet` was given (warnings, notes, summaries).
+macro_rules! notice {
+    ($($line:tt)*) => {
+        if !crate::cli::quiet() {
+            eprintln!($($line)*);
+        }
+    };
+}
+
 mod args;
 mod choice;
 mod detectors;
@@ -34,9 +51,10 @@ pub fn main() -> ExitCode {
     let matches =
         Cli::command().get_matches_from(args::with_search_words_last(std::env::args_os()));
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     if let Some(detectors) = detectors_used(&cli) {
         for warning in idle_detector_flags(&matches, &detectors) {
-            eprintln!("warning: {warning}");
+            notice!("warning: {warning}");
         }
     }
     match run(cli) {
@@ -148,7 +166,7 @@ fn run(cli: Cli) -> Result<()> {
             let summary = build::build_index(&inputs, &index, &options, &progress)
                 .with_context(|| format!("building {}", index.display()))?;
             for warning in &summary.warnings {
-                eprintln!("warning: {warning}");
+                notice!("warning: {warning}");
             }
             if json {
                 println!("{}", serde_json::to_string_pretty(&summary)?);
@@ -182,9 +200,9 @@ fn run(cli: Cli) -> Result<()> {
             })?;
             out.flush()?;
             for warning in &summary.warnings {
-                eprintln!("warning: {warning}");
+                notice!("warning: {warning}");
             }
-            eprintln!(
+            notice!(
                 "extracted {} pages with {} ({} records{}) in {:.1}s",
                 summary.pages,
                 summary.detector,
@@ -237,7 +255,7 @@ fn run(cli: Cli) -> Result<()> {
                 &progress,
             )?;
             if figures.labelled_pages_missing > 0 {
-                eprintln!(
+                notice!(
                     "warning: {} of {} labelled pages are not in the input and score as empty; \
                      check the inputs and the --labels patterns (quote globs)",
                     figures.labelled_pages_missing,
@@ -309,7 +327,7 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 write_atomically(path, &lines)
                     .with_context(|| format!("writing {}", path.display()))?;
-                eprintln!(
+                notice!(
                     "wrote {} held-out pages to {}",
                     held_out.len(),
                     path.display()
@@ -339,7 +357,7 @@ fn run(cli: Cli) -> Result<()> {
             let found = model.provenance.pages as usize;
             let given = labels.len() + snippets.len();
             if found < given {
-                eprintln!(
+                notice!(
                     "warning: {} of {given} labelled pages were not found in the input or had no labelled block",
                     given - found
                 );
@@ -356,7 +374,7 @@ fn run(cli: Cli) -> Result<()> {
             let open = OpenIndex::open(&index)?;
             let results = search(&open, &query.join(" "), limit, offset)?;
             if let Some(complaint) = &results.fallback {
-                eprintln!("note: not query syntax ({complaint}); searched as plain words");
+                notice!("note: not query syntax ({complaint}); searched as plain words");
             }
             if json {
                 println!("{}", serde_json::to_string_pretty(&results)?);

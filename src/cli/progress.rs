@@ -20,7 +20,7 @@ pub struct TerminalProgress {
 impl TerminalProgress {
     pub fn new() -> Self {
         let bar = ProgressBar::new_spinner();
-        if std::io::stderr().is_terminal() {
+        if std::io::stderr().is_terminal() && !super::quiet() {
             bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(5));
         } else {
             bar.set_draw_target(ProgressDrawTarget::hidden());
