@@ -359,3 +359,23 @@ fn the_version_and_the_build_summary_name_their_origin() {
         "{started}"
     );
 }
+
+/// A folder of WARC files is read as the files themselves (recognised by content, whatever
+/// their names), hidden entries left out.
+#[test]
+fn a_folder_of_warc_files_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let crawl = dir.path().join("crawl");
+    std::fs::create_dir_all(crawl.join(".trash")).unwrap();
+    for (at, file) in sample().iter().enumerate() {
+        std::fs::copy(file, crawl.join(format!("segment-{at}"))).unwrap();
+        std::fs::copy(file, crawl.join(".trash").join(format!("old-{at}.warc.gz"))).unwrap();
+    }
+    let index = dir.path().join("index");
+    let summary: Value = serde_json::from_str(&ok(indexer(
+        &["build", "--json", "--index", index.to_str().unwrap()],
+        &[&crawl],
+    )))
+    .unwrap();
+    assert_eq!(summary["pages"], 100);
+}

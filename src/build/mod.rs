@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::index::{IndexBuild, IndexedPage};
-use crate::read::InputSet;
+use crate::read::{InputSet, ReadLimits};
 
 use engine::Read;
 use rounds::{RecordSource, scratch_error, split_into_rounds};
@@ -53,7 +53,12 @@ pub fn build_index(
     options.check()?;
     let started = std::time::SystemTime::now();
     allocator::limit_malloc_arenas(options.threads);
-    let input_set = InputSet::open(inputs, options.base_url.as_deref())?;
+    let input_set = InputSet::open_walking(
+        inputs,
+        options.base_url.as_deref(),
+        options.walk,
+        ReadLimits::default(),
+    )?;
     let plan = RunPlan::new(options, &input_set, Output::Index);
     let mut writer = IndexBuild::begin(index, plan.index_threads, plan.writer_heap)?;
     let scratch = if plan.rounds {
@@ -112,7 +117,12 @@ pub fn extract(
     options.check()?;
     let started = std::time::SystemTime::now();
     allocator::limit_malloc_arenas(options.threads);
-    let input_set = InputSet::open(inputs, options.base_url.as_deref())?;
+    let input_set = InputSet::open_walking(
+        inputs,
+        options.base_url.as_deref(),
+        options.walk,
+        ReadLimits::default(),
+    )?;
     let plan = RunPlan::new(options, &input_set, Output::Caller);
     let scratch = if plan.rounds {
         let temporary = std::env::temp_dir();

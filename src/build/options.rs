@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::detect::{DetectorKind, DetectorSettings};
+use crate::read::Walk;
 use crate::segment::SegmentLimits;
 
 /// The detector of a build that names none: `hybrid` beats `bloom` on every shared corpus,
@@ -45,6 +46,8 @@ pub struct BuildOptions {
     pub stop: Option<Arc<AtomicBool>>,
     /// The command line (or whatever the caller wants kept) recorded in the summary.
     pub command_line: Vec<String>,
+    /// How input folders are walked (hidden entries, symbolic links).
+    pub walk: Walk,
 }
 
 impl Default for BuildOptions {
@@ -60,6 +63,7 @@ impl Default for BuildOptions {
             one_pass: false,
             stop: None,
             command_line: Vec::new(),
+            walk: Walk::default(),
         }
     }
 }

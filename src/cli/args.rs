@@ -43,7 +43,7 @@ pub enum Command {
     /// Build (or rebuild) an index from WARC files and folders of HTML pages.
     #[command(after_help = EXIT_CODES)]
     Build {
-        /// WARC files (.warc, .warc.gz) and folders of .html files.
+        /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
         /// The index directory; replaced only when the new index is complete.
@@ -106,7 +106,7 @@ pub enum Command {
     /// Measure detectors on labelled pages: extraction quality, index size, known-item retrieval.
     #[command(after_help = EXIT_CODES)]
     Eval {
-        /// WARC files (.warc, .warc.gz) and folders of .html files.
+        /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
         #[command(flatten)]
@@ -146,7 +146,7 @@ pub enum Command {
     /// Train a `hybrid` model on labelled pages (labels with `content_text`, or snippets).
     #[command(after_help = EXIT_CODES)]
     Train {
-        /// WARC files (.warc, .warc.gz) and folders of .html files.
+        /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
         #[command(flatten)]
@@ -190,7 +190,7 @@ pub enum Command {
     /// Print the kept text of every HTML page as JSON lines {"url","site","title","text"}.
     #[command(after_help = EXIT_CODES)]
     Extract {
-        /// WARC files (.warc, .warc.gz) and folders of .html files.
+        /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
         /// Template detector [default: hybrid].
@@ -303,6 +303,12 @@ pub struct RunArgs {
     /// Base URL for pages read from a folder (default: file:// + the folder's path).
     #[arg(long)]
     base_url: Option<String>,
+    /// Folders: also read hidden files and enter hidden folders (names starting with ".").
+    #[arg(long)]
+    hidden: bool,
+    /// Folders: follow symbolic links (each folder is entered once).
+    #[arg(long)]
+    follow: bool,
     /// Two-pass detectors: MiB of pages held while waiting for their decision; beyond it,
     /// waiting pages are decided with what has been learned so far.
     #[arg(long, default_value_t = BuildOptions::default().batch_memory >> 20)]
@@ -353,6 +359,10 @@ impl RunArgs {
             one_pass: self.one_pass,
             stop: None,
             command_line: std::env::args().collect(),
+            walk: indexer::read::Walk {
+                hidden: self.hidden,
+                follow_links: self.follow,
+            },
         })
     }
 }

@@ -5,7 +5,7 @@
 //! deterministic order.
 
 use std::fs::{self, File};
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
@@ -44,6 +44,17 @@ enum Input {
     },
 }
 
+/// How folders are walked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Walk {
+    /// Enter hidden folders and read hidden files (names starting with `.`), skipped by
+    /// default.
+    pub hidden: bool,
+    /// Follow symbolic links (to files and folders, each folder entered once); by default a
+    /// link is skipped.
+    pub follow_links: bool,
+}
+
 /// The inputs of one run: WARC files (plain or gzip) and folders of .html/.htm files.
 #[derive(Debug, Clone)]
 pub struct InputSet {
@@ -53,7 +64,9 @@ pub struct InputSet {
 
 impl InputSet {
     /// Checks every path exists and is readable (clear error naming the path if not). A
-    /// folder is walked recursively (sorted, deterministic order) for .html/.htm files.
+    /// folder is walked recursively (sorted, deterministic order) for .html/.htm files and WARC
+    /// files (recognised by their content: `WARC/` at the start, plain or gzip), without
+    /// hidden entries or symbolic links ([`InputSet::open_walking`] to change that).
     ///
     /// A folder's files get the URL `base_url` (default: `file://` and the folder's canonical
     /// path, with a trailing `/`) joined with their path relative to the folder, with forward
@@ -69,6 +82,16 @@ impl InputSet {
         base_url: Option<&str>,
         limits: ReadLimits,
     ) -> Result<InputSet, ReadError> {
+        InputSet::open_walking(paths, base_url, Walk::default(), limits)
+    }
+
+    /// [`InputSet::open`] with explicit limits, walking folders as `walk` says.
+    pub fn open_walking(
+        paths: &[PathBuf],
+        base_url: Option<&str>,
+        walk: Walk,
+        limits: ReadLimits,
+    ) -> Result<InputSet, ReadError> {
         let base_url = base_url.map(normalise_base_url).transpose()?;
         let mut inputs = Vec::new();
         for path in paths {
@@ -79,16 +102,22 @@ impl InputSet {
                     None => folder_url(path)?,
                 };
                 let mut files = Vec::new();
-                walk_html(path, &mut files)?;
-                for file in files {
-                    let relative = file.strip_prefix(path).unwrap_or(&file);
+                let mut entered = Vec::new();
+                walk_folder(path, walk, &mut entered, &mut files)?;
+                for (file, kind) in files {
                     let bytes = fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
-                    let url = format!("{base}{}", url_path(relative));
-                    inputs.push(Input::Html {
-                        path: file,
-                        url,
-                        bytes,
-                    });
+                    match kind {
+                        FoundFile::Html => {
+                            let relative = file.strip_prefix(path).unwrap_or(&file);
+                            let url = format!("{base}{}", url_path(relative));
+                            inputs.push(Input::Html {
+                                path: file,
+                                url,
+                                bytes,
+                            });
+                        }
+                        FoundFile::Warc => inputs.push(Input::Warc { path: file, bytes }),
+                    }
                 }
             } else if metadata.is_file() {
                 File::open(path).map_err(|e| io_error(path, e))?;
@@ -325,9 +354,28 @@ fn has_html_extension(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
 }
 
-/// Collects the HTML files under `dir`, depth first, entries sorted by name. Symbolic links
-/// to folders are not followed (no cycles); links to files are.
-fn walk_html(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ReadError> {
+/// What a file found in a folder is read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FoundFile {
+    Html,
+    Warc,
+}
+
+/// Collects the HTML and WARC files under `dir`, depth first, entries sorted by name; hidden
+/// entries and symbolic links only as `walk` says (`entered`: the folders entered so far, by
+/// canonical path, so that a followed link never loops). Other files are passed over.
+fn walk_folder(
+    dir: &Path,
+    walk: Walk,
+    entered: &mut Vec<PathBuf>,
+    out: &mut Vec<(PathBuf, FoundFile)>,
+) -> Result<(), ReadError> {
+    if let Ok(canonical) = fs::canonicalize(dir) {
+        if entered.contains(&canonical) {
+            return Ok(());
+        }
+        entered.push(canonical);
+    }
     let mut entries = fs::read_dir(dir)
         .map_err(|e| io_error(dir, e))?
         .collect::<Result<Vec<_>, _>>()
@@ -335,14 +383,49 @@ fn walk_html(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ReadError> {
     entries.sort_by_key(|entry| entry.file_name());
     for entry in entries {
         let path = entry.path();
-        let file_type = entry.file_type().map_err(|e| io_error(&path, e))?;
+        if !walk.hidden && entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let mut file_type = entry.file_type().map_err(|e| io_error(&path, e))?;
+        if file_type.is_symlink() {
+            if !walk.follow_links {
+                continue;
+            }
+            match fs::metadata(&path) {
+                Ok(target) => file_type = target.file_type(),
+                Err(_) => continue,
+            }
+        }
         if file_type.is_dir() {
-            walk_html(&path, out)?;
-        } else if has_html_extension(&path) && (file_type.is_file() || path.is_file()) {
-            out.push(path);
+            walk_folder(&path, walk, entered, out)?;
+        } else if !file_type.is_file() {
+            continue;
+        } else if has_html_extension(&path) {
+            out.push((path, FoundFile::Html));
+        } else if starts_like_warc(&path) {
+            out.push((path, FoundFile::Warc));
         }
     }
     Ok(())
+}
+
+/// Whether a file begins with a WARC record (`WARC/`), plain or inside gzip.
+fn starts_like_warc(path: &Path) -> bool {
+    let Ok(mut file) = File::open(path) else {
+        return false;
+    };
+    let mut head = [0u8; 5];
+    let Ok(()) = file.read_exact(&mut head) else {
+        return false;
+    };
+    if head.starts_with(&[0x1f, 0x8b]) {
+        let Ok(file) = File::open(path) else {
+            return false;
+        };
+        let mut decoded = flate2::read::MultiGzDecoder::new(file);
+        return decoded.read_exact(&mut head).is_ok() && &head == b"WARC/";
+    }
+    &head == b"WARC/"
 }
 
 /// A base URL checked and ending in `/`.
@@ -406,6 +489,62 @@ mod tests {
     fn write(path: &Path, contents: &[u8]) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, contents).unwrap();
+    }
+
+    /// The paths an input set reads, relative to `root`.
+    fn read_paths(inputs: &InputSet, root: &Path) -> Vec<String> {
+        inputs
+            .inputs
+            .iter()
+            .map(|input| match input {
+                Input::Warc { path, .. } | Input::Html { path, .. } => path,
+            })
+            .map(|path| path.strip_prefix(root).unwrap().display().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn folders_are_walked_for_pages_and_warc_files_by_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let warc = b"WARC/1.0\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
+        write(&root.join("a.html"), b"<p>a");
+        write(&root.join("crawl/part-1"), warc);
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gzip, warc).unwrap();
+        write(&root.join("crawl/part-2.gz"), &gzip.finish().unwrap());
+        write(&root.join("crawl/notes.txt"), b"not a crawl");
+        write(&root.join(".cache/b.html"), b"<p>hidden");
+        write(&root.join(".c.html"), b"<p>hidden");
+        let elsewhere = tempfile::tempdir().unwrap();
+        write(&elsewhere.path().join("linked.html"), b"<p>linked");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(elsewhere.path(), root.join("link")).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root, root.join("crawl/loop")).unwrap();
+
+        let paths = [root.to_path_buf()];
+        let plain = InputSet::open(&paths, None).unwrap();
+        assert_eq!(
+            read_paths(&plain, root),
+            ["a.html", "crawl/part-1", "crawl/part-2.gz"]
+        );
+        let everything = Walk {
+            hidden: true,
+            follow_links: true,
+        };
+        let all = InputSet::open_walking(&paths, None, everything, ReadLimits::default()).unwrap();
+        let mut expected = vec![
+            ".c.html",
+            ".cache/b.html",
+            "a.html",
+            "crawl/part-1",
+            "crawl/part-2.gz",
+        ];
+        if cfg!(unix) {
+            expected.push("link/linked.html");
+        }
+        assert_eq!(read_paths(&all, root), expected);
     }
 
     #[test]
