@@ -379,3 +379,27 @@ fn a_folder_of_warc_files_is_read() {
     .unwrap();
     assert_eq!(summary["pages"], 100);
 }
+
+/// `-` reads a WARC from standard input: the same pages as the file; named twice, a clear
+/// error.
+#[test]
+fn a_dash_reads_a_warc_from_standard_input() {
+    let file = sample()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("python311"))
+        .unwrap();
+    let piped = std::process::Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(["extract", "--detector", "none", "-"])
+        .stdin(std::fs::File::open(&file).unwrap())
+        .output()
+        .unwrap();
+    let from_file = ok(indexer(&["extract", "--detector", "none"], &[&file]));
+    assert_eq!(ok(piped), from_file);
+    assert_eq!(from_file.lines().count(), 30);
+    let twice = indexer(&["extract", "-", "-"], NO_INPUTS);
+    assert_eq!(twice.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&twice.stderr)
+            .contains("standard input (-) is named more than once")
+    );
+}

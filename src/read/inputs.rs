@@ -60,6 +60,9 @@ pub struct Walk {
 pub struct InputSet {
     inputs: Vec<Input>,
     limits: ReadLimits,
+    /// Standard input (`-`), copied to a temporary file that lives as long as the set, so
+    /// that it can be read again by location like any file.
+    _spooled: Option<std::sync::Arc<tempfile::NamedTempFile>>,
 }
 
 impl InputSet {
@@ -94,7 +97,21 @@ impl InputSet {
     ) -> Result<InputSet, ReadError> {
         let base_url = base_url.map(normalise_base_url).transpose()?;
         let mut inputs = Vec::new();
+        let mut spooled = None;
         for path in paths {
+            if path.as_os_str() == "-" {
+                if spooled.is_some() {
+                    return Err(ReadError::StandardInputTwice);
+                }
+                let file = spool_standard_input()?;
+                let bytes = file.as_file().metadata().map_or(0, |m| m.len());
+                inputs.push(Input::Warc {
+                    path: file.path().to_path_buf(),
+                    bytes,
+                });
+                spooled = Some(std::sync::Arc::new(file));
+                continue;
+            }
             let metadata = fs::metadata(path).map_err(|e| io_error(path, e))?;
             if metadata.is_dir() {
                 let base = match &base_url {
@@ -145,7 +162,11 @@ impl InputSet {
                 return Err(ReadError::NotFileOrFolder { path: path.clone() });
             }
         }
-        Ok(InputSet { inputs, limits })
+        Ok(InputSet {
+            inputs,
+            limits,
+            _spooled: spooled,
+        })
     }
 
     /// Replaces the limits.
@@ -352,6 +373,14 @@ fn has_html_extension(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
+}
+
+/// Standard input copied to a temporary file.
+fn spool_standard_input() -> Result<tempfile::NamedTempFile, ReadError> {
+    let stdin = Path::new("-");
+    let mut file = tempfile::NamedTempFile::new().map_err(|e| io_error(stdin, e))?;
+    io::copy(&mut io::stdin().lock(), &mut file).map_err(|e| io_error(stdin, e))?;
+    Ok(file)
 }
 
 /// What a file found in a folder is read as.

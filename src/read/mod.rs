@@ -198,6 +198,9 @@ pub enum ReadError {
         #[source]
         source: std::io::Error,
     },
+    /// Standard input (`-`) was named twice: it can be read once.
+    #[error("standard input (-) is named more than once")]
+    StandardInputTwice,
     /// An input is neither a regular file nor a folder.
     #[error("not a file or folder: {}", path.display())]
     NotFileOrFolder {
