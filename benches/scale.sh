@@ -35,7 +35,7 @@ wall = statistics.median(float(w) for w, _ in runs)
 rss = statistics.median(int(r) for _, r in runs)
 s = json.load(open(summary_path))
 mb = s["html_bytes"] / 1e6
-site = s["counters"].get("peak-site-state-bytes", 0) / 1e6
+site = s["counters"].get("peak_site_state_bytes", 0) / 1e6
 print(f"| {budget} | {n}× | {s['counters'].get('sites', '-')} | {s['pages']} | {mb:.0f} | {wall:.1f} "
       f"| {mb / wall:.1f} | {rss / 1024:.0f} | {s['rounds']} | {s['peak_state_bytes'] / 1e6:.0f} "
       f"| {site:.1f} | {wall / int(n):.2f} |")

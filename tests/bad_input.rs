@@ -135,7 +135,7 @@ fn a_garbage_file_among_good_ones_is_counted_and_the_rest_indexed() {
     assert!(output.status.success(), "{}", stderr(&output));
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(summary["pages"], 1);
-    assert_eq!(summary["skipped"]["unreadable-file"], 1);
+    assert_eq!(summary["skipped"]["unreadable_file"], 1);
 }
 
 #[test]
@@ -182,8 +182,8 @@ fn a_fifty_megabyte_page_and_a_hundred_thousand_nested_divs_are_cut_and_counted(
     assert_no_panic(&output);
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(summary["pages"], 3);
-    assert_eq!(summary["limited"]["page-bytes"], 1);
-    assert_eq!(summary["limited"]["nesting-depth"], 1);
+    assert_eq!(summary["limited"]["page_bytes"], 1);
+    assert_eq!(summary["limited"]["nesting_depth"], 1);
 }
 
 #[test]

@@ -214,7 +214,7 @@ fn a_small_memory_budget_splits_sites_into_rounds_with_the_same_decisions() {
     assert_eq!(summary["rounds"], 3, "one round per site of the sample");
     assert_eq!(summary["pages"], 100);
     assert_eq!(summary["records"], 103);
-    assert_eq!(summary["skipped"]["non-page-record"], 3);
+    assert_eq!(summary["skipped"]["non_page_record"], 3);
     let warning = summary["warnings"][0].as_str().unwrap();
     assert!(
         warning.contains("64 MiB is below the build's fixed costs"),

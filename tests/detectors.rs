@@ -145,7 +145,7 @@ fn one_pass_builds_use_hybrid_and_refuse_two_pass_detectors() {
     let summary: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(summary["detector"], "hybrid");
     assert_eq!(summary["passes"], 1);
-    assert!(summary["counters"]["segments-peak"].as_u64().unwrap() > 0);
+    assert!(summary["counters"]["segments_peak"].as_u64().unwrap() > 0);
 
     let refused = indexer(
         &[
@@ -180,14 +180,14 @@ fn menu_reports_how_it_found_each_pages_peers() {
     let summary: Value = serde_json::from_str(&out).unwrap();
     let counters = &summary["counters"];
     let count = |name: &str| counters[name].as_u64().unwrap();
-    assert_eq!(count("link-graph-pages"), 100);
-    let decided = count("pages-with-complete-subdigraph")
-        + count("pages-with-smaller-subdigraph-fallback")
-        + count("pages-without-linked-peers")
-        + count("pages-reusing-section-pages");
+    assert_eq!(count("link_graph_pages"), 100);
+    let decided = count("pages_with_complete_subdigraph")
+        + count("pages_with_smaller_subdigraph_fallback")
+        + count("pages_without_linked_peers")
+        + count("pages_reusing_section_pages");
     assert_eq!(decided, 100);
-    assert!(count("pages-with-complete-subdigraph") > 0);
-    assert!(count("pages-read-again") > 0);
+    assert!(count("pages_with_complete_subdigraph") > 0);
+    assert!(count("pages_read_again") > 0);
 }
 
 /// `--keep-title-headings` puts the title-heading rule on a detector of the papers: the
@@ -211,8 +211,8 @@ fn keep_title_headings_wraps_a_seed_detector() {
     };
     let plain = summary(&[]);
     let ruled = summary(&["--keep-title-headings"]);
-    assert!(plain["counters"].get("title-headings-kept").is_none());
-    let kept = ruled["counters"]["title-headings-kept"].as_u64().unwrap();
+    assert!(plain["counters"].get("title_headings_kept").is_none());
+    let kept = ruled["counters"]["title_headings_kept"].as_u64().unwrap();
     assert!(kept > 0, "{ruled}");
     assert_eq!(ruled["settings"]["keep_title_headings"], true);
     assert_eq!(

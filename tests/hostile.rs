@@ -112,7 +112,7 @@ fn content_lengths_that_lie_cost_only_their_own_records() {
     ));
     let summary = built(&[&write(dir.path(), "long.warc", &long)]);
     assert_eq!(summary["pages"], 1);
-    assert_eq!(skipped(&summary).get("truncated-record"), Some(&1));
+    assert_eq!(skipped(&summary).get("truncated_record"), Some(&1));
 }
 
 #[test]
@@ -129,7 +129,7 @@ fn a_corrupt_gzip_member_in_the_middle_loses_only_itself() {
     let summary = built(&[&write(dir.path(), "corrupt.warc.gz", &file)]);
     assert_eq!(summary["pages"], 2, "{summary}");
     assert!(
-        skipped(&summary).contains_key("bad-compression"),
+        skipped(&summary).contains_key("bad_compression"),
         "{summary}"
     );
 }
@@ -206,7 +206,7 @@ fn a_one_gigabyte_record_is_skipped_without_being_read() {
     let started = std::time::Instant::now();
     let summary = built(&[&path]);
     assert_eq!(summary["pages"], 2, "{summary}");
-    assert_eq!(skipped(&summary).get("too-large"), Some(&1));
+    assert_eq!(skipped(&summary).get("too_large"), Some(&1));
     assert!(
         started.elapsed() < std::time::Duration::from_secs(60),
         "the giant record was read: {:?}",
@@ -234,7 +234,7 @@ fn a_million_tiny_records_are_counted() {
     drop(file);
     let summary = built(&[&path]);
     assert_eq!(summary["pages"], 1);
-    assert_eq!(skipped(&summary).get("non-page-record"), Some(&1_000_000));
+    assert_eq!(skipped(&summary).get("non_page_record"), Some(&1_000_000));
 }
 
 #[test]
@@ -269,7 +269,7 @@ fn a_page_nested_a_million_deep_and_a_hundred_megabyte_line_are_cut_or_skipped()
     // The deep page is cut at the depth limit (its 11 MB are also over the page-size limit);
     // the 100 MB line is over the record limit and skipped unread.
     assert_eq!(summary["pages"], 2, "{summary}");
-    assert_eq!(skipped(&summary).get("too-large"), Some(&1), "{summary}");
+    assert_eq!(skipped(&summary).get("too_large"), Some(&1), "{summary}");
     assert!(summary["limited"].as_object().unwrap().values().count() >= 1);
 }
 
@@ -290,7 +290,7 @@ fn every_committed_fixture_is_read_with_every_record_accounted_for() {
     assert_eq!(summary["records"], 186, "{summary}");
     assert_eq!(summary["pages"], 87, "{summary}");
     let skips = skipped(&summary);
-    assert_eq!(skips.get("non-page-record"), Some(&93));
-    assert_eq!(skips.get("not-html"), Some(&5));
-    assert_eq!(skips.get("truncated-record"), Some(&1));
+    assert_eq!(skips.get("non_page_record"), Some(&93));
+    assert_eq!(skips.get("not_html"), Some(&5));
+    assert_eq!(skips.get("truncated_record"), Some(&1));
 }

@@ -236,7 +236,7 @@ fn hybrid_runs_in_one_pass_on_a_segment_table() {
     .unwrap();
     assert_eq!(summary["detector"], "hybrid");
     assert_eq!(summary["passes"], 1);
-    assert!(summary["counters"]["segments-peak"].as_u64().unwrap() > 1000);
+    assert!(summary["counters"]["segments_peak"].as_u64().unwrap() > 1000);
     assert!(summary["blocks_dropped"].as_u64().unwrap() > 0);
 
     let pages = extracted_pages(&ok(indexer(

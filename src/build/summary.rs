@@ -119,7 +119,7 @@ impl DecidedPage {
     }
 }
 
-/// "; skipped: 3 not-html, 1 truncated-record", or empty.
+/// "; skipped: 3 not_html, 1 truncated_record", or empty.
 pub fn format_skips(skipped: &BTreeMap<String, u64>) -> String {
     if skipped.is_empty() {
         return String::new();
@@ -241,7 +241,7 @@ mod tests {
             };
             summary.set_counters(vec![
                 Counter::sum("sites", sites),
-                Counter::max("peak-site-state-bytes", peak),
+                Counter::max("peak_site_state_bytes", peak),
             ]);
             summary
         };
@@ -251,6 +251,6 @@ mod tests {
         total.absorb(round(4, 100));
         assert_eq!(total.pages, 90);
         assert_eq!(total.counters["sites"], 9);
-        assert_eq!(total.counters["peak-site-state-bytes"], 900);
+        assert_eq!(total.counters["peak_site_state_bytes"], 900);
     }
 }

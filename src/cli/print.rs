@@ -64,6 +64,46 @@ pub fn print_stats(figures: &IndexStats) {
     }
 }
 
+/// `bytes` in the largest binary unit that keeps it at or over 1: "512 B", "3.4 MiB".
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// A detector's settings as `name=value` pairs (nested settings as `group.name=value`).
+fn settings_line(settings: &serde_json::Value) -> String {
+    fn walk(prefix: &str, value: &serde_json::Value, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(fields) => {
+                for (name, field) in fields {
+                    let name = if prefix.is_empty() {
+                        name.clone()
+                    } else {
+                        format!("{prefix}.{name}")
+                    };
+                    walk(&name, field, out);
+                }
+            }
+            serde_json::Value::Null => {}
+            serde_json::Value::String(text) => out.push(format!("{prefix}={text}")),
+            other => out.push(format!("{prefix}={other}")),
+        }
+    }
+    let mut pairs = Vec::new();
+    walk("", settings, &mut pairs);
+    pairs.join(" ")
+}
+
 pub fn print_summary(summary: &BuildSummary) {
     let blocks = summary.blocks_kept + summary.blocks_dropped;
     let text = summary.text_bytes_kept + summary.text_bytes_dropped;
@@ -82,10 +122,11 @@ pub fn print_summary(summary: &BuildSummary) {
     if !summary.tool.is_empty() {
         println!("built          {} by {}", summary.started, summary.tool);
     }
-    println!(
-        "detector       {} ({passes}) {}",
-        summary.detector, summary.settings
-    );
+    println!("detector       {} ({passes})", summary.detector);
+    let settings = settings_line(&summary.settings);
+    if !settings.is_empty() {
+        println!("  settings     {settings}");
+    }
     println!(
         "pages          {} of {} records",
         summary.pages, summary.records
@@ -103,18 +144,26 @@ pub fn print_summary(summary: &BuildSummary) {
         share(summary.blocks_dropped, blocks)
     );
     println!(
-        "text bytes     {} kept, {} dropped ({:.1}% dropped)",
-        summary.text_bytes_kept,
-        summary.text_bytes_dropped,
+        "text           {} kept, {} dropped ({:.1}% dropped)",
+        human_bytes(summary.text_bytes_kept),
+        human_bytes(summary.text_bytes_dropped),
         share(summary.text_bytes_dropped, text)
     );
-    for (name, count) in &summary.counters {
-        println!("  {name:<28} {count}");
+    if !summary.counters.is_empty() {
+        println!("{} counted:", summary.detector);
+        for (name, count) in &summary.counters {
+            let value = if name.ends_with("bytes") {
+                human_bytes(*count)
+            } else {
+                count.to_string()
+            };
+            println!("  {:<28} {value}", name.replace(['-', '_'], " "));
+        }
     }
     println!(
-        "memory         {} bytes of detector state, {} bytes of pages waiting ({} batch{}) at peak",
-        summary.peak_state_bytes,
-        summary.peak_batch_bytes,
+        "memory         {} of detector state, {} of pages waiting ({} batch{}) at peak",
+        human_bytes(summary.peak_state_bytes),
+        human_bytes(summary.peak_batch_bytes),
         summary.batches,
         if summary.batches == 1 { "" } else { "es" }
     );
@@ -137,4 +186,22 @@ pub fn print_summary(summary: &BuildSummary) {
         },
         summary.threads
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_human() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(5 << 20), "5.0 MiB");
+    }
+
+    #[test]
+    fn settings_are_name_value_pairs() {
+        let settings = serde_json::json!({"a": 1, "b": {"c": "x", "d": null}, "e": true});
+        assert_eq!(settings_line(&settings), "a=1 b.c=x e=true");
+    }
 }

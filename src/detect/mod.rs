@@ -177,7 +177,7 @@ pub enum Merge {
 /// A figure a detector reports in the build summary (see [`Detector::counters`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Counter {
-    /// Its name in the summary (kebab-case).
+    /// Its name in the summary (snake_case).
     pub name: &'static str,
     /// Its value.
     pub value: u64,

@@ -293,7 +293,7 @@ impl<D: Detector> Detector for KeepTitleHeadings<D> {
     fn counters(&self) -> Vec<Counter> {
         let mut counters = self.inner.counters();
         counters.push(Counter::sum(
-            "title-headings-kept",
+            "title_headings_kept",
             self.kept.load(Ordering::Relaxed),
         ));
         counters
@@ -365,7 +365,7 @@ mod tests {
         // page's own title word, and the heading is that word.
         let keep = detector.decide(&pages[3], &observations[3], &NoPages);
         assert_eq!(keep, [true, false]);
-        assert_eq!(counter(&detector.counters(), "title-headings-kept"), 1);
+        assert_eq!(counter(&detector.counters(), "title_headings_kept"), 1);
         assert_eq!(detector.settings()["keep_title_headings"], true);
 
         // A heading that is the site's name, or a paragraph of title words, is not kept.

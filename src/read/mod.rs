@@ -125,20 +125,20 @@ impl SkipReason {
         SkipReason::HtmlParserFailed,
     ];
 
-    /// A stable kebab-case name, e.g. `"truncated-record"`.
+    /// A stable snake_case name, e.g. `"truncated_record"`.
     pub fn as_str(self) -> &'static str {
         match self {
-            SkipReason::NonPageRecord => "non-page-record",
-            SkipReason::BrokenRecordHeaders => "broken-record-headers",
-            SkipReason::TruncatedRecord => "truncated-record",
-            SkipReason::TooLarge => "too-large",
-            SkipReason::BadCompression => "bad-compression",
-            SkipReason::BadHttpMessage => "bad-http-message",
-            SkipReason::HttpStatus => "http-status",
-            SkipReason::BadContentEncoding => "bad-content-encoding",
-            SkipReason::NotHtml => "not-html",
-            SkipReason::UnreadableFile => "unreadable-file",
-            SkipReason::HtmlParserFailed => "html-parser",
+            SkipReason::NonPageRecord => "non_page_record",
+            SkipReason::BrokenRecordHeaders => "broken_record_headers",
+            SkipReason::TruncatedRecord => "truncated_record",
+            SkipReason::TooLarge => "too_large",
+            SkipReason::BadCompression => "bad_compression",
+            SkipReason::BadHttpMessage => "bad_http_message",
+            SkipReason::HttpStatus => "http_status",
+            SkipReason::BadContentEncoding => "bad_content_encoding",
+            SkipReason::NotHtml => "not_html",
+            SkipReason::UnreadableFile => "unreadable_file",
+            SkipReason::HtmlParserFailed => "html_parser",
         }
     }
 }
@@ -273,18 +273,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn skip_reason_names_are_unique_kebab_case() {
+    fn skip_reason_names_are_unique_snake_case() {
         let mut names: Vec<&str> = SkipReason::ALL.iter().map(|r| r.as_str()).collect();
         for name in &names {
             assert!(
-                name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'),
+                name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
                 "{name}"
             );
         }
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), SkipReason::ALL.len());
-        assert_eq!(SkipReason::TruncatedRecord.as_str(), "truncated-record");
+        assert_eq!(SkipReason::TruncatedRecord.as_str(), "truncated_record");
     }
 
     #[test]

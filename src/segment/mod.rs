@@ -215,13 +215,13 @@ pub enum PageLimit {
 }
 
 impl PageLimit {
-    /// A kebab-case name for summaries.
+    /// A snake_case name for summaries.
     pub fn as_str(self) -> &'static str {
         match self {
-            PageLimit::Bytes => "page-bytes",
-            PageLimit::Depth => "nesting-depth",
-            PageLimit::Blocks => "block-count",
-            PageLimit::Words => "word-count",
+            PageLimit::Bytes => "page_bytes",
+            PageLimit::Depth => "nesting_depth",
+            PageLimit::Blocks => "block_count",
+            PageLimit::Words => "word_count",
         }
     }
 }

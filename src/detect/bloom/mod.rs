@@ -257,10 +257,10 @@ impl Detector for Bloom {
         vec![
             Counter::sum("sites", self.model.sites() as u64),
             Counter::max(
-                "peak-site-state-bytes",
+                "peak_site_state_bytes",
                 self.model.largest_site_bytes() as u64,
             ),
-            Counter::sum("words-not-learned-site-full", self.model.not_learned()),
+            Counter::sum("words_not_learned_site_full", self.model.not_learned()),
         ]
     }
 

@@ -462,24 +462,24 @@ impl Detector for Hybrid {
         if let Some(tables) = &self.one_pass {
             return vec![
                 Counter::sum(
-                    "title-headings-kept",
+                    "title_headings_kept",
                     self.kept_for_title
                         .load(std::sync::atomic::Ordering::Relaxed),
                 ),
                 Counter::sum("segments", tables.held()),
-                Counter::max("segments-peak", tables.peak()),
-                Counter::sum("segments-evicted", tables.evicted()),
+                Counter::max("segments_peak", tables.peak()),
+                Counter::sum("segments_evicted", tables.evicted()),
             ];
         }
         vec![
             Counter::sum("sites", self.sites.len() as u64),
             Counter::sum(
-                "title-headings-kept",
+                "title_headings_kept",
                 self.kept_for_title
                     .load(std::sync::atomic::Ordering::Relaxed),
             ),
             Counter::max(
-                "peak-site-state-bytes",
+                "peak_site_state_bytes",
                 self.signatures.largest_site_bytes() as u64,
             ),
         ]

@@ -317,8 +317,8 @@ impl Detector for Incremental {
     fn counters(&self) -> Vec<Counter> {
         vec![
             Counter::sum("segments", self.segments() as u64),
-            Counter::max("segments-peak", self.tables.peak()),
-            Counter::sum("segments-evicted", self.tables.evicted()),
+            Counter::max("segments_peak", self.tables.peak()),
+            Counter::sum("segments_evicted", self.tables.evicted()),
         ]
     }
 }
@@ -425,7 +425,7 @@ mod tests {
         // Three nav segments and the story segments of at most the last ~Tb+sweep pages.
         let held = detector.segments();
         assert!(held <= 3 + 15, "{held}");
-        assert!(counter(&detector.counters(), "segments-evicted") >= 180);
+        assert!(counter(&detector.counters(), "segments_evicted") >= 180);
         // The frequent nav segments survive.
         let observation = detector.observe(&pages[0], "");
         assert!(!detector.decide(&pages[0], &observation, &NoPages)[0]);

@@ -440,17 +440,17 @@ impl Detector for Menu {
     fn counters(&self) -> Vec<Counter> {
         let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         vec![
-            Counter::sum("pages-with-complete-subdigraph", load(&self.complete)),
+            Counter::sum("pages_with_complete_subdigraph", load(&self.complete)),
             Counter::sum(
-                "pages-with-smaller-subdigraph-fallback",
+                "pages_with_smaller_subdigraph_fallback",
                 load(&self.partial),
             ),
-            Counter::sum("pages-without-linked-peers", load(&self.alone)),
-            Counter::sum("pages-reusing-section-pages", load(&self.section_reuses)),
-            Counter::sum("pages-read-again", load(&self.pages_read)),
-            Counter::sum("pages-not-read-again", load(&self.unreadable)),
+            Counter::sum("pages_without_linked_peers", load(&self.alone)),
+            Counter::sum("pages_reusing_section_pages", load(&self.section_reuses)),
+            Counter::sum("pages_read_again", load(&self.pages_read)),
+            Counter::sum("pages_not_read_again", load(&self.unreadable)),
             Counter::sum(
-                "link-graph-pages",
+                "link_graph_pages",
                 self.out_links.iter().flatten().count() as u64,
             ),
         ]
@@ -573,7 +573,7 @@ mod tests {
             .collect();
         assert_eq!(kept, ["About a", "Only a says this."]);
         assert_eq!(
-            counter(&detector.counters(), "pages-with-complete-subdigraph"),
+            counter(&detector.counters(), "pages_with_complete_subdigraph"),
             1
         );
 
@@ -584,7 +584,7 @@ mod tests {
         let keep = detector.decide(&page, &observation, &site);
         assert_eq!(keep.iter().filter(|k| !**k).count(), 5);
         assert_eq!(
-            counter(&detector.counters(), "pages-reusing-section-pages"),
+            counter(&detector.counters(), "pages_reusing_section_pages"),
             1
         );
     }
@@ -607,7 +607,7 @@ mod tests {
                 .all(|&k| k)
         );
         assert_eq!(
-            counter(&detector.counters(), "pages-without-linked-peers"),
+            counter(&detector.counters(), "pages_without_linked_peers"),
             1
         );
     }
@@ -631,7 +631,7 @@ mod tests {
         assert_eq!(
             counter(
                 &detector.counters(),
-                "pages-with-smaller-subdigraph-fallback"
+                "pages_with_smaller_subdigraph_fallback"
             ),
             1
         );

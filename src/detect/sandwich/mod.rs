@@ -349,9 +349,9 @@ impl Detector for Sandwich {
     fn counters(&self) -> Vec<Counter> {
         let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         vec![
-            Counter::sum("pages-with-peer", load(&self.with_peer)),
-            Counter::sum("pages-without-peer", load(&self.without_peer)),
-            Counter::sum("comparisons-cut-at-max-cost", load(&self.gave_up)),
+            Counter::sum("pages_with_peer", load(&self.with_peer)),
+            Counter::sum("pages_without_peer", load(&self.without_peer)),
+            Counter::sum("comparisons_cut_at_max_cost", load(&self.gave_up)),
             Counter::sum("directories", self.directories.len() as u64),
         ]
     }
@@ -401,7 +401,7 @@ mod tests {
         // The first page has no peer; the second loses the lines it shares with it.
         assert_eq!(kept[0].len(), 6);
         assert_eq!(kept[1], ["Fire", "The Fire story goes on."]);
-        assert_eq!(counter(&detector.counters(), "pages-without-peer"), 1);
+        assert_eq!(counter(&detector.counters(), "pages_without_peer"), 1);
     }
 
     #[test]

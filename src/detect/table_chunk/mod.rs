@@ -241,7 +241,7 @@ impl Detector for TableChunk {
                 "chunks",
                 self.clusters.values().map(|c| c.len() as u64).sum(),
             ),
-            Counter::sum("chunks-not-counted", self.uncounted),
+            Counter::sum("chunks_not_counted", self.uncounted),
         ]
     }
 }
@@ -374,6 +374,6 @@ mod tests {
         let observation = detector.observe(&page, "");
         detector.learn(&observation);
         assert_eq!(counter(&detector.counters(), "chunks"), 2);
-        assert_eq!(counter(&detector.counters(), "chunks-not-counted"), 1);
+        assert_eq!(counter(&detector.counters(), "chunks_not_counted"), 1);
     }
 }
