@@ -14,9 +14,22 @@ use indexer::segment::SegmentLimits;
 use super::choice::choice;
 use super::detectors::DetectorFlags;
 
-const EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (bad input, unreadable index, nothing to index — \
-a failed build leaves the previous index as it was); 2 invalid arguments; 130 stopped by Ctrl-C \
-(the previous index is kept).";
+/// Exit codes of the whole tool (`indexer --help`).
+const EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (see each command's --help); 2 invalid \
+arguments; 130 stopped by Ctrl-C.";
+
+/// Exit codes of `build`.
+const BUILD_EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (unreadable input, nothing to \
+index, index not writable — the previous index is kept as it was); 2 invalid arguments; 130 \
+stopped by Ctrl-C (the previous index is kept).";
+
+/// Exit codes of `extract`, `eval` and `train`.
+const RUN_EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (unreadable input, no page found, \
+bad labels or model file, output not writable); 2 invalid arguments; 130 stopped by Ctrl-C.";
+
+/// Exit codes of the commands that read an index.
+const INDEX_EXIT_CODES: &str = "Exit codes: 0 success (a query that matches nothing too); 1 the \
+index is missing or unreadable; 2 invalid arguments.";
 
 /// `--version`: the version and the commit ([`indexer::VERSION`] without the name).
 const VERSION_LINE: &str = concat!(
@@ -41,7 +54,7 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Build (or rebuild) an index from WARC files and folders of HTML pages.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = BUILD_EXIT_CODES)]
     Build {
         /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
         #[arg(required = true)]
@@ -49,17 +62,19 @@ pub enum Command {
         /// The index directory; replaced only when the new index is complete.
         #[arg(long)]
         index: PathBuf,
-        /// Template detector [default: hybrid].
+        /// Template detector [default: hybrid]. Pick hybrid for real crawls (it learned from
+        /// labelled pages and works from one page of a site up); the others are the papers'
+        /// methods, for comparison, and none keeps everything.
         #[arg(long, value_parser = choice::<DetectorKind>())]
         detector: Option<DetectorKind>,
         #[command(flatten)]
         run: RunArgs,
         /// Print the build summary as JSON.
-        #[arg(long)]
+        #[arg(long, help_heading = "Output")]
         json: bool,
     },
     /// Search an index (BM25 over title and body).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = INDEX_EXIT_CODES)]
     Search {
         /// The index directory.
         index: PathBuf,
@@ -84,7 +99,7 @@ pub enum Command {
         json: bool,
     },
     /// Size figures of an index and the summary of the build that made it.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = INDEX_EXIT_CODES)]
     Stats {
         /// The index directory.
         index: PathBuf,
@@ -93,7 +108,7 @@ pub enum Command {
         json: bool,
     },
     /// Two indexes side by side, with ratios (B / A).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = INDEX_EXIT_CODES)]
     Compare {
         /// The index compared against (usually built with `--detector none`).
         a: PathBuf,
@@ -104,7 +119,7 @@ pub enum Command {
         json: bool,
     },
     /// Measure detectors on labelled pages: extraction quality, index size, known-item retrieval.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = RUN_EXIT_CODES)]
     Eval {
         /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
         #[arg(required = true)]
@@ -144,7 +159,7 @@ pub enum Command {
         run: RunArgs,
     },
     /// Train a `hybrid` model on labelled pages (labels with `content_text`, or snippets).
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = RUN_EXIT_CODES)]
     Train {
         /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
         #[arg(required = true)]
@@ -188,12 +203,14 @@ pub enum Command {
         run: RunArgs,
     },
     /// Print the kept text of every HTML page as JSON lines {"url","site","title","text"}.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = RUN_EXIT_CODES)]
     Extract {
         /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
-        /// Template detector [default: hybrid].
+        /// Template detector [default: hybrid]. Pick hybrid for real crawls (it learned from
+        /// labelled pages and works from one page of a site up); the others are the papers'
+        /// methods, for comparison, and none keeps everything.
         #[arg(long, value_parser = choice::<DetectorKind>())]
         detector: Option<DetectorKind>,
         #[command(flatten)]
@@ -295,40 +312,40 @@ pub struct RunArgs {
     /// Read the input once, deciding each page as it arrives (for crawlers that cannot make
     /// a second pass): needs a detector that can run in one pass (hybrid, incremental,
     /// sandwich, none).
-    #[arg(long)]
+    #[arg(long, help_heading = "Detection")]
     pub one_pass: bool,
     /// Segmenting threads; 0 or absent: the number of cores (at most 1024).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(0..=1024))]
+    #[arg(help_heading = "Memory and limits", long, value_parser = clap::value_parser!(u16).range(0..=1024))]
     threads: Option<u16>,
     /// Base URL for pages read from a folder (default: file:// + the folder's path).
-    #[arg(long)]
+    #[arg(long, help_heading = "Input")]
     base_url: Option<String>,
     /// Folders: also read hidden files and enter hidden folders (names starting with ".").
-    #[arg(long)]
+    #[arg(long, help_heading = "Input")]
     hidden: bool,
     /// Folders: follow symbolic links (each folder is entered once).
-    #[arg(long)]
+    #[arg(long, help_heading = "Input")]
     follow: bool,
     /// Two-pass detectors: MiB of pages held while waiting for their decision; beyond it,
     /// waiting pages are decided with what has been learned so far.
-    #[arg(long, default_value_t = BuildOptions::default().batch_memory >> 20)]
+    #[arg(help_heading = "Memory and limits", long, default_value_t = BuildOptions::default().batch_memory >> 20)]
     batch_memory: usize,
     /// MiB of memory for detector state, pages waiting for a decision and the index writer;
     /// a crawl that could need more is handled in rounds of sites (one read of the input
     /// each).
-    #[arg(long, default_value_t = (BuildOptions::default().memory_budget >> 20) as u64, value_parser = clap::value_parser!(u64).range(64..))]
+    #[arg(help_heading = "Memory and limits", long, default_value_t = (BuildOptions::default().memory_budget >> 20) as u64, value_parser = clap::value_parser!(u64).range(64..))]
     memory_budget: u64,
     /// Per page: HTML bytes read; the rest is cut off and counted.
-    #[arg(long, default_value_t = SegmentLimits::default().max_page_bytes)]
+    #[arg(help_heading = "Memory and limits", long, default_value_t = SegmentLimits::default().max_page_bytes)]
     max_page_bytes: usize,
     /// Per page: nesting depth tracked; deeper elements count as inline.
-    #[arg(long, default_value_t = SegmentLimits::default().max_depth)]
+    #[arg(help_heading = "Memory and limits", long, default_value_t = SegmentLimits::default().max_depth)]
     max_depth: usize,
     /// Per page: blocks; further layout elements count as inline.
-    #[arg(long, default_value_t = SegmentLimits::default().max_blocks)]
+    #[arg(help_heading = "Memory and limits", long, default_value_t = SegmentLimits::default().max_blocks)]
     max_blocks: usize,
     /// Per page: words; blocks after the one that reaches it are left out and counted.
-    #[arg(long, default_value_t = SegmentLimits::default().max_words)]
+    #[arg(help_heading = "Memory and limits", long, default_value_t = SegmentLimits::default().max_words)]
     max_words: usize,
     #[command(flatten)]
     detectors: DetectorFlags,

@@ -234,7 +234,7 @@ macro_rules! detector_flags {
             /// Keep a heading made mostly of the page's own title words (the site's shared
             /// title words removed), whatever the detector says: off by default for the
             /// detectors of the papers, always on in hybrid (see --hybrid-no-title-rule).
-            #[arg(long)]
+            #[arg(long, help_heading = "Detection")]
             keep_title_headings: bool,
             $(
                 #[command(flatten)]

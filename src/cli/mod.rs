@@ -117,23 +117,23 @@ fn idle_detector_flags(matches: &ArgMatches, detectors: &[DetectorKind]) -> Vec<
         let Some(long) = arg.get_long().filter(|_| on_command_line) else {
             continue;
         };
-        match arg.get_help_heading() {
-            Some(owner)
-                if DetectorKind::ALL.iter().any(|kind| kind.name() == owner)
-                    && !used.contains(&owner) =>
-            {
-                warnings.push(format!(
-                    "--{long} does nothing here: it is a setting of {owner}, and this run uses {listed}"
-                ));
-            }
-            None if long == "keep-title-headings" && used.iter().all(|&kind| kind == "hybrid") => {
+        if long == "keep-title-headings" {
+            if used.iter().all(|&kind| kind == "hybrid") {
                 warnings.push(
                     "--keep-title-headings does nothing for hybrid, which keeps title headings \
                      itself (see --hybrid-no-title-rule)"
                         .to_string(),
                 );
             }
-            _ => {}
+            continue;
+        }
+        if let Some(owner) = arg.get_help_heading()
+            && DetectorKind::ALL.iter().any(|kind| kind.name() == owner)
+            && !used.contains(&owner)
+        {
+            warnings.push(format!(
+                "--{long} does nothing here: it is a setting of {owner}, and this run uses {listed}"
+            ));
         }
     }
     warnings
