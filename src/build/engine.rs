@@ -114,7 +114,19 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
     let pipeline = Pipeline::new(plan.threads);
     let limits = &options.limits;
     let stopped = || options.stopped();
-    let records = || source.records().take_while(|_| !stopped());
+    let reads_input = matches!(source, RecordSource::Input(_));
+    let total = inputs.total_bytes();
+    let records = || {
+        source
+            .records()
+            .take_while(|_| !stopped())
+            .inspect(move |item| {
+                if let (true, Ok(record)) = (reads_input, item) {
+                    let position = inputs.position(record.source_input, record.source_offset);
+                    progress.input_read(position, total);
+                }
+            })
+    };
     let label = source.label();
     let segment_options = detector.segment_options();
     let mut tally = BuildSummary {

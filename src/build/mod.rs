@@ -27,7 +27,7 @@ mod summary;
 pub use error::BuildError;
 pub use options::{
     BuildOptions, DEFAULT_DETECTOR, DEFAULT_ONE_PASS_DETECTOR, NeedsOnePassDetector, NoProgress,
-    Progress, choose_detector,
+    PrefixedProgress, Progress, choose_detector,
 };
 pub use plan::{Output, RunPlan};
 pub use rounds::{SITE_BUCKETS, bucket_of};

@@ -120,12 +120,44 @@ pub fn choose_detector(
     }
 }
 
+/// Progress of one phase of a larger job: every pass named with `prefix` first ("eval, the
+/// bloom index: learning and deciding").
+pub struct PrefixedProgress<'a> {
+    /// Where the progress goes.
+    pub inner: &'a dyn Progress,
+    /// Put before each pass's name.
+    pub prefix: String,
+}
+
+impl Progress for PrefixedProgress<'_> {
+    fn start_pass(&self, name: &str) {
+        self.inner.start_pass(&format!("{}{name}", self.prefix));
+    }
+
+    fn record_done(&self, html_bytes: usize) {
+        self.inner.record_done(html_bytes);
+    }
+
+    fn input_read(&self, position: u64, total: u64) {
+        self.inner.input_read(position, total);
+    }
+
+    fn finish(&self) {
+        self.inner.finish();
+    }
+}
+
 /// Receives progress of a run; the CLI draws it.
 pub trait Progress: Sync {
     /// A pass starts.
     fn start_pass(&self, name: &str);
     /// One record was handled in the current pass; `html_bytes` of HTML were segmented.
     fn record_done(&self, html_bytes: usize);
+    /// The pass has read the input up to `position` of its `total` bytes (only when a pass
+    /// reads the input itself, not a round's partition files).
+    fn input_read(&self, position: u64, total: u64) {
+        let _ = (position, total);
+    }
     /// The run is over.
     fn finish(&self);
 }

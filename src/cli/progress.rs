@@ -15,6 +15,9 @@ pub struct TerminalProgress {
     pass_started: std::sync::Mutex<Instant>,
     records: AtomicU64,
     html_bytes: AtomicU64,
+    /// Bytes of the input read, and their total (0: not known for this pass).
+    position: AtomicU64,
+    total: AtomicU64,
 }
 
 impl TerminalProgress {
@@ -33,6 +36,8 @@ impl TerminalProgress {
             pass_started: std::sync::Mutex::new(Instant::now()),
             records: AtomicU64::new(0),
             html_bytes: AtomicU64::new(0),
+            position: AtomicU64::new(0),
+            total: AtomicU64::new(0),
         }
     }
 }
@@ -41,6 +46,8 @@ impl Progress for TerminalProgress {
     fn start_pass(&self, name: &str) {
         self.records.store(0, Ordering::Relaxed);
         self.html_bytes.store(0, Ordering::Relaxed);
+        self.position.store(0, Ordering::Relaxed);
+        self.total.store(0, Ordering::Relaxed);
         if let Ok(mut started) = self.pass_started.lock() {
             *started = Instant::now();
         }
@@ -60,8 +67,19 @@ impl Progress for TerminalProgress {
                 .map(|started| started.elapsed().as_secs_f64())
                 .unwrap_or(0.0)
                 .max(1e-6);
+            let (position, total) = (
+                self.position.load(Ordering::Relaxed),
+                self.total.load(Ordering::Relaxed),
+            );
+            let share = if total > 0 && position > 0 {
+                let done = position as f64 / total as f64;
+                let left = seconds * (1.0 - done) / done;
+                format!("{:.0}%, about {} left, ", 100.0 * done, duration(left))
+            } else {
+                String::new()
+            };
             self.bar.set_message(format!(
-                "{records} records, {:.0} pages/s, {:.1} MB/s of HTML",
+                "{share}{records} records, {:.0} pages/s, {:.1} MB/s of HTML",
                 records as f64 / seconds,
                 bytes as f64 / 1e6 / seconds
             ));
@@ -69,7 +87,34 @@ impl Progress for TerminalProgress {
         }
     }
 
+    fn input_read(&self, position: u64, total: u64) {
+        self.position.fetch_max(position, Ordering::Relaxed);
+        self.total.store(total, Ordering::Relaxed);
+    }
+
     fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// Seconds as "42 s", "3 min", "1 h 5 min".
+fn duration(seconds: f64) -> String {
+    let seconds = seconds.max(0.0).round() as u64;
+    match seconds {
+        0..60 => format!("{seconds} s"),
+        60..3600 => format!("{} min", seconds.div_ceil(60)),
+        _ => format!("{} h {} min", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_people_say_them() {
+        assert_eq!(duration(41.6), "42 s");
+        assert_eq!(duration(125.0), "3 min");
+        assert_eq!(duration(3_900.0), "1 h 5 min");
     }
 }

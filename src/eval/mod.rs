@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use tantivy::{DocAddress, TantivyDocument};
 
-use crate::build::{BuildError, BuildOptions, BuildSummary, Progress, build_index};
+use crate::build::{
+    BuildError, BuildOptions, BuildSummary, PrefixedProgress, Progress, build_index,
+};
 use crate::detect::DetectorKind;
 use crate::index::{
     IndexBuild, IndexError, IndexStats, IndexedPage, OpenIndex, stats, stored_text,
@@ -292,8 +294,11 @@ pub fn evaluate(
             detector: kind,
             ..options.clone()
         };
-        progress.start_pass(&format!("eval: building the {} index", kind.name()));
-        let summary = build_index(inputs, &path, &run, progress)?;
+        let phase = PrefixedProgress {
+            inner: progress,
+            prefix: format!("eval, the {} index: ", kind.name()),
+        };
+        let summary = build_index(inputs, &path, &run, &phase)?;
         rows.push(measure(
             kind.name(),
             &path,

@@ -189,6 +189,20 @@ impl InputSet {
             .sum()
     }
 
+    /// How many bytes of the input lie before `offset` of input `input`: the sizes of the
+    /// inputs before it plus the offset (at most that input's size).
+    pub fn position(&self, input: u32, offset: u64) -> u64 {
+        let size = |input: &Input| match input {
+            Input::Warc { bytes, .. } | Input::Html { bytes, .. } => *bytes,
+        };
+        let before: u64 = self.inputs.iter().take(input as usize).map(size).sum();
+        let within = self
+            .inputs
+            .get(input as usize)
+            .map_or(0, |current| offset.min(size(current)));
+        before + within
+    }
+
     /// Every record of every input in a deterministic order (inputs in the given order).
     /// Yields `Err(Skip)` for each record passed over or broken, so callers can count skips
     /// by reason. Memory-maps each WARC file (memmap2) and streams it: never holds a whole
@@ -530,6 +544,19 @@ mod tests {
             })
             .map(|path| path.strip_prefix(root).unwrap().display().to_string())
             .collect()
+    }
+
+    #[test]
+    fn positions_count_the_inputs_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.html"), dir.path().join("b.html"));
+        write(&a, b"0123456789");
+        write(&b, b"01234");
+        let inputs = InputSet::open(&[a, b], None).unwrap();
+        assert_eq!(inputs.position(0, 4), 4);
+        assert_eq!(inputs.position(1, 3), 13);
+        assert_eq!(inputs.position(1, 99), 15);
+        assert_eq!(inputs.total_bytes(), 15);
     }
 
     #[test]
