@@ -305,3 +305,73 @@ fn zero_threads_means_every_core_and_absurd_counts_are_refused() {
     assert_eq!(absurd.status.code(), Some(2), "{}", stderr(&absurd));
     assert!(stderr(&absurd).contains("--threads"), "{}", stderr(&absurd));
 }
+
+/// `--skip-log` writes one JSON line per record passed over (input file, byte offset, URL,
+/// reason) and per page cut short; the summary names the first few. WARC records that are
+/// not pages are only counted.
+#[test]
+fn the_skip_log_locates_every_skipped_record() {
+    let fixtures = common::repo().join("tests/data/fixtures");
+    let clipped = fixtures.join("resiliparse-clipped.warc.gz");
+    let dolma = fixtures.join("dolma-sample-0000.warc.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("skips.jsonl");
+    let out = indexer(
+        &[
+            "build",
+            "--json",
+            "--max-words",
+            "50",
+            "--index",
+            dir.path().join("index").to_str().unwrap(),
+            "--skip-log",
+            log.to_str().unwrap(),
+        ],
+        &[&clipped, &dolma],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let skipped: u64 = summary["skipped"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(reason, _)| *reason != "non_page_record")
+        .map(|(_, count)| count.as_u64().unwrap())
+        .sum();
+    let cut = summary["limited"]["word_count"].as_u64().unwrap();
+    assert!(skipped > 0 && cut > 0);
+    assert_eq!(lines.len() as u64, skipped + cut);
+    let truncated = lines
+        .iter()
+        .find(|line| line["reason"] == "truncated_record")
+        .expect("the clipped file's last record");
+    assert!(
+        truncated["input"]
+            .as_str()
+            .unwrap()
+            .ends_with("resiliparse-clipped.warc.gz")
+    );
+    assert!(truncated["offset"].is_u64());
+    let not_html = lines
+        .iter()
+        .find(|line| line["reason"] == "not_html")
+        .unwrap();
+    assert!(
+        not_html["input"]
+            .as_str()
+            .unwrap()
+            .ends_with("dolma-sample-0000.warc.gz")
+    );
+    assert!(not_html["url"].is_string());
+    assert!(
+        lines
+            .iter()
+            .any(|line| line["reason"] == "cut_by_word_count")
+    );
+    assert_eq!(summary["first_skipped"].as_array().unwrap().len(), 5);
+}

@@ -22,7 +22,9 @@ use indexer_pipeline::Pipeline;
 
 use crate::build::prepare::{InputPages, Prepared, observe};
 use crate::build::rounds::RecordSource;
-use crate::build::{BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan};
+use crate::build::{
+    BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan, SkippedRecord,
+};
 use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes};
 use crate::read::InputSet;
 
@@ -91,7 +93,7 @@ fn decide_batch<D: Detector>(
                     let keep = detector.decide(&page, &observation, pages);
                     Prepared::Page(page, keep)
                 }
-                Prepared::Skipped(reason) => Prepared::Skipped(reason),
+                Prepared::Skipped(skip) => Prepared::Skipped(skip),
             })
         },
         |decided| tally_and_emit(tally, decided, emit),
@@ -163,9 +165,9 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                                 page.heap_bytes() + detector.observation_bytes(&observation);
                             batch.items.push(Prepared::Page(page, observation));
                         }
-                        Prepared::Skipped(reason) => {
+                        Prepared::Skipped(skip) => {
                             progress.record_done(0);
-                            batch.items.push(Prepared::Skipped(reason));
+                            batch.items.push(Prepared::Skipped(skip));
                         }
                     }
                     if batch.bytes >= plan.batch_memory {
@@ -212,9 +214,9 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                             }
                             Prepared::Page(page, keep)
                         }
-                        Prepared::Skipped(reason) => {
+                        Prepared::Skipped(skip) => {
                             progress.record_done(0);
-                            Prepared::Skipped(reason)
+                            Prepared::Skipped(skip)
                         }
                     };
                     tally_and_emit(&mut tally, decided, emit)
@@ -239,11 +241,8 @@ fn tally_and_emit(
 ) -> Result<(), BuildError> {
     tally.records += 1;
     match prepared {
-        Prepared::Skipped(reason) => {
-            *tally
-                .skipped
-                .entry(reason.as_str().to_string())
-                .or_default() += 1;
+        Prepared::Skipped(skip) => {
+            tally.count_skip(&skip);
             Ok(())
         }
         Prepared::Page(page, keep) => {
@@ -251,6 +250,14 @@ fn tally_and_emit(
             tally.html_bytes += page.html_bytes as u64;
             if let Some(limit) = page.limited {
                 *tally.limited.entry(limit.as_str().to_string()).or_default() += 1;
+                tally.skipped_records.push(SkippedRecord {
+                    input: String::new(),
+                    input_number: None,
+                    offset: None,
+                    url: Some(page.url.clone()),
+                    reason: format!("cut_by_{}", limit.as_str()),
+                    detail: "page cut short at a per-page limit; the rest was indexed".into(),
+                });
             }
             for (block, &kept) in page.blocks.iter().zip(&keep) {
                 if kept {

@@ -31,7 +31,7 @@ pub use options::{
 };
 pub use plan::{Output, RunPlan};
 pub use rounds::{SITE_BUCKETS, bucket_of};
-pub use summary::{BuildSummary, DecidedPage, format_skips};
+pub use summary::{BuildSummary, DecidedPage, SkippedRecord, format_skips};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -92,6 +92,7 @@ pub fn build_index(
         },
     )?;
     summary.inputs = display_paths(inputs);
+    summary.locate_skips(&input_set);
     summary.note_provenance(options, started);
     if options.stopped() {
         return Err(BuildError::Interrupted);
@@ -136,6 +137,7 @@ pub fn extract(
     };
     let mut summary = run(&input_set, options, &plan, scratch, progress, emit)?;
     summary.inputs = display_paths(inputs);
+    summary.locate_skips(&input_set);
     summary.note_provenance(options, started);
     Ok(summary)
 }

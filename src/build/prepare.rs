@@ -15,8 +15,8 @@ use crate::segment::{SegmentLimits, SegmentOptions, SegmentedPage, segment_with}
 pub(super) enum Prepared<T> {
     /// A segmented page, with what the stage made of it.
     Page(SegmentedPage, T),
-    /// A record that holds no page, and why.
-    Skipped(SkipReason),
+    /// A record that holds no page, why, and where it lies.
+    Skipped(Skip),
 }
 
 /// A record read, decoded and segmented: the page, its HTML as segmented, and where the
@@ -25,15 +25,21 @@ pub(super) fn prepare(
     item: Result<Record, Skip>,
     limits: &SegmentLimits,
     options: SegmentOptions,
-) -> Result<(SegmentedPage, String, RecordLocation), SkipReason> {
-    let record = item.map_err(|skip| skip.reason)?;
+) -> Result<(SegmentedPage, String, RecordLocation), Skip> {
+    let record = item?;
     let location = RecordLocation::of(&record);
     // Pages somewhat over the limit are decoded and cut short (and counted as limited); only
     // bodies that decode to far more, such as compression bombs, are skipped as too large.
     let decode_cap = limits.max_page_bytes.saturating_mul(8);
-    let mut page = page_from_record(record, decode_cap).map_err(|skip| skip.reason)?;
-    let segmented =
-        segment_with(&page, limits, options).map_err(|_| SkipReason::HtmlParserFailed)?;
+    let mut page = page_from_record(record, decode_cap)?;
+    let segmented = segment_with(&page, limits, options).map_err(|error| {
+        Skip::new(
+            SkipReason::HtmlParserFailed,
+            Some(page.url.clone()),
+            error.to_string(),
+        )
+        .at(location.input, Some(location.offset))
+    })?;
     let mut html = std::mem::take(&mut page.html);
     html.truncate(segmented.html_bytes);
     Ok((segmented, html, location))
@@ -63,7 +69,7 @@ pub(super) fn observe<D: Detector>(
                 },
             )
         }
-        Err(reason) => Prepared::Skipped(reason),
+        Err(skip) => Prepared::Skipped(skip),
     }
 }
 

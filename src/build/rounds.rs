@@ -149,10 +149,7 @@ fn partition(
             }
             Err(skip) => {
                 skips.records += 1;
-                *skips
-                    .skipped
-                    .entry(skip.reason.as_str().to_string())
-                    .or_default() += 1;
+                skips.count_skip(&skip);
             }
         }
         progress.record_done(0);

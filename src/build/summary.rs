@@ -72,6 +72,13 @@ pub struct BuildSummary {
     /// The [`counters`](Self::counters) that are peaks, combined by taking the largest.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub counters_merged_by_max: BTreeSet<String>,
+    /// Records passed over (all but the WARC records that are not pages) and pages cut short,
+    /// for `--skip-log`; not stored with the index.
+    #[serde(skip)]
+    pub skipped_records: Vec<SkippedRecord>,
+    /// The first few of [`skipped_records`](Self::skipped_records), for the summary.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first_skipped: Vec<SkippedRecord>,
     /// Reads of the input: 1, or the number of site rounds the memory budget asked for.
     #[serde(default)]
     pub rounds: u32,
@@ -119,6 +126,27 @@ impl DecidedPage {
     }
 }
 
+/// A record passed over, or a page cut short, and where it lies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkippedRecord {
+    /// The input file as given ("-" for standard input; empty when not known).
+    pub input: String,
+    /// The input's number, until [`BuildSummary::locate_skips`] names it.
+    #[serde(skip)]
+    pub input_number: Option<u32>,
+    /// The record's byte offset in that file (none for a whole file, or a page cut short).
+    pub offset: Option<u64>,
+    /// The record's URL, when known.
+    pub url: Option<String>,
+    /// A skip reason ([`crate::read::SkipReason`]), or `cut_by_<limit>` for a page cut short.
+    pub reason: String,
+    /// What was wrong, in words.
+    pub detail: String,
+}
+
+/// Skipped records shown in the summary, at most.
+const FIRST_SKIPPED: usize = 5;
+
 /// "; skipped: 3 not_html, 1 truncated_record", or empty.
 pub fn format_skips(skipped: &BTreeMap<String, u64>) -> String {
     if skipped.is_empty() {
@@ -132,6 +160,41 @@ pub fn format_skips(skipped: &BTreeMap<String, u64>) -> String {
 }
 
 impl BuildSummary {
+    /// Counts `skip` by reason and keeps it for the skip log (a WARC record that is not a page
+    /// is only counted).
+    pub(super) fn count_skip(&mut self, skip: &crate::read::Skip) {
+        *self
+            .skipped
+            .entry(skip.reason.as_str().to_string())
+            .or_default() += 1;
+        if skip.reason != crate::read::SkipReason::NonPageRecord {
+            self.skipped_records.push(SkippedRecord {
+                input: String::new(),
+                input_number: Some(skip.input),
+                offset: skip.offset,
+                url: skip.url.clone(),
+                reason: skip.reason.as_str().to_string(),
+                detail: skip.detail.clone(),
+            });
+        }
+    }
+
+    /// Names the input file of every skipped record, and keeps the first few for the
+    /// summary.
+    pub(super) fn locate_skips(&mut self, inputs: &crate::read::InputSet) {
+        for record in &mut self.skipped_records {
+            if let Some(number) = record.input_number {
+                record.input = inputs.path_of(number);
+            }
+        }
+        self.first_skipped = self
+            .skipped_records
+            .iter()
+            .take(FIRST_SKIPPED)
+            .cloned()
+            .collect();
+    }
+
     /// Records the tool, the options' command line and `started` (UTC).
     pub fn note_provenance(&mut self, options: &super::BuildOptions, started: SystemTime) {
         self.tool = crate::VERSION.to_string();
@@ -149,6 +212,8 @@ impl BuildSummary {
             self.threads = other.threads;
             self.input_bytes = other.input_bytes;
         }
+        self.skipped_records
+            .extend(other.skipped_records.iter().cloned());
         self.records += other.records;
         self.pages += other.pages;
         for (reason, count) in other.skipped {

@@ -326,6 +326,10 @@ pub struct RunArgs {
     /// Folders: follow symbolic links (each folder is entered once).
     #[arg(long, help_heading = "Input")]
     follow: bool,
+    /// Write one JSON line per record passed over or page cut short (input, offset, url,
+    /// reason, detail) to this file.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub skip_log: Option<PathBuf>,
     /// Two-pass detectors: MiB of pages held while waiting for their decision; beyond it,
     /// waiting pages are decided with what has been learned so far.
     #[arg(help_heading = "Memory and limits", long, default_value_t = BuildOptions::default().batch_memory >> 20)]

@@ -86,6 +86,19 @@ fn error_message(error: &anyhow::Error) -> String {
     message
 }
 
+/// Writes the run's skipped records and cut pages to `path` as JSON lines (if asked).
+fn write_skip_log(path: Option<&std::path::Path>, summary: &BuildSummary) -> Result<()> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let mut lines = Vec::new();
+    for record in &summary.skipped_records {
+        serde_json::to_writer(&mut lines, record)?;
+        lines.push(b'\n');
+    }
+    write_atomically(path, &lines).with_context(|| format!("writing {}", path.display()))
+}
+
 /// The detectors a command runs, if it runs any.
 fn detectors_used(cli: &Cli) -> Option<Vec<DetectorKind>> {
     match &cli.command {
@@ -165,6 +178,7 @@ fn run(cli: Cli) -> Result<()> {
             let progress = TerminalProgress::new();
             let summary = build::build_index(&inputs, &index, &options, &progress)
                 .with_context(|| format!("building {}", index.display()))?;
+            write_skip_log(run.skip_log.as_deref(), &summary)?;
             for warning in &summary.warnings {
                 notice!("warning: {warning}");
             }
@@ -199,6 +213,7 @@ fn run(cli: Cli) -> Result<()> {
                 Ok(())
             })?;
             out.flush()?;
+            write_skip_log(run.skip_log.as_deref(), &summary)?;
             for warning in &summary.warnings {
                 notice!("warning: {warning}");
             }

@@ -134,6 +134,14 @@ pub fn print_summary(summary: &BuildSummary) {
     for (reason, count) in &summary.skipped {
         println!("  skipped      {count} {reason}");
     }
+    for record in &summary.first_skipped {
+        let place = match record.offset {
+            Some(offset) => format!("{} at byte {offset}", record.input),
+            None => record.input.clone(),
+        };
+        let url = record.url.as_deref().unwrap_or("");
+        println!("    e.g. {} {place} {url}", record.reason);
+    }
     for (limit, count) in &summary.limited {
         println!("  cut short    {count} by {limit} limit");
     }

@@ -189,6 +189,24 @@ impl InputSet {
             .sum()
     }
 
+    /// The path of input `input` as given ("-" for standard input), or "" if there is none.
+    pub fn path_of(&self, input: u32) -> String {
+        match self.inputs.get(input as usize) {
+            Some(Input::Warc { path, .. } | Input::Html { path, .. }) => {
+                let is_spooled = self
+                    ._spooled
+                    .as_ref()
+                    .is_some_and(|file| file.path() == path.as_path());
+                if is_spooled {
+                    "-".to_string()
+                } else {
+                    path.display().to_string()
+                }
+            }
+            None => String::new(),
+        }
+    }
+
     /// How many bytes of the input lie before `offset` of input `input`: the sizes of the
     /// inputs before it plus the offset (at most that input's size).
     pub fn position(&self, input: u32, offset: u64) -> u64 {
@@ -317,6 +335,7 @@ fn open_warc(path: &Path, input: u32, limits: ReadLimits) -> Result<Option<WarcR
             None,
             format!("{}: {error}", path.display()),
         )
+        .at(input, None)
     };
     let file = File::open(path).map_err(unreadable)?;
     if file.metadata().map_err(unreadable)?.len() == 0 {
@@ -347,6 +366,7 @@ fn read_html_file(path: &Path, url: &str, input: u32, limits: ReadLimits) -> Res
             Some(url.to_string()),
             format!("{}: {message}", path.display()),
         )
+        .at(input, None)
     };
     let bytes = fs::metadata(path)
         .map_err(|e| skip(SkipReason::UnreadableFile, e.to_string()))?

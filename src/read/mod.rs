@@ -158,6 +158,10 @@ pub struct Skip {
     pub url: Option<String>,
     /// Human-readable detail: where (file name, offset) and what was wrong.
     pub detail: String,
+    /// The input it came from (in the order of [`InputSet::open`]).
+    pub input: u32,
+    /// Its byte offset in that input, when a record was found (not for a whole file).
+    pub offset: Option<u64>,
 }
 
 impl Skip {
@@ -166,6 +170,17 @@ impl Skip {
             reason,
             url,
             detail: detail.into(),
+            input: 0,
+            offset: None,
+        }
+    }
+
+    /// The same skip, located in input `input` at `offset`.
+    pub fn at(self, input: u32, offset: Option<u64>) -> Skip {
+        Skip {
+            input,
+            offset,
+            ..self
         }
     }
 }

@@ -18,6 +18,7 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
         content_type,
         block,
         source_offset,
+        source_input,
         ..
     } = record;
     let fail = |reason: SkipReason, url: &str, message: String| {
@@ -26,6 +27,7 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
             Some(url.to_string()),
             format!("record at offset {source_offset}: {message}"),
         )
+        .at(source_input, Some(source_offset))
     };
 
     let (body, content_type) = match kind {

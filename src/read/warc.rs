@@ -137,7 +137,8 @@ impl WarcRecords {
 
     fn skip(&mut self, reason: SkipReason, url: Option<String>, offset: u64, message: &str) {
         let detail = format!("{}: offset {offset}: {message}", self.file_label);
-        self.pending.push_back(Err(Skip::new(reason, url, detail)));
+        let skip = Skip::new(reason, url, detail).at(self.input, Some(offset));
+        self.pending.push_back(Err(skip));
     }
 
     /// Records a gzip fault: before the first record the file is unreadable; later, the
