@@ -266,3 +266,26 @@ fn flags_of_a_detector_that_does_not_run_are_warned_about() {
     assert!(quiet.status.success());
     assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
 }
+
+/// `extract --show-dropped` lists every block of a page in order with its decision; the
+/// kept ones make up the page's text.
+#[test]
+fn show_dropped_lists_every_block_with_its_decision() {
+    let out = ok(indexer(
+        &["extract", "--detector", "bloom", "--show-dropped"],
+        &sample(),
+    ));
+    let mut dropped = 0;
+    for line in out.lines() {
+        let page: Value = serde_json::from_str(line).unwrap();
+        let blocks = page["blocks"].as_array().unwrap();
+        let kept: Vec<&str> = blocks
+            .iter()
+            .filter(|block| block["kept"] == true)
+            .map(|block| block["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(kept.join("\n"), page["text"].as_str().unwrap());
+        dropped += blocks.iter().filter(|block| block["kept"] == false).count();
+    }
+    assert!(dropped > 0);
+}

@@ -213,6 +213,10 @@ pub enum Command {
         /// methods, for comparison, and none keeps everything.
         #[arg(long, value_parser = choice::<DetectorKind>())]
         detector: Option<DetectorKind>,
+        /// Also print every block of the page in order with its decision: "blocks":
+        /// [{"text", "kept"}], to check what a detector drops before trusting a build.
+        #[arg(long, help_heading = "Output")]
+        show_dropped: bool,
         #[command(flatten)]
         run: RunArgs,
     },

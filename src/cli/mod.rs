@@ -192,6 +192,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Extract {
             inputs,
             detector,
+            show_dropped,
             run,
         } => {
             let options = BuildOptions {
@@ -202,12 +203,22 @@ fn run(cli: Cli) -> Result<()> {
             let stdout = std::io::stdout();
             let mut out = BufWriter::new(stdout.lock());
             let summary = build::extract(&inputs, &options, &progress, &mut |decided| {
-                let line = serde_json::json!({
+                let mut line = serde_json::json!({
                     "url": decided.page.url,
                     "site": decided.page.site,
                     "title": decided.page.title,
                     "text": decided.kept_text(),
                 });
+                if show_dropped {
+                    let blocks: Vec<serde_json::Value> = decided
+                        .page
+                        .blocks
+                        .iter()
+                        .zip(&decided.keep)
+                        .map(|(block, kept)| serde_json::json!({"text": block.text, "kept": kept}))
+                        .collect();
+                    line["blocks"] = blocks.into();
+                }
                 serde_json::to_writer(&mut out, &line).map_err(std::io::Error::from)?;
                 out.write_all(b"\n")?;
                 Ok(())
