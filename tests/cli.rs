@@ -403,3 +403,61 @@ fn a_dash_reads_a_warc_from_standard_input() {
             .contains("standard input (-) is named more than once")
     );
 }
+
+/// A word in a script written without spaces is highlighted whole: the analyzer's overlapping
+/// bigrams are merged into one range, the last character included.
+#[test]
+fn unspaced_scripts_are_highlighted_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    std::fs::write(
+        site.join("a.html"),
+        "<title>鞄</title><p>新しいブリーフケースを買いました。とても便利です。</p>",
+    )
+    .unwrap();
+    let index = dir.path().join("index");
+    ok(indexer(
+        &[
+            "build",
+            "--detector",
+            "none",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+        &[&site],
+    ));
+    let results: Value = serde_json::from_str(&ok(indexer(
+        &[
+            "search",
+            index.to_str().unwrap(),
+            "ブリーフケース",
+            "--json",
+        ],
+        NO_INPUTS,
+    )))
+    .unwrap();
+    let hit = &results["hits"][0];
+    let snippet: Vec<char> = hit["snippet"].as_str().unwrap().chars().collect();
+    let ranges = hit["highlights"].as_array().unwrap();
+    assert_eq!(ranges.len(), 1, "{hit}");
+    let (start, end) = (
+        ranges[0][0].as_u64().unwrap() as usize,
+        ranges[0][1].as_u64().unwrap() as usize,
+    );
+    assert_eq!(
+        snippet[start..end].iter().collect::<String>(),
+        "ブリーフケース"
+    );
+    let plain = ok(indexer(
+        &[
+            "search",
+            index.to_str().unwrap(),
+            "ブリーフケース",
+            "--color",
+            "never",
+        ],
+        NO_INPUTS,
+    ));
+    assert!(plain.contains("新しい[ブリーフケース]を"), "{plain}");
+}
