@@ -50,15 +50,7 @@ pub fn build_index(
     options: &BuildOptions,
     progress: &dyn Progress,
 ) -> Result<BuildSummary, BuildError> {
-    options.check()?;
-    let started = std::time::SystemTime::now();
-    allocator::limit_malloc_arenas(options.threads);
-    let input_set = InputSet::open_walking(
-        inputs,
-        options.base_url.as_deref(),
-        options.walk,
-        ReadLimits::default(),
-    )?;
+    let (input_set, started) = begin_run(inputs, options)?;
     let plan = RunPlan::new(options, &input_set, Output::Index);
     let mut writer = IndexBuild::begin(index, plan.index_threads, plan.writer_heap)?;
     let scratch = if plan.rounds {
@@ -91,9 +83,7 @@ pub fn build_index(
             Ok(())
         },
     )?;
-    summary.inputs = display_paths(inputs);
-    summary.locate_skips(&input_set);
-    summary.note_provenance(options, started);
+    finish_summary(&mut summary, inputs, &input_set, options, started);
     if options.stopped() {
         return Err(BuildError::Interrupted);
     }
@@ -115,15 +105,7 @@ pub fn extract(
     progress: &dyn Progress,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
-    options.check()?;
-    let started = std::time::SystemTime::now();
-    allocator::limit_malloc_arenas(options.threads);
-    let input_set = InputSet::open_walking(
-        inputs,
-        options.base_url.as_deref(),
-        options.walk,
-        ReadLimits::default(),
-    )?;
+    let (input_set, started) = begin_run(inputs, options)?;
     let plan = RunPlan::new(options, &input_set, Output::Caller);
     let scratch = if plan.rounds {
         let temporary = std::env::temp_dir();
@@ -136,10 +118,40 @@ pub fn extract(
         None
     };
     let mut summary = run(&input_set, options, &plan, scratch, progress, emit)?;
-    summary.inputs = display_paths(inputs);
-    summary.locate_skips(&input_set);
-    summary.note_provenance(options, started);
+    finish_summary(&mut summary, inputs, &input_set, options, started);
     Ok(summary)
+}
+
+/// What every run does first: refuse options it cannot honour, note the time, tune the
+/// allocator for its threads and open its inputs.
+fn begin_run(
+    inputs: &[PathBuf],
+    options: &BuildOptions,
+) -> Result<(InputSet, std::time::SystemTime), BuildError> {
+    options.check()?;
+    let started = std::time::SystemTime::now();
+    allocator::limit_malloc_arenas(options.threads);
+    let input_set = InputSet::open_walking(
+        inputs,
+        options.base_url.as_deref(),
+        options.walk,
+        ReadLimits::default(),
+    )?;
+    Ok((input_set, started))
+}
+
+/// What every run adds to its summary last: the inputs as given, where its skips lie, and
+/// the tool, command line and start time.
+fn finish_summary(
+    summary: &mut BuildSummary,
+    inputs: &[PathBuf],
+    input_set: &InputSet,
+    options: &BuildOptions,
+    started: std::time::SystemTime,
+) {
+    summary.inputs = display_paths(inputs);
+    summary.locate_skips(input_set);
+    summary.note_provenance(options, started);
 }
 
 fn display_paths(paths: &[PathBuf]) -> Vec<String> {

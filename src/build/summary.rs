@@ -212,8 +212,7 @@ impl BuildSummary {
             self.threads = other.threads;
             self.input_bytes = other.input_bytes;
         }
-        self.skipped_records
-            .extend(other.skipped_records.iter().cloned());
+        self.skipped_records.extend(other.skipped_records);
         self.records += other.records;
         self.pages += other.pages;
         for (reason, count) in other.skipped {

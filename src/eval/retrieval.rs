@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::Label;
 use crate::analyze::for_each_word;
+use crate::detect::title::{SITE_TITLE_MIN_PAGES, SITE_TITLE_SHARE};
 use crate::index::OpenIndex;
 use crate::search::{SearchError, Weights, top_urls};
 
@@ -91,11 +92,9 @@ pub fn reciprocal_rank(ranked: &[String], url: &str) -> f64 {
         .map_or(0.0, |at| 1.0 / (at + 1) as f64)
 }
 
-/// A title word on at least this share of a site's titles belongs to the site.
-const SITE_TITLE_SHARE: f64 = 0.9;
-
-/// The words on at least [`SITE_TITLE_SHARE`] of each site's titles (sites of five titles or
-/// more): the site's name and tagline, wherever its titles put them.
+/// The words on at least [`SITE_TITLE_SHARE`] of each site's titles (sites of
+/// [`SITE_TITLE_MIN_PAGES`] titles or more): the site's name and tagline, wherever its
+/// titles put them — the same rule `hybrid` applies to a page's title.
 fn site_title_words(labels: &[Label]) -> HashMap<&str, HashSet<String>> {
     let mut counts: HashMap<&str, (usize, HashMap<String, usize>)> = HashMap::new();
     for label in labels {
@@ -110,7 +109,7 @@ fn site_title_words(labels: &[Label]) -> HashMap<&str, HashSet<String>> {
     }
     counts
         .into_iter()
-        .filter(|(_, (titles, _))| *titles >= 5)
+        .filter(|(_, (titles, _))| *titles as u32 >= SITE_TITLE_MIN_PAGES)
         .map(|(site, (titles, words))| {
             let shared = words
                 .into_iter()

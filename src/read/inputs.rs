@@ -55,6 +55,15 @@ pub struct Walk {
     pub follow_links: bool,
 }
 
+impl Input {
+    /// Its size in bytes.
+    fn bytes(&self) -> u64 {
+        match self {
+            Input::Warc { bytes, .. } | Input::Html { bytes, .. } => *bytes,
+        }
+    }
+}
+
 /// The inputs of one run: WARC files (plain or gzip) and folders of .html/.htm files.
 #[derive(Debug, Clone)]
 pub struct InputSet {
@@ -62,7 +71,9 @@ pub struct InputSet {
     limits: ReadLimits,
     /// Standard input (`-`), copied to a temporary file that lives as long as the set, so
     /// that it can be read again by location like any file.
-    _spooled: Option<std::sync::Arc<tempfile::NamedTempFile>>,
+    spooled: Option<std::sync::Arc<tempfile::NamedTempFile>>,
+    /// Where each input starts, counting the bytes of the inputs before it.
+    starts: Vec<u64>,
 }
 
 impl InputSet {
@@ -162,10 +173,19 @@ impl InputSet {
                 return Err(ReadError::NotFileOrFolder { path: path.clone() });
             }
         }
+        let starts = inputs
+            .iter()
+            .scan(0u64, |start, input| {
+                let this = *start;
+                *start += input.bytes();
+                Some(this)
+            })
+            .collect();
         Ok(InputSet {
             inputs,
             limits,
-            _spooled: spooled,
+            spooled,
+            starts,
         })
     }
 
@@ -181,12 +201,7 @@ impl InputSet {
 
     /// Total size of the input files in bytes (compressed size for gzip), for progress.
     pub fn total_bytes(&self) -> u64 {
-        self.inputs
-            .iter()
-            .map(|input| match input {
-                Input::Warc { bytes, .. } | Input::Html { bytes, .. } => *bytes,
-            })
-            .sum()
+        self.inputs.iter().map(Input::bytes).sum()
     }
 
     /// The path of input `input` as given ("-" for standard input), or "" if there is none.
@@ -194,7 +209,7 @@ impl InputSet {
         match self.inputs.get(input as usize) {
             Some(Input::Warc { path, .. } | Input::Html { path, .. }) => {
                 let is_spooled = self
-                    ._spooled
+                    .spooled
                     .as_ref()
                     .is_some_and(|file| file.path() == path.as_path());
                 if is_spooled {
@@ -210,15 +225,11 @@ impl InputSet {
     /// How many bytes of the input lie before `offset` of input `input`: the sizes of the
     /// inputs before it plus the offset (at most that input's size).
     pub fn position(&self, input: u32, offset: u64) -> u64 {
-        let size = |input: &Input| match input {
-            Input::Warc { bytes, .. } | Input::Html { bytes, .. } => *bytes,
-        };
-        let before: u64 = self.inputs.iter().take(input as usize).map(size).sum();
-        let within = self
-            .inputs
-            .get(input as usize)
-            .map_or(0, |current| offset.min(size(current)));
-        before + within
+        let at = input as usize;
+        match (self.starts.get(at), self.inputs.get(at)) {
+            (Some(start), Some(current)) => start + offset.min(current.bytes()),
+            _ => self.total_bytes(),
+        }
     }
 
     /// Every record of every input in a deterministic order (inputs in the given order).

@@ -108,28 +108,28 @@ fn parse(open: &OpenIndex, text: &str, weights: Weights) -> Option<Parsed> {
         ),
     };
     Some(Parsed {
-        query: with_title_phrase(open, query, text, weights.title_phrase),
+        query: with_title_phrase(open, query, &words, weights.title_phrase),
         fallback,
     })
 }
 
-/// `parsed` plus, when the query has two words or more, the same words as a phrase in the
+/// `parsed` plus, when the query has two words or more (`words`, analysed), the same words as a phrase in the
 /// title, weighted `weight` ([`TITLE_PHRASE_BOOST`] by default): a query that is a page's title (or a run of it)
 /// puts that page first, while a query whose words are merely scattered over titles gains
 /// nothing. The phrase only adds to the score of pages `parsed` matches.
 fn with_title_phrase(
     open: &OpenIndex,
     parsed: Box<dyn Query>,
-    text: &str,
+    words: &[String],
     weight: f32,
 ) -> Box<dyn Query> {
-    let mut terms = Vec::new();
-    crate::analyze::for_each_word(text, |word, _, _| {
-        terms.push(Term::from_field_text(open.fields.title, word))
-    });
-    if terms.len() < 2 || weight <= 0.0 {
+    if words.len() < 2 || weight <= 0.0 {
         return parsed;
     }
+    let terms = words
+        .iter()
+        .map(|word| Term::from_field_text(open.fields.title, word))
+        .collect();
     let phrase = BoostQuery::new(Box::new(PhraseQuery::new(terms)), weight);
     Box::new(BooleanQuery::new(vec![
         (Occur::Must, parsed),

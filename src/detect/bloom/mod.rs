@@ -138,11 +138,8 @@ impl Bloom {
         // stop as soon as the non-template count makes that impossible.
         let max_non_template = (1.0 - self.settings.drop_ratio) * total as f64;
         let mut non_template = 0usize;
-        for &(word, signature) in &block.words {
-            if !self
-                .model
-                .is_template_word(site, block.style, word, &signature, &self.settings)
-            {
+        for template in self.model.template_word_flags(site, block, &self.settings) {
+            if !template {
                 non_template += 1;
                 if non_template as f64 > max_non_template + 1e-9 {
                     return false;

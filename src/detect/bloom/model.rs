@@ -197,20 +197,18 @@ impl TemplateModel {
         })
     }
 
-    /// How many of `block`'s words of `site` are template words ([`Self::is_template_word`]).
-    pub fn template_words(
-        &self,
+    /// For each of `block`'s words in order, whether it is a template word of `site`: its
+    /// cluster ([`Self::cluster_blocks`]) holds at least `settings.min_cluster_blocks` blocks.
+    /// The site's model is looked up once per block.
+    pub fn template_word_flags<'a>(
+        &'a self,
         site: &str,
-        block: &BlockSignatures,
-        settings: &super::BloomSettings,
-    ) -> usize {
-        let Some(model) = self.sites.get(site) else {
-            return 0;
-        };
-        block
-            .words
-            .iter()
-            .filter(|(word, signature)| {
+        block: &'a BlockSignatures,
+        settings: &'a super::BloomSettings,
+    ) -> impl Iterator<Item = bool> + 'a {
+        let model = self.sites.get(site);
+        block.words.iter().map(move |(word, signature)| {
+            model.is_some_and(|model| {
                 model.cluster_blocks(
                     key(block.style, *word),
                     signature,
@@ -218,21 +216,7 @@ impl TemplateModel {
                     settings.min_word_frequency,
                 ) >= settings.min_cluster_blocks
             })
-            .count()
-    }
-
-    /// Whether `word` with `signature` is a template word in a block of `style` on `site`:
-    /// its cluster holds at least `settings.min_cluster_blocks` blocks.
-    pub fn is_template_word(
-        &self,
-        site: &str,
-        style: BlockStyle,
-        word: WordId,
-        signature: &OffsetSignature,
-        settings: &super::BloomSettings,
-    ) -> bool {
-        self.cluster_blocks(site, style, word, signature, settings.min_word_frequency)
-            >= settings.min_cluster_blocks
+        })
     }
 
     /// The clusters of `word` in style cluster `style` of `site`.

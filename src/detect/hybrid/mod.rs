@@ -179,7 +179,9 @@ impl Hybrid {
         }
         let template = self
             .signatures
-            .template_words(site, block, &self.settings.bloom);
+            .template_word_flags(site, block, &self.settings.bloom)
+            .filter(|&template| template)
+            .count();
         template as f32 / block.words.len() as f32
     }
 
@@ -459,30 +461,25 @@ impl Detector for Hybrid {
     }
 
     fn counters(&self) -> Vec<Counter> {
-        if let Some(tables) = &self.one_pass {
-            return vec![
-                Counter::sum(
-                    "title_headings_kept",
-                    self.kept_for_title
-                        .load(std::sync::atomic::Ordering::Relaxed),
-                ),
+        let kept_for_title = self
+            .kept_for_title
+            .load(std::sync::atomic::Ordering::Relaxed);
+        let mut counters = vec![Counter::sum("title_headings_kept", kept_for_title)];
+        match &self.one_pass {
+            Some(tables) => counters.extend([
                 Counter::sum("segments", tables.held()),
                 Counter::max("segments_peak", tables.peak()),
                 Counter::sum("segments_evicted", tables.evicted()),
-            ];
+            ]),
+            None => counters.extend([
+                Counter::sum("sites", self.sites.len() as u64),
+                Counter::max(
+                    "peak_site_state_bytes",
+                    self.signatures.largest_site_bytes() as u64,
+                ),
+            ]),
         }
-        vec![
-            Counter::sum("sites", self.sites.len() as u64),
-            Counter::sum(
-                "title_headings_kept",
-                self.kept_for_title
-                    .load(std::sync::atomic::Ordering::Relaxed),
-            ),
-            Counter::max(
-                "peak_site_state_bytes",
-                self.signatures.largest_site_bytes() as u64,
-            ),
-        ]
+        counters
     }
 }
 
