@@ -1,11 +1,16 @@
 //! The one word analyzer shared by segmentation (words for template detection) and the index
 //! (tokens for search), so that a word the detector judged is the word the index stores.
 //!
-//! Text in, words out: runs of letters and digits, lower-cased. Scripts written without
+//! Text in, words out: runs of letters and digits, lower-cased, accents folded (`Résumé` is
+//! `resume`, `Straße` is `strasse`: tantivy's port of Lucene's ASCII folding table, so a
+//! query typed without accents finds the accented word and the other way round; letters
+//! with no ASCII form stay as they are). Scripts written without
 //! spaces between words (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar) yield
 //! overlapping character bigrams, so template detection and search still work on them.
 
-use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, RawTokenizer, Token, TokenFilter, TokenStream, Tokenizer,
+};
 
 /// Words longer than this many bytes are dropped (base64 blobs, minified junk).
 pub const MAX_WORD_BYTES: usize = 64;
@@ -90,6 +95,9 @@ impl<'a> Words<'a> {
                 }
             }
             self.at = end;
+            if !word.is_ascii() {
+                fold_accents(word);
+            }
             if word.len() <= MAX_WORD_BYTES {
                 return Some((at, end));
             }
@@ -104,6 +112,18 @@ impl<'a> Words<'a> {
         }
         word.push(c);
         Some((at, at + c.len_utf8()))
+    }
+}
+
+/// Replaces the letters of `word` that have an ASCII form by it (`é` → `e`, `ß` → `ss`,
+/// `ﬁ` → `fi`), lower-cased; other letters stay.
+fn fold_accents(word: &mut String) {
+    let mut folding = AsciiFoldingFilter.transform(RawTokenizer::default());
+    let mut stream = folding.token_stream(word);
+    if stream.advance() {
+        let folded = std::mem::take(&mut stream.token_mut().text);
+        word.clear();
+        word.extend(folded.chars().flat_map(char::to_lowercase));
     }
 }
 
@@ -182,8 +202,18 @@ mod tests {
     fn spaced_scripts_split_on_non_alphanumerics_and_lowercase() {
         assert_eq!(
             words("Hello, World! x86_64 Ünïcode"),
-            ["hello", "world", "x86", "64", "ünïcode"]
+            ["hello", "world", "x86", "64", "unicode"]
         );
+    }
+
+    #[test]
+    fn accents_fold_and_letters_without_an_ascii_form_stay() {
+        assert_eq!(
+            words("Résumé NAÏVE Straße ﬁle"),
+            ["resume", "naive", "strasse", "file"]
+        );
+        assert_eq!(words("Ελληνικά кириллица"), ["ελληνικά", "кириллица"]);
+        assert_eq!(words("Ｒｕｓｔ"), ["rust"]);
     }
 
     #[test]

@@ -307,7 +307,8 @@ fn zero_threads_means_every_core_and_absurd_counts_are_refused() {
 }
 
 /// `--skip-log` writes one JSON line per record passed over (input file, byte offset, URL,
-/// reason) and per page cut short; the summary names the first few. WARC records that are
+/// reason) and per page cut short (by a limit, or by the end of its file); the summary names
+/// the first few. WARC records that are
 /// not pages are only counted.
 #[test]
 fn the_skip_log_locates_every_skipped_record() {
@@ -344,11 +345,13 @@ fn the_skip_log_locates_every_skipped_record() {
         .map(|(_, count)| count.as_u64().unwrap())
         .sum();
     let cut = summary["limited"]["word_count"].as_u64().unwrap();
+    let truncated = summary["truncated_pages"].as_u64().unwrap();
     assert!(skipped > 0 && cut > 0);
-    assert_eq!(lines.len() as u64, skipped + cut);
+    assert_eq!(truncated, 1, "the clipped file's last record, kept in part");
+    assert_eq!(lines.len() as u64, skipped + cut + truncated);
     let truncated = lines
         .iter()
-        .find(|line| line["reason"] == "truncated_record")
+        .find(|line| line["reason"] == "truncated_record_kept")
         .expect("the clipped file's last record");
     assert!(
         truncated["input"]
@@ -357,6 +360,13 @@ fn the_skip_log_locates_every_skipped_record() {
             .ends_with("resiliparse-clipped.warc.gz")
     );
     assert!(truncated["offset"].is_u64());
+    // Cut pages are located too.
+    let cut = lines
+        .iter()
+        .find(|line| line["reason"] == "cut_by_word_count")
+        .expect("a page cut at 50 words");
+    assert!(cut["input"].as_str().unwrap().ends_with(".warc.gz"));
+    assert!(cut["offset"].is_u64());
     let not_html = lines
         .iter()
         .find(|line| line["reason"] == "not_html")
@@ -368,10 +378,52 @@ fn the_skip_log_locates_every_skipped_record() {
             .ends_with("dolma-sample-0000.warc.gz")
     );
     assert!(not_html["url"].is_string());
-    assert!(
-        lines
-            .iter()
-            .any(|line| line["reason"] == "cut_by_word_count")
-    );
     assert_eq!(summary["first_skipped"].as_array().unwrap().len(), 5);
+}
+
+/// A file cut off inside its last record: the part that was read holds a usable page, so it
+/// is indexed (and found) and counted as truncated; the same record cut inside its HTTP
+/// headers holds none and is skipped as `truncated_record`.
+#[test]
+fn a_truncated_last_record_keeps_the_part_that_was_read() {
+    let clipped = common::repo().join("tests/data/fixtures/resiliparse-clipped.warc.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let out = indexer(
+        &["build", "--json", "--index", index.to_str().unwrap()],
+        &[&clipped],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["pages"], 1);
+    assert_eq!(summary["truncated_pages"], 1);
+    let found = indexer::<&str>(
+        &["search", "-n", "0", index.to_str().unwrap(), "Revention"],
+        &[],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&found.stdout).trim(),
+        "1 page match"
+    );
+
+    // The same record cut inside its HTTP headers: nothing usable was read.
+    let whole = std::fs::read(&clipped).unwrap();
+    let mut plain = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(&whole[..]),
+        &mut plain,
+    )
+    .unwrap_or_default();
+    let body = plain
+        .windows(4)
+        .position(|w| w == b"HTTP")
+        .expect("an HTTP response");
+    let cut = write(dir.path(), "cut.warc", &plain[..body + 40]);
+    let out = indexer(&["extract"], &[&cut]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("truncated_record"),
+        "{}",
+        stderr(&out)
+    );
 }

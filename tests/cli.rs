@@ -461,3 +461,57 @@ fn unspaced_scripts_are_highlighted_whole() {
     ));
     assert!(plain.contains("新しい[ブリーフケース]を"), "{plain}");
 }
+
+/// Accents are folded in the one analyzer: a query typed with or without them finds the
+/// page either way, and the highlight covers the word as written.
+#[test]
+fn accents_are_folded_in_queries_and_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    std::fs::write(
+        site.join("cv.html"),
+        "<title>Writing a résumé</title><p>A good Résumé fits on one page.</p>",
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("cafe.html"),
+        "<title>Coffee</title><p>The cafe on the corner opens at seven.</p>",
+    )
+    .unwrap();
+    let index = dir.path().join("index");
+    ok(indexer(
+        &[
+            "build",
+            "--detector",
+            "none",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+        &[&site],
+    ));
+    let hits = |query: &str| -> Vec<Value> {
+        let out: Value = serde_json::from_str(&ok(indexer(
+            &["search", index.to_str().unwrap(), query, "--json"],
+            NO_INPUTS,
+        )))
+        .unwrap();
+        out["hits"].as_array().unwrap().clone()
+    };
+    for query in ["resume", "résumé", "RESUMÉ"] {
+        let found = hits(query);
+        assert_eq!(found.len(), 1, "{query}: {found:?}");
+        assert!(found[0]["url"].as_str().unwrap().ends_with("cv.html"));
+        let snippet: Vec<char> = found[0]["snippet"].as_str().unwrap().chars().collect();
+        let range = &found[0]["highlights"][0];
+        let (start, end) = (
+            range[0].as_u64().unwrap() as usize,
+            range[1].as_u64().unwrap() as usize,
+        );
+        let marked: String = snippet[start..end].iter().collect();
+        assert!(marked == "Résumé" || marked == "résumé", "{marked}");
+    }
+    let found = hits("café");
+    assert_eq!(found.len(), 1);
+    assert!(found[0]["url"].as_str().unwrap().ends_with("cafe.html"));
+}

@@ -267,25 +267,62 @@ fn flags_of_a_detector_that_does_not_run_are_warned_about() {
     assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
 }
 
-/// `extract --show-dropped` lists every block of a page in order with its decision; the
-/// kept ones make up the page's text.
+/// `extract --explain` lists every block of a page in order with its decision and the
+/// evidence: the kept blocks make up the page's text, and each verdict agrees with its own
+/// figure and threshold (a rule that overrules keeps the block whatever the figure).
 #[test]
-fn show_dropped_lists_every_block_with_its_decision() {
+fn explain_lists_every_block_with_its_decision_and_evidence() {
+    for (detector, scored_rule) in [
+        ("bloom", "template_word_ratio"),
+        ("hybrid", "content_probability"),
+        ("incremental", "frequent_segment_share"),
+        ("sandwich", "shared_with_peer"),
+    ] {
+        let out = ok(indexer(
+            &["extract", "--detector", detector, "--explain"],
+            &sample(),
+        ));
+        let (mut dropped, mut rules) = (0, std::collections::BTreeSet::new());
+        for line in out.lines() {
+            let page: Value = serde_json::from_str(line).unwrap();
+            let blocks = page["blocks"].as_array().unwrap();
+            let kept: Vec<&str> = blocks
+                .iter()
+                .filter(|block| block["kept"] == true)
+                .map(|block| block["text"].as_str().unwrap())
+                .collect();
+            assert_eq!(kept.join("\n"), page["text"].as_str().unwrap());
+            for block in blocks {
+                let rule = block["rule"].as_str().unwrap();
+                rules.insert(rule.to_string());
+                let kept = block["kept"].as_bool().unwrap();
+                dropped += usize::from(!kept);
+                let (score, threshold) = (&block["score"], &block["threshold"]);
+                if rule != scored_rule {
+                    // Overruling rules only keep.
+                    assert!(kept, "{detector}: {block}");
+                    continue;
+                }
+                let (score, threshold) = (score.as_f64().unwrap(), threshold.as_f64().unwrap());
+                let expected = match rule {
+                    "content_probability" => score >= threshold,
+                    "frequent_segment_share" => score <= threshold,
+                    // shared_with_peer drops at a share of 1 (every unit in the peer).
+                    _ => score < threshold,
+                };
+                // Figures are rounded to four decimals: only a clear disagreement fails.
+                if rule == "shared_with_peer" || (score - threshold).abs() > 1e-4 {
+                    assert_eq!(kept, expected, "{detector}: {block}");
+                }
+            }
+        }
+        assert!(dropped > 0, "{detector} dropped nothing");
+        assert!(rules.contains(scored_rule), "{detector}: {rules:?}");
+    }
+    // The old name still works.
     let out = ok(indexer(
         &["extract", "--detector", "bloom", "--show-dropped"],
         &sample(),
     ));
-    let mut dropped = 0;
-    for line in out.lines() {
-        let page: Value = serde_json::from_str(line).unwrap();
-        let blocks = page["blocks"].as_array().unwrap();
-        let kept: Vec<&str> = blocks
-            .iter()
-            .filter(|block| block["kept"] == true)
-            .map(|block| block["text"].as_str().unwrap())
-            .collect();
-        assert_eq!(kept.join("\n"), page["text"].as_str().unwrap());
-        dropped += blocks.iter().filter(|block| block["kept"] == false).count();
-    }
-    assert!(dropped > 0);
+    assert!(out.contains("\"rule\":\"template_word_ratio\""));
 }

@@ -54,6 +54,7 @@ pub fn http_page(data: &[u8]) {
         block: data.to_vec(),
         source_offset: 0,
         source_input: 0,
+        truncated: false,
     };
     let _ = page_from_record(record, MAX_PAGE_BYTES);
 }

@@ -20,12 +20,12 @@ use std::time::Instant;
 
 use indexer_pipeline::Pipeline;
 
-use crate::build::prepare::{InputPages, Prepared, observe};
+use crate::build::prepare::{InputPages, Observed, Origin, Prepared, observe};
 use crate::build::rounds::RecordSource;
 use crate::build::{
     BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan, SkippedRecord,
 };
-use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes};
+use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Verdict};
 use crate::read::InputSet;
 
 /// Everything one read of a run needs besides its detector.
@@ -57,7 +57,7 @@ impl DetectorVisitor for Read<'_, '_> {
 /// Pages learned but not yet decided, with their observations, in input order (skips keep
 /// their place).
 struct Batch<O> {
-    items: Vec<Prepared<O>>,
+    items: Vec<Prepared<Observed<O>>>,
     bytes: usize,
 }
 
@@ -89,9 +89,9 @@ fn decide_batch<D: Detector>(
         batch.items.drain(..),
         |item| {
             Ok(match item {
-                Prepared::Page(page, observation) => {
-                    let keep = detector.decide(&page, &observation, pages);
-                    Prepared::Page(page, keep)
+                Prepared::Page(page, observed) => {
+                    let verdicts = detector.decide(&page, &observed.observation, pages);
+                    Prepared::Page(page, (verdicts, observed.origin))
                 }
                 Prepared::Skipped(skip) => Prepared::Skipped(skip),
             })
@@ -155,15 +155,14 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                         Prepared::Page(mut page, observed) => {
                             progress.record_done(page.html_bytes);
                             if loads_pages {
-                                pages.remember(&page.url, observed.location);
+                                pages.remember(&page.url, observed.origin.location);
                             }
-                            let observation = observed.observation;
                             let mut detector = write_lock(&detector);
-                            detector.learn(&observation);
+                            detector.learn(&observed.observation);
                             page.forget_words();
-                            batch.bytes +=
-                                page.heap_bytes() + detector.observation_bytes(&observation);
-                            batch.items.push(Prepared::Page(page, observation));
+                            batch.bytes += page.heap_bytes()
+                                + detector.observation_bytes(&observed.observation);
+                            batch.items.push(Prepared::Page(page, observed));
                         }
                         Prepared::Skipped(skip) => {
                             progress.record_done(0);
@@ -205,14 +204,14 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                         Prepared::Page(page, observed) => {
                             progress.record_done(page.html_bytes);
                             let mut detector = write_lock(&detector);
-                            let keep = detector.decide(&page, &observed.observation, &NoPages);
+                            let verdicts = detector.decide(&page, &observed.observation, &NoPages);
                             detector.learn(&observed.observation);
                             pages += 1;
                             if pages.is_multiple_of(256) {
                                 tally.peak_state_bytes =
                                     tally.peak_state_bytes.max(detector.state_bytes() as u64);
                             }
-                            Prepared::Page(page, keep)
+                            Prepared::Page(page, (verdicts, observed.origin))
                         }
                         Prepared::Skipped(skip) => {
                             progress.record_done(0);
@@ -236,7 +235,7 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
 
 fn tally_and_emit(
     tally: &mut BuildSummary,
-    prepared: Prepared<Vec<bool>>,
+    prepared: Prepared<(Vec<Verdict>, Origin)>,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<(), BuildError> {
     tally.records += 1;
@@ -245,22 +244,33 @@ fn tally_and_emit(
             tally.count_skip(&skip);
             Ok(())
         }
-        Prepared::Page(page, keep) => {
+        Prepared::Page(page, (verdicts, origin)) => {
             tally.pages += 1;
             tally.html_bytes += page.html_bytes as u64;
             if let Some(limit) = page.limited {
                 *tally.limited.entry(limit.as_str().to_string()).or_default() += 1;
                 tally.skipped_records.push(SkippedRecord {
                     input: String::new(),
-                    input_number: None,
-                    offset: None,
+                    input_number: Some(origin.location.input),
+                    offset: Some(origin.location.offset),
                     url: Some(page.url.clone()),
                     reason: format!("cut_by_{}", limit.as_str()),
                     detail: "page cut short at a per-page limit; the rest was indexed".into(),
                 });
             }
-            for (block, &kept) in page.blocks.iter().zip(&keep) {
-                if kept {
+            if origin.truncated {
+                tally.truncated_pages += 1;
+                tally.skipped_records.push(SkippedRecord {
+                    input: String::new(),
+                    input_number: Some(origin.location.input),
+                    offset: Some(origin.location.offset),
+                    url: Some(page.url.clone()),
+                    reason: "truncated_record_kept".into(),
+                    detail: "the file ends inside the record; the part read was indexed".into(),
+                });
+            }
+            for (block, verdict) in page.blocks.iter().zip(&verdicts) {
+                if verdict.keep {
                     tally.blocks_kept += 1;
                     tally.text_bytes_kept += block.text.len() as u64;
                 } else {
@@ -268,7 +278,7 @@ fn tally_and_emit(
                     tally.text_bytes_dropped += block.text.len() as u64;
                 }
             }
-            emit(DecidedPage { page, keep })
+            emit(DecidedPage { page, verdicts })
         }
     }
 }

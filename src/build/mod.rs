@@ -78,7 +78,7 @@ pub fn build_index(
                 title: &decided.page.title,
                 body: &body,
                 kept_blocks: kept,
-                dropped_blocks: decided.keep.len() as u64 - kept,
+                dropped_blocks: decided.verdicts.len() as u64 - kept,
             })?;
             Ok(())
         },

@@ -15,6 +15,9 @@ use flate2::write::GzEncoder;
 
 use crate::read::{Record, RecordKind, Skip};
 
+/// The bit of a spilled record's kind byte that marks [`Record::truncated`].
+const TRUNCATED: u8 = 0x80;
+
 /// Records split into one temporary file per round; removed when dropped.
 pub struct Partitions {
     dir: tempfile::TempDir,
@@ -45,13 +48,16 @@ impl PartitionWriter {
     }
 
     /// Appends `record` to partition `round`.
+    ///
+    /// A record is its kind byte (with [`TRUNCATED`] set for a truncated record), input,
+    /// offset, URL, content type and block.
     pub fn write(&mut self, round: usize, record: &Record) -> io::Result<()> {
         let out = &mut self.files[round];
         let kind: u8 = match record.kind {
             RecordKind::Response => 0,
             RecordKind::Resource => 1,
             RecordKind::File => 2,
-        };
+        } | if record.truncated { TRUNCATED } else { 0 };
         out.write_all(&[kind])?;
         out.write_all(&record.source_input.to_le_bytes())?;
         out.write_all(&record.source_offset.to_le_bytes())?;
@@ -149,7 +155,8 @@ fn read_record(input: &mut impl Read) -> io::Result<Option<Record>> {
         Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
         Err(error) => return Err(error),
     }
-    let kind = match kind[0] {
+    let truncated = kind[0] & TRUNCATED != 0;
+    let kind = match kind[0] & !TRUNCATED {
         0 => RecordKind::Response,
         1 => RecordKind::Resource,
         _ => RecordKind::File,
@@ -176,6 +183,7 @@ fn read_record(input: &mut impl Read) -> io::Result<Option<Record>> {
         block,
         source_offset,
         source_input,
+        truncated,
     }))
 }
 
@@ -208,6 +216,7 @@ mod tests {
             block: vec![i as u8; i as usize * 100],
             source_offset: u64::from(i) * 1000,
             source_input: i % 3,
+            truncated: i == 3,
         }
     }
 

@@ -19,19 +19,46 @@ pub(super) enum Prepared<T> {
     Skipped(Skip),
 }
 
+/// Where a page's record lies, and whether the file ended inside it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Origin {
+    pub(super) location: RecordLocation,
+    /// The page is the part of a record read before its file ended.
+    pub(super) truncated: bool,
+}
+
 /// A record read, decoded and segmented: the page, its HTML as segmented, and where the
-/// record lies.
+/// record lies. The part of a record cut short by the end of its file is a page when it
+/// decodes to at least one block of text, and a skip for truncation otherwise.
 pub(super) fn prepare(
     item: Result<Record, Skip>,
     limits: &SegmentLimits,
     options: SegmentOptions,
-) -> Result<(SegmentedPage, String, RecordLocation), Skip> {
+) -> Result<(SegmentedPage, String, Origin), Skip> {
     let record = item?;
-    let location = RecordLocation::of(&record);
+    let origin = Origin {
+        location: RecordLocation::of(&record),
+        truncated: record.truncated,
+    };
+    let location = origin.location;
+    let truncation = |detail: &str, url: Option<String>| {
+        Skip::new(
+            SkipReason::TruncatedRecord,
+            url,
+            format!("the file ends inside the record, and the part read holds no page ({detail})"),
+        )
+        .at(location.input, Some(location.offset))
+    };
     // Pages somewhat over the limit are decoded and cut short (and counted as limited); only
     // bodies that decode to far more, such as compression bombs, are skipped as too large.
     let decode_cap = limits.max_page_bytes.saturating_mul(8);
-    let mut page = page_from_record(record, decode_cap)?;
+    let mut page = page_from_record(record, decode_cap).map_err(|skip| {
+        if origin.truncated {
+            truncation(&skip.detail, skip.url)
+        } else {
+            skip
+        }
+    })?;
     let segmented = segment_with(&page, limits, options).map_err(|error| {
         Skip::new(
             SkipReason::HtmlParserFailed,
@@ -40,15 +67,18 @@ pub(super) fn prepare(
         )
         .at(location.input, Some(location.offset))
     })?;
+    if origin.truncated && segmented.blocks.iter().all(|block| block.text.is_empty()) {
+        return Err(truncation("no text", Some(page.url.clone())));
+    }
     let mut html = std::mem::take(&mut page.html);
     html.truncate(segmented.html_bytes);
-    Ok((segmented, html, location))
+    Ok((segmented, html, origin))
 }
 
 /// A page with its observation and where its record lies.
 pub(super) struct Observed<O> {
     pub(super) observation: O,
-    pub(super) location: RecordLocation,
+    pub(super) origin: Origin,
 }
 
 /// A record prepared and observed by `detector`, on a worker.
@@ -59,13 +89,13 @@ pub(super) fn observe<D: Detector>(
     detector: &RwLock<D>,
 ) -> Prepared<Observed<D::Observation>> {
     match prepare(item, limits, options) {
-        Ok((page, html, location)) => {
+        Ok((page, html, origin)) => {
             let observation = read_lock(detector).observe(&page, &html);
             Prepared::Page(
                 page,
                 Observed {
                     observation,
-                    location,
+                    origin,
                 },
             )
         }

@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::detect::{Counter, Merge};
+use crate::detect::{Counter, Merge, Verdict};
 use crate::segment::SegmentedPage;
 
 /// What a run did, stored with the index and printed by `build`, `stats` and `extract`.
@@ -43,6 +43,10 @@ pub struct BuildSummary {
     pub skipped: BTreeMap<String, u64>,
     /// Pages cut short by a per-page limit, by limit.
     pub limited: BTreeMap<String, u64>,
+    /// Pages kept from the part of a record read before its file ended (the rest of such a
+    /// record, when no page can be made of it, is skipped as `truncated_record`).
+    #[serde(default)]
+    pub truncated_pages: u64,
     /// Bytes of HTML segmented (decoded, after limits).
     pub html_bytes: u64,
     /// Blocks kept.
@@ -97,8 +101,8 @@ pub struct BuildSummary {
 pub struct DecidedPage {
     /// The segmented page.
     pub page: SegmentedPage,
-    /// Whether each block is kept, in block order.
-    pub keep: Vec<bool>,
+    /// Whether each block is kept, and why, in block order.
+    pub verdicts: Vec<Verdict>,
 }
 
 impl DecidedPage {
@@ -109,8 +113,8 @@ impl DecidedPage {
             .page
             .blocks
             .iter()
-            .zip(&self.keep)
-            .filter(|(_, keep)| **keep)
+            .zip(&self.verdicts)
+            .filter(|(_, verdict)| verdict.keep)
         {
             if !text.is_empty() {
                 text.push('\n');
@@ -122,7 +126,7 @@ impl DecidedPage {
 
     /// How many blocks are kept.
     pub fn kept_blocks(&self) -> u64 {
-        self.keep.iter().filter(|keep| **keep).count() as u64
+        self.verdicts.iter().filter(|verdict| verdict.keep).count() as u64
     }
 }
 
@@ -134,11 +138,12 @@ pub struct SkippedRecord {
     /// The input's number, until [`BuildSummary::locate_skips`] names it.
     #[serde(skip)]
     pub input_number: Option<u32>,
-    /// The record's byte offset in that file (none for a whole file, or a page cut short).
+    /// The record's byte offset in that file (none for a whole file).
     pub offset: Option<u64>,
     /// The record's URL, when known.
     pub url: Option<String>,
-    /// A skip reason ([`crate::read::SkipReason`]), or `cut_by_<limit>` for a page cut short.
+    /// A skip reason ([`crate::read::SkipReason`]), `cut_by_<limit>` for a page cut short by
+    /// a limit, or `truncated_record_kept` for the part of a record read before its file ended.
     pub reason: String,
     /// What was wrong, in words.
     pub detail: String,
@@ -221,6 +226,7 @@ impl BuildSummary {
         for (limit, count) in other.limited {
             *self.limited.entry(limit).or_default() += count;
         }
+        self.truncated_pages += other.truncated_pages;
         self.html_bytes += other.html_bytes;
         self.blocks_kept += other.blocks_kept;
         self.blocks_dropped += other.blocks_dropped;

@@ -213,10 +213,12 @@ pub enum Command {
         /// methods, for comparison, and none keeps everything.
         #[arg(long, value_parser = choice::<DetectorKind>())]
         detector: Option<DetectorKind>,
-        /// Also print every block of the page in order with its decision: "blocks":
-        /// [{"text", "kept"}], to check what a detector drops before trusting a build.
-        #[arg(long, help_heading = "Output")]
-        show_dropped: bool,
+        /// Also print every block of the page in order with its decision and the evidence:
+        /// "blocks": [{"text", "kept", "rule", "score", "threshold"}] — the rule that decided
+        /// (template_word_ratio, content_probability, title_heading, …; see the README), the
+        /// figure it compared and its threshold. To check a site before trusting a build.
+        #[arg(long, visible_alias = "show-dropped", help_heading = "Output")]
+        explain: bool,
         #[command(flatten)]
         run: RunArgs,
     },

@@ -192,7 +192,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Extract {
             inputs,
             detector,
-            show_dropped,
+            explain,
             run,
         } => {
             let options = BuildOptions {
@@ -209,15 +209,8 @@ fn run(cli: Cli) -> Result<()> {
                     "title": decided.page.title,
                     "text": decided.kept_text(),
                 });
-                if show_dropped {
-                    let blocks: Vec<serde_json::Value> = decided
-                        .page
-                        .blocks
-                        .iter()
-                        .zip(&decided.keep)
-                        .map(|(block, kept)| serde_json::json!({"text": block.text, "kept": kept}))
-                        .collect();
-                    line["blocks"] = blocks.into();
+                if explain {
+                    line["blocks"] = print::explained_blocks(&decided).into();
                 }
                 serde_json::to_writer(&mut out, &line).map_err(std::io::Error::from)?;
                 out.write_all(b"\n")?;
@@ -228,8 +221,12 @@ fn run(cli: Cli) -> Result<()> {
             for warning in &summary.warnings {
                 notice!("warning: {warning}");
             }
+            let truncated = match summary.truncated_pages {
+                0 => String::new(),
+                count => format!("; {count} truncated, kept in part"),
+            };
             notice!(
-                "extracted {} pages with {} ({} records{}) in {:.1}s",
+                "extracted {} pages with {} ({} records{}{truncated}) in {:.1}s",
                 summary.pages,
                 summary.detector,
                 summary.records,

@@ -1,6 +1,6 @@
 //! Printing: figures from the library in, text for people on stdout out.
 
-use indexer::build::BuildSummary;
+use indexer::build::{BuildSummary, DecidedPage};
 use indexer::index::IndexStats;
 
 pub fn ratio(a: u64, b: u64) -> Option<f64> {
@@ -145,6 +145,12 @@ pub fn print_summary(summary: &BuildSummary) {
     for (limit, count) in &summary.limited {
         println!("  cut short    {count} by {limit} limit");
     }
+    if summary.truncated_pages > 0 {
+        println!(
+            "  truncated    {} (the part read before the file ended)",
+            summary.truncated_pages
+        );
+    }
     println!(
         "blocks         {} kept, {} dropped ({:.1}% dropped)",
         summary.blocks_kept,
@@ -194,6 +200,31 @@ pub fn print_summary(summary: &BuildSummary) {
         },
         summary.threads
     );
+}
+
+/// Every block of `decided` in order, with its verdict, for `extract --explain`: figures
+/// rounded to four decimals, `null` where the rule compares none.
+pub fn explained_blocks(decided: &DecidedPage) -> Vec<serde_json::Value> {
+    let figure = |value: f32| {
+        value
+            .is_finite()
+            .then(|| (f64::from(value) * 1e4).round() / 1e4)
+    };
+    decided
+        .page
+        .blocks
+        .iter()
+        .zip(&decided.verdicts)
+        .map(|(block, verdict)| {
+            serde_json::json!({
+                "text": block.text,
+                "kept": verdict.keep,
+                "rule": verdict.rule,
+                "score": figure(verdict.score),
+                "threshold": figure(verdict.threshold),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -20,8 +20,10 @@ mod registry;
 pub mod sandwich;
 pub mod table_chunk;
 pub mod title;
+mod verdict;
 
 pub use registry::{DetectorKind, DetectorSettings, DetectorVisitor, UnknownName};
+pub use verdict::{Rule, Verdict};
 
 use crate::segment::{SegmentOptions, SegmentedPage};
 
@@ -263,7 +265,8 @@ pub trait Detector: Send + Sync + Sized {
     /// Folds one page's observation into the per-site statistics. Called in input order.
     fn learn(&mut self, observation: &Self::Observation);
 
-    /// Whether to keep each block of `page`, in block order. A two-pass detector is asked after
+    /// Whether to keep each block of `page`, and why: one [`Verdict`] per block, in block
+    /// order. A two-pass detector is asked after
     /// every page was learned (from many threads at once); a one-pass detector before the
     /// page is learned, in input order.
     ///
@@ -277,7 +280,17 @@ pub trait Detector: Send + Sync + Sized {
         page: &SegmentedPage,
         observation: &Self::Observation,
         pages: &dyn PageSource,
-    ) -> Vec<bool>;
+    ) -> Vec<Verdict>;
+
+    /// Only the keep/drop part of [`decide`](Self::decide).
+    fn keeps(
+        &self,
+        page: &SegmentedPage,
+        observation: &Self::Observation,
+        pages: &dyn PageSource,
+    ) -> Vec<bool> {
+        Verdict::keeps(&self.decide(page, observation, pages))
+    }
 
     /// Approximate bytes held by one observation.
     fn observation_bytes(&self, observation: &Self::Observation) -> usize {

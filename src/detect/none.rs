@@ -1,6 +1,6 @@
 //! The baseline detector: every block is kept.
 
-use super::{Detector, PageSource, Passes};
+use super::{Detector, PageSource, Passes, Rule, Verdict};
 use crate::segment::SegmentedPage;
 
 /// Keeps everything; what every comparison is made against.
@@ -33,8 +33,8 @@ impl Detector for KeepEverything {
         page: &SegmentedPage,
         _observation: &(),
         _pages: &dyn PageSource,
-    ) -> Vec<bool> {
-        vec![true; page.blocks.len()]
+    ) -> Vec<Verdict> {
+        vec![Verdict::kept(Rule::KeepsEverything); page.blocks.len()]
     }
 
     fn state_bytes(&self) -> usize {

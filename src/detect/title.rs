@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
-use super::{Counter, Detector, PageSource, Passes};
+use super::{Counter, Detector, PageSource, Passes, Rule, Verdict};
 use crate::analyze::for_each_word;
 use crate::segment::{SegmentOptions, SegmentedPage, WordId, stable_hash_bytes};
 
@@ -242,10 +242,10 @@ impl<D: Detector> Detector for KeepTitleHeadings<D> {
         page: &SegmentedPage,
         (observation, title): &Self::Observation,
         pages: &dyn PageSource,
-    ) -> Vec<bool> {
-        let mut keep = self.inner.decide(page, observation, pages);
-        if keep.iter().all(|&kept| kept) {
-            return keep;
+    ) -> Vec<Verdict> {
+        let mut verdicts = self.inner.decide(page, observation, pages);
+        if verdicts.iter().all(|verdict| verdict.keep) {
+            return verdicts;
         }
         let site = self.sites.get(&title.site);
         let own = own_title_words(
@@ -258,15 +258,15 @@ impl<D: Detector> Detector for KeepTitleHeadings<D> {
             },
         );
         let shares = title.overlap.shares(&own);
-        for ((kept, block), &(title_in_block, block_in_title)) in
-            keep.iter_mut().zip(&page.blocks).zip(&shares)
+        for ((verdict, block), &(title_in_block, block_in_title)) in
+            verdicts.iter_mut().zip(&page.blocks).zip(&shares)
         {
-            if !*kept && is_title_heading(block.heading, title_in_block, block_in_title) {
-                *kept = true;
+            if !verdict.keep && is_title_heading(block.heading, title_in_block, block_in_title) {
+                *verdict = verdict.overruled(Rule::TitleHeading);
                 self.kept.fetch_add(1, Ordering::Relaxed);
             }
         }
-        keep
+        verdicts
     }
 
     fn observation_bytes(&self, (observation, title): &Self::Observation) -> usize {
@@ -321,8 +321,8 @@ mod tests {
         }
         fn observe(&self, _: &SegmentedPage, _: &str) {}
         fn learn(&mut self, _: &()) {}
-        fn decide(&self, page: &SegmentedPage, _: &(), _: &dyn PageSource) -> Vec<bool> {
-            vec![false; page.blocks.len()]
+        fn decide(&self, page: &SegmentedPage, _: &(), _: &dyn PageSource) -> Vec<Verdict> {
+            vec![Verdict::scored(false, Rule::TemplateWordRatio, 1.0, 0.8); page.blocks.len()]
         }
         fn state_bytes(&self) -> usize {
             0
@@ -363,7 +363,7 @@ mod tests {
         }
         // "guide", "example" and "docs" are on every title: the site's. "Routing" is the
         // page's own title word, and the heading is that word.
-        let keep = detector.decide(&pages[3], &observations[3], &NoPages);
+        let keep = detector.keeps(&pages[3], &observations[3], &NoPages);
         assert_eq!(keep, [true, false]);
         assert_eq!(counter(&detector.counters(), "title_headings_kept"), 1);
         assert_eq!(detector.settings()["keep_title_headings"], true);
@@ -372,7 +372,7 @@ mod tests {
         let site_name = page(7, "Example Docs");
         let observation = detector.observe(&site_name, "");
         assert_eq!(
-            detector.decide(&site_name, &observation, &NoPages),
+            detector.keeps(&site_name, &observation, &NoPages),
             [false, false]
         );
     }

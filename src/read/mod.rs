@@ -51,6 +51,9 @@ pub struct Record {
     /// Which input (in the order given to [`InputSet::open`], folders expanded to their
     /// files) the record came from.
     pub source_input: u32,
+    /// Whether the file ended inside the record: [`Record::block`] holds the part that was
+    /// read, kept because it may still hold a usable page.
+    pub truncated: bool,
 }
 
 /// What kind of bytes a [`Record`] carries.

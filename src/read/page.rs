@@ -110,6 +110,7 @@ mod tests {
             block: block.to_vec(),
             source_offset: 0,
             source_input: 0,
+            truncated: false,
         }
     }
 
@@ -306,6 +307,7 @@ mod tests {
             block: b"<p>\xcf\xf0\xe8\xe2\xe5\xf2</p>".to_vec(),
             source_offset: 0,
             source_input: 0,
+            truncated: false,
         };
         assert!(
             page_from_record(record, MAX)

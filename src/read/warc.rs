@@ -338,7 +338,14 @@ impl WarcRecords {
                     // The record is whole; what follows it is damaged. Keep the record and
                     // report the damage (the bytes lost with it may have held records).
                     let content_type = headers.content_type;
-                    self.emit(disposition, url, &record_type, content_type, block, offset);
+                    self.emit(
+                        disposition,
+                        url,
+                        &record_type,
+                        content_type,
+                        block,
+                        Framing::whole(offset),
+                    );
                     let at = self.stream.file_offset();
                     return self.fault(fault, None, at);
                 }
@@ -348,7 +355,14 @@ impl WarcRecords {
         };
         if junk == Some(0) {
             let content_type = headers.content_type;
-            self.emit(disposition, url, &record_type, content_type, block, offset);
+            self.emit(
+                disposition,
+                url,
+                &record_type,
+                content_type,
+                block,
+                Framing::whole(offset),
+            );
             return;
         }
         let embedded = find_embedded_record(&block);
@@ -356,7 +370,14 @@ impl WarcRecords {
             // A few stray bytes, then the next record: the length was a little short (or
             // the writer left junk). Keep the record as its length frames it.
             let content_type = headers.content_type;
-            self.emit(disposition, url, &record_type, content_type, block, offset);
+            self.emit(
+                disposition,
+                url,
+                &record_type,
+                content_type,
+                block,
+                Framing::whole(offset),
+            );
             self.stream.consume(junk);
             return;
         }
@@ -371,11 +392,31 @@ impl WarcRecords {
             );
             self.skip(SkipReason::BrokenRecordHeaders, url, offset, &message);
         } else if !complete {
-            let message = format!(
-                "the file ends inside the record ({} of {length} block bytes)",
-                block.len()
-            );
-            self.skip(SkipReason::TruncatedRecord, url, offset, &message);
+            let holds_page = matches!(disposition, Disposition::Keep(_))
+                && !block.is_empty()
+                && url.as_deref().is_some_and(|url| !url.is_empty());
+            if holds_page {
+                // The part read may hold a usable page: the build keeps it if so, and counts
+                // it as truncated either way.
+                let content_type = headers.content_type;
+                self.emit(
+                    disposition,
+                    url,
+                    &record_type,
+                    content_type,
+                    block,
+                    Framing {
+                        offset,
+                        truncated: true,
+                    },
+                );
+            } else {
+                let message = format!(
+                    "the file ends inside the record ({} of {length} block bytes)",
+                    block.len()
+                );
+                self.skip(SkipReason::TruncatedRecord, url, offset, &message);
+            }
             self.finished = true;
         } else {
             let message = format!("Content-Length {length} ends the block before the record ends");
@@ -384,7 +425,8 @@ impl WarcRecords {
         }
     }
 
-    /// Queues the outcome of a complete, well-framed record.
+    /// Queues the outcome of a well-framed record (or, `truncated`, of the part of one read
+    /// before the file ended).
     fn emit(
         &mut self,
         disposition: Disposition,
@@ -392,8 +434,9 @@ impl WarcRecords {
         record_type: &str,
         content_type: Option<String>,
         block: Vec<u8>,
-        offset: u64,
+        framing: Framing,
     ) {
+        let Framing { offset, truncated } = framing;
         match disposition {
             Disposition::PassOver => {
                 let name = if record_type.is_empty() {
@@ -417,6 +460,7 @@ impl WarcRecords {
                         block,
                         source_offset: offset,
                         source_input: self.input,
+                        truncated,
                     }));
                 }
                 _ => {
@@ -451,6 +495,23 @@ impl WarcRecords {
             .windows(6)
             .position(|w| w.starts_with(b"\nWARC/"))
             .map(|newline| newline + 1))
+    }
+}
+
+/// Where a record starts, and whether the file ended inside it.
+#[derive(Debug, Clone, Copy)]
+struct Framing {
+    offset: u64,
+    truncated: bool,
+}
+
+impl Framing {
+    /// A record read whole, starting at `offset`.
+    fn whole(offset: u64) -> Self {
+        Framing {
+            offset,
+            truncated: false,
+        }
     }
 }
 
@@ -560,15 +621,17 @@ mod tests {
     }
 
     #[test]
-    fn clipped_file_reports_one_truncated_record() {
+    fn clipped_file_gives_the_part_of_its_last_record_that_was_read() {
         let items = records_of_fixture("resiliparse-clipped.warc.gz");
-        assert_eq!(reasons(&items), [SkipReason::TruncatedRecord]);
-        let Err(skip) = &items[0] else { unreachable!() };
+        assert_eq!(reasons(&items), []);
+        let [Ok(record)] = &items[..] else {
+            panic!("one record: {items:?}")
+        };
+        assert!(record.truncated);
+        assert!(record.block.starts_with(b"HTTP/1.1 200"));
         assert_eq!(
-            skip.url.as_deref(),
-            Some(
-                "http://www.houstonpress.com/music/a-humble-chance-the-rapper-leads-a-spiritual-awakening-at-revention-8866723"
-            )
+            record.url,
+            "http://www.houstonpress.com/music/a-humble-chance-the-rapper-leads-a-spiritual-awakening-at-revention-8866723"
         );
     }
 
@@ -758,7 +821,23 @@ mod tests {
             .replace("Content-Length: 3", "Content-Length: 3000")
             .into_bytes();
         let items = records_of_bytes(&data);
-        assert_eq!(reasons(&items), [SkipReason::TruncatedRecord]);
+        let [Ok(kept)] = &items[..] else {
+            panic!("one record: {items:?}")
+        };
+        assert!(kept.truncated);
+        assert_eq!(
+            kept.block, b"abc\r\n\r\n",
+            "the block as read, with the record end"
+        );
+        // A record the file ends in that holds no page is still a skip.
+        let data = String::from_utf8(record("request", "http://x.example/", b"abc"))
+            .unwrap()
+            .replace("Content-Length: 3", "Content-Length: 3000")
+            .into_bytes();
+        assert_eq!(
+            reasons(&records_of_bytes(&data)),
+            [SkipReason::TruncatedRecord]
+        );
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::sync::Mutex;
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-use super::{Counter, Detector, PageSource, Passes};
+use super::{Counter, Detector, PageSource, Passes, Rule, Verdict};
 use crate::segment::{Block, BlockStyle, SegmentedPage, WordId, stable_hash_bytes};
 
 /// Identifies a block by its site, style and text.
@@ -119,7 +119,7 @@ pub struct Bloom {
     model: TemplateModel,
     /// Decisions already made against the current model, by site, style and text: templates
     /// repeat verbatim, so most template blocks are judged once per batch, not once per page.
-    decided: Mutex<FxHashMap<u64, bool>>,
+    decided: Mutex<FxHashMap<u64, Verdict>>,
 }
 
 impl Bloom {
@@ -128,26 +128,31 @@ impl Bloom {
         &self.model
     }
 
-    /// Whether a block of `site` is template, by its share of template words.
-    pub fn is_template_block(&self, site: &str, block: &BlockSignatures) -> bool {
+    /// The share of a block of `site`'s distinct words that are template words (0 for a
+    /// block without words).
+    pub fn template_word_ratio(&self, site: &str, block: &BlockSignatures) -> f64 {
         let total = block.words.len();
         if total == 0 {
-            return false;
+            return 0.0;
         }
-        // Dropped iff template/total ≥ drop_ratio, i.e. non-template/total ≤ 1 − drop_ratio:
-        // stop as soon as the non-template count makes that impossible.
-        let max_non_template = (1.0 - self.settings.drop_ratio) * total as f64;
-        let mut non_template = 0usize;
-        for template in self.model.template_word_flags(site, block, &self.settings) {
-            if !template {
-                non_template += 1;
-                if non_template as f64 > max_non_template + 1e-9 {
-                    return false;
-                }
-            }
-        }
-        let template = total - non_template;
-        template as f64 / total as f64 >= self.settings.drop_ratio - 1e-12
+        let template = self
+            .model
+            .template_word_flags(site, block, &self.settings)
+            .filter(|&template| template)
+            .count();
+        template as f64 / total as f64
+    }
+
+    /// The verdict on a block of `site` by its template-word ratio alone.
+    fn judge(&self, site: &str, block: &BlockSignatures) -> Verdict {
+        let ratio = self.template_word_ratio(site, block);
+        let template = !block.words.is_empty() && ratio >= self.settings.drop_ratio - 1e-12;
+        Verdict::scored(
+            !template,
+            Rule::TemplateWordRatio,
+            ratio as f32,
+            self.settings.drop_ratio as f32,
+        )
     }
 }
 
@@ -201,9 +206,9 @@ impl Detector for Bloom {
         page: &SegmentedPage,
         observation: &PageSignatures,
         _pages: &dyn PageSource,
-    ) -> Vec<bool> {
+    ) -> Vec<Verdict> {
         let site = stable_hash_bytes(page.site.as_bytes());
-        let mut keep: Vec<bool> = page
+        let mut verdicts: Vec<Verdict> = page
             .blocks
             .iter()
             .zip(&observation.blocks)
@@ -215,22 +220,22 @@ impl Detector for Bloom {
                     .ok()
                     .and_then(|decided| decided.get(&key).copied());
                 known.unwrap_or_else(|| {
-                    let keep = !self.is_template_block(&page.site, signatures);
+                    let verdict = self.judge(&page.site, signatures);
                     if let Ok(mut decided) = self.decided.lock() {
-                        decided.insert(key, keep);
+                        decided.insert(key, verdict);
                     }
-                    keep
+                    verdict
                 })
             })
             .collect();
         if self.settings.keep_headings_of_kept_blocks {
-            for at in (0..keep.len().saturating_sub(1)).rev() {
-                if page.blocks[at].heading && !keep[at] && keep[at + 1] {
-                    keep[at] = true;
+            for at in (0..verdicts.len().saturating_sub(1)).rev() {
+                if page.blocks[at].heading && !verdicts[at].keep && verdicts[at + 1].keep {
+                    verdicts[at] = verdicts[at].overruled(Rule::HeadingOfKeptBlock);
                 }
             }
         }
-        keep
+        verdicts
     }
 
     fn observation_bytes(&self, observation: &PageSignatures) -> usize {
@@ -306,7 +311,7 @@ mod tests {
     }
 
     fn decide(detector: &Bloom, page: &SegmentedPage) -> Vec<bool> {
-        detector.decide(page, &detector.observe(page, ""), &NoPages)
+        detector.keeps(page, &detector.observe(page, ""), &NoPages)
     }
 
     fn learn_all(detector: &mut Bloom, pages: &[SegmentedPage]) {

@@ -32,7 +32,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::bloom::{BlockSignatures, BloomSettings, TemplateModel};
 use super::incremental::{IncrementalSettings, SegmentTables, block_segments, template_share};
 use super::title::{TitleOverlap, own_title_words};
-use super::{Counter, Detector, PageSource, Passes};
+use super::{Counter, Detector, PageSource, Passes, Rule, Verdict};
 use crate::segment::{SegmentOptions, SegmentedPage, stable_hash_bytes};
 
 /// One page's feature rows, as a training run records them (see [`ModelSource::Record`]).
@@ -376,7 +376,7 @@ impl Detector for Hybrid {
         page: &SegmentedPage,
         facts: &PageFacts,
         _pages: &dyn PageSource,
-    ) -> Vec<bool> {
+    ) -> Vec<Verdict> {
         let (site, title_words) = match &self.one_pass {
             Some(tables) => self.one_pass_evidence(tables, facts),
             None => self.two_pass_evidence(facts),
@@ -396,28 +396,31 @@ impl Detector for Hybrid {
                     pages.push(recorded);
                 }
             }
-            return vec![true; page.blocks.len()];
+            return vec![Verdict::kept(Rule::KeepsEverything); page.blocks.len()];
         }
         let Some(model) = &self.model else {
-            return vec![true; page.blocks.len()];
+            return vec![Verdict::kept(Rule::KeepsEverything); page.blocks.len()];
         };
         let threshold = self.settings.threshold.unwrap_or(model.threshold);
         let title_rule = self.settings.keep_title_heading;
         rows.chunks_exact(features::count())
             .map(|row| {
-                let reaches = match &self.compiled {
-                    Some(compiled) => compiled.reaches(row, threshold),
-                    None => model.probability(row) >= threshold,
+                let probability = match &self.compiled {
+                    Some(compiled) => compiled.probability(row),
+                    None => model.probability(row),
                 };
-                if reaches {
-                    return true;
+                let verdict = Verdict::scored(
+                    probability >= threshold,
+                    Rule::ContentProbability,
+                    probability,
+                    threshold,
+                );
+                if verdict.keep || !(title_rule && features::is_title_heading(row)) {
+                    return verdict;
                 }
-                let title = title_rule && features::is_title_heading(row);
-                if title {
-                    self.kept_for_title
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                }
-                title
+                self.kept_for_title
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                verdict.overruled(Rule::TitleHeading)
             })
             .collect()
     }
@@ -505,7 +508,7 @@ mod tests {
         );
         let facts = detector.observe(&page, "");
         detector.learn(&facts);
-        let keep = detector.decide(&page, &facts, &NoPages);
+        let keep = detector.keeps(&page, &facts, &NoPages);
         assert_eq!(keep, [true, true]);
         let recorded = pages.lock().unwrap();
         assert_eq!(recorded.len(), 1);
@@ -533,7 +536,7 @@ mod tests {
             );
             let facts = detector.observe(&page, "");
             assert!(facts.signatures.is_empty() && !facts.segments.is_empty());
-            detector.decide(&page, &facts, &NoPages);
+            detector.keeps(&page, &facts, &NoPages);
             detector.learn(&facts);
         }
         let share = features::names()

@@ -337,9 +337,7 @@ pub fn sigmoid(score: f32) -> f32 {
 
 /// A tree ensemble laid out for deciding many blocks: every tree padded to the ensemble's
 /// depth and stored breadth first, so that a row makes the same number of comparisons in
-/// every tree without following child links; and a row stops adding trees once the most the
-/// remaining trees could add or take away cannot change the answer. It answers as
-/// `model.probability(row) >= threshold` does.
+/// every tree without following child links. It gives what `model.probability(row)` does.
 #[derive(Debug, Clone)]
 pub struct CompiledTrees {
     base: f32,
@@ -350,8 +348,6 @@ pub struct CompiledTrees {
     thresholds: Vec<f32>,
     /// `2^depth` leaf values per tree.
     leaves: Vec<f32>,
-    /// Per tree, the most the trees from it to the last can add, and take away.
-    bounds: Vec<(f32, f32)>,
 }
 
 impl CompiledTrees {
@@ -379,7 +375,6 @@ impl CompiledTrees {
             features: vec![0; splits * trees.len()],
             thresholds: vec![f32::INFINITY; splits * trees.len()],
             leaves: vec![0.0; leaves * trees.len()],
-            bounds: remaining_bounds(trees),
         };
         for (at, tree) in trees.iter().enumerate() {
             let features = &mut compiled.features[at * splits..(at + 1) * splits];
@@ -397,19 +392,11 @@ impl CompiledTrees {
         Some(compiled)
     }
 
-    /// Whether `row`'s probability of being content reaches `threshold`.
-    pub fn reaches(&self, row: &[f32], threshold: f32) -> bool {
-        let cut = (threshold / (1.0 - threshold)).ln();
+    /// The probability that `row` is content.
+    pub fn probability(&self, row: &[f32]) -> f32 {
         let (splits, leaves) = ((1usize << self.depth) - 1, 1usize << self.depth);
         let mut score = self.base;
-        for (at, &(up, down)) in self.bounds.iter().enumerate() {
-            // A margin of 1e-3 keeps rounding in the sums from deciding.
-            if score - down > cut + 1e-3 {
-                return true;
-            }
-            if score + up < cut - 1e-3 {
-                return false;
-            }
+        for at in 0..self.leaves.len() / leaves {
             let features = &self.features[at * splits..(at + 1) * splits];
             let thresholds = &self.thresholds[at * splits..(at + 1) * splits];
             let mut slot = 0usize;
@@ -425,25 +412,8 @@ impl CompiledTrees {
             }
             score += self.leaves[at * leaves + slot - splits];
         }
-        sigmoid(score) >= threshold
+        sigmoid(score)
     }
-}
-
-/// For each tree, the most the trees from it to the last can add to a score (the sum of
-/// their largest leaves, or 0) and take away from it (the sum of their smallest, or 0).
-fn remaining_bounds(trees: &[Tree]) -> Vec<(f32, f32)> {
-    let mut bounds = vec![(0.0, 0.0); trees.len()];
-    let (mut up, mut down) = (0.0f32, 0.0f32);
-    for (at, tree) in trees.iter().enumerate().rev() {
-        let leaves = tree.nodes.iter().filter(|node| node.feature == Node::LEAF);
-        let (largest, smallest) = leaves.fold((0.0f32, 0.0f32), |(high, low), node| {
-            (high.max(node.value), low.min(node.value))
-        });
-        up += largest;
-        down -= smallest;
-        bounds[at] = (up, down);
-    }
-    bounds
 }
 
 /// How deep `tree` is below `node` (a lone leaf: 0).
@@ -530,7 +500,7 @@ mod tests {
     }
 
     #[test]
-    fn stopping_early_gives_the_same_answers() {
+    fn compiled_trees_give_the_models_probability() {
         let model = Model::built_in().unwrap();
         let compiled = CompiledTrees::compile(&model).unwrap();
         let mut random = crate::learn::boost::SplitMix::new(5);
@@ -538,10 +508,11 @@ mod tests {
             let row: Vec<f32> = (0..features::count())
                 .map(|_| random.next_f32() * 4.0 - 1.0)
                 .collect();
-            for threshold in [0.3, 0.5, 0.6, 0.9] {
-                let expected = model.probability(&row) >= threshold;
-                assert_eq!(compiled.reaches(&row, threshold), expected);
-            }
+            let (expected, compiled) = (model.probability(&row), compiled.probability(&row));
+            assert!(
+                (expected - compiled).abs() < 1e-5,
+                "{expected} vs {compiled}"
+            );
         }
     }
 

@@ -20,7 +20,7 @@ use std::hash::Hasher;
 
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
-use super::{Counter, Detector, PageSource, Passes};
+use super::{Counter, Detector, PageSource, Passes, Rule, Verdict};
 use crate::segment::{SegmentedPage, stable_hash_bytes};
 
 /// The settings of `incremental`.
@@ -284,7 +284,7 @@ impl Detector for Incremental {
         _page: &SegmentedPage,
         observation: &PageSegments,
         _pages: &dyn PageSource,
-    ) -> Vec<bool> {
+    ) -> Vec<Verdict> {
         observation
             .blocks
             .iter()
@@ -292,7 +292,12 @@ impl Detector for Incremental {
                 let share = template_share(segments, |segment| {
                     self.tables.frequency(observation.site, segment) >= self.settings.min_frequency
                 });
-                share <= self.settings.drop_ratio
+                Verdict::scored(
+                    share <= self.settings.drop_ratio,
+                    Rule::FrequentSegmentShare,
+                    share as f32,
+                    self.settings.drop_ratio as f32,
+                )
             })
             .collect()
     }
@@ -342,7 +347,7 @@ mod tests {
             .iter()
             .map(|page| {
                 let observation = detector.observe(page, "");
-                let keep = detector.decide(page, &observation, &NoPages);
+                let keep = detector.keeps(page, &observation, &NoPages);
                 detector.learn(&observation);
                 keep
             })
@@ -428,7 +433,7 @@ mod tests {
         assert!(counter(&detector.counters(), "segments_evicted") >= 180);
         // The frequent nav segments survive.
         let observation = detector.observe(&pages[0], "");
-        assert!(!detector.decide(&pages[0], &observation, &NoPages)[0]);
+        assert!(!detector.keeps(&pages[0], &observation, &NoPages)[0]);
 
         let capped = IncrementalSettings {
             max_segments_per_site: 50,

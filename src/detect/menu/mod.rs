@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Counter, Detector, PageSource, Passes, normalized_url, url_directory};
+use super::{Counter, Detector, PageSource, Passes, Rule, Verdict, normalized_url, url_directory};
 use crate::segment::{DomTree, Granularity, SegmentOptions, SegmentedPage};
 
 /// The settings of `menu`.
@@ -368,37 +368,45 @@ impl Detector for Menu {
         page: &SegmentedPage,
         _observation: &PageLinks,
         pages: &dyn PageSource,
-    ) -> Vec<bool> {
-        let mut keep = vec![true; page.blocks.len()];
+    ) -> Vec<Verdict> {
+        let unjudged = vec![Verdict::kept(Rule::NoLinkedPages); page.blocks.len()];
         let Some(tree) = &page.tree else {
-            return keep;
+            return unjudged;
         };
         let Some(section) = self.section_pages(&page.url, pages) else {
-            return keep;
+            return unjudged;
         };
         if section.trees.is_empty() {
-            return keep;
+            return unjudged;
         }
         let children = tree.children();
-        let mut in_template = vec![true; tree.nodes.len()];
+        let mut mapped_in = vec![0u32; tree.nodes.len()];
         for PeerTree {
             tree: other,
             children: other_children,
         } in &section.trees
         {
             let mapped = equal_top_down_mapping(tree, &children, other, other_children);
-            for (template, mapped) in in_template.iter_mut().zip(mapped) {
-                *template &= mapped;
+            for (count, mapped) in mapped_in.iter_mut().zip(mapped) {
+                *count += u32::from(mapped);
             }
         }
-        for (node, template) in tree.nodes.iter().zip(in_template) {
-            if let (Some(block), true) = (node.block, template)
-                && let Some(kept) = keep.get_mut(block as usize)
+        // A block is template when one of its nodes is mapped in every linked page; its
+        // figure is the largest share of linked pages mapping one of its nodes.
+        let trees = section.trees.len() as u32;
+        let mut verdicts =
+            vec![Verdict::scored(true, Rule::MappedInLinkedPages, 0.0, 1.0); page.blocks.len()];
+        for (node, &count) in tree.nodes.iter().zip(&mapped_in) {
+            if let Some(verdict) = node
+                .block
+                .and_then(|block| verdicts.get_mut(block as usize))
+                && count as f32 / trees as f32 >= verdict.score
             {
-                *kept = false;
+                verdict.score = count as f32 / trees as f32;
+                verdict.keep = count < trees;
             }
         }
-        keep
+        verdicts
     }
 
     fn observation_bytes(&self, observation: &PageLinks) -> usize {
@@ -563,7 +571,7 @@ mod tests {
         }
         let page = site.load("http://a.example/a.html").unwrap();
         let observation = detector.observe(&page, "");
-        let keep = detector.decide(&page, &observation, &site);
+        let keep = detector.keeps(&page, &observation, &site);
         let kept: Vec<&str> = page
             .blocks
             .iter()
@@ -581,7 +589,7 @@ mod tests {
         // pages found for its section.
         let page = site.load("http://a.example/e.html").unwrap();
         let observation = detector.observe(&page, "");
-        let keep = detector.decide(&page, &observation, &site);
+        let keep = detector.keeps(&page, &observation, &site);
         assert_eq!(keep.iter().filter(|k| !**k).count(), 5);
         assert_eq!(
             counter(&detector.counters(), "pages_reusing_section_pages"),
@@ -602,7 +610,7 @@ mod tests {
         let observation = detector.observe(&page, "");
         assert!(
             detector
-                .decide(&page, &observation, &site)
+                .keeps(&page, &observation, &site)
                 .iter()
                 .all(|&k| k)
         );
@@ -626,7 +634,7 @@ mod tests {
         }
         let page = site.load("http://a.example/b.html").unwrap();
         let observation = detector.observe(&page, "");
-        let keep = detector.decide(&page, &observation, &site);
+        let keep = detector.keeps(&page, &observation, &site);
         assert_eq!(keep.iter().filter(|k| !**k).count(), 5);
         assert_eq!(
             counter(

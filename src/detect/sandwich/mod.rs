@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Choice, Counter, Detector, PageSource, Passes, url_directory};
+use super::{Choice, Counter, Detector, PageSource, Passes, Rule, Verdict, url_directory};
 use crate::segment::{Granularity, SegmentOptions, SegmentedPage, stable_hash_bytes};
 
 /// What a page is compared in.
@@ -297,10 +297,10 @@ impl Detector for Sandwich {
         page: &SegmentedPage,
         observation: &PageUnits,
         _pages: &dyn PageSource,
-    ) -> Vec<bool> {
+    ) -> Vec<Verdict> {
         let Some(peer) = self.peer(&observation.directory, &observation.name) else {
             self.without_peer.fetch_add(1, Ordering::Relaxed);
-            return vec![true; page.blocks.len()];
+            return vec![Verdict::kept(Rule::NoPeer); page.blocks.len()];
         };
         self.with_peer.fetch_add(1, Ordering::Relaxed);
         let shared = shared_units(
@@ -321,11 +321,17 @@ impl Detector for Sandwich {
                     .iter()
                     .take_while(|&&(unit_start, _)| unit_start < end.max(start + 1))
                     .count();
-                let template = overlapping > 0
-                    && shared.in_page[first..first + overlapping]
-                        .iter()
-                        .all(|&t| t);
-                !template
+                let in_peer = shared.in_page[first..first + overlapping]
+                    .iter()
+                    .filter(|&&t| t)
+                    .count();
+                let share = if overlapping == 0 {
+                    0.0
+                } else {
+                    in_peer as f32 / overlapping as f32
+                };
+                let template = overlapping > 0 && in_peer == overlapping;
+                Verdict::scored(!template, Rule::SharedWithPeer, share, 1.0)
             })
             .collect()
     }
@@ -376,7 +382,7 @@ mod tests {
             .map(|(url, html)| {
                 let page = test_page(url, html, detector.segment_options());
                 let observation = detector.observe(&page, html);
-                let keep = detector.decide(&page, &observation, &NoPages);
+                let keep = detector.keeps(&page, &observation, &NoPages);
                 detector.learn(&observation);
                 page.blocks
                     .iter()

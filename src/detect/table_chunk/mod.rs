@@ -14,7 +14,7 @@ use std::hash::Hasher;
 
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
-use super::{Choice, Counter, Detector, PageSource, Passes, url_directory};
+use super::{Choice, Counter, Detector, PageSource, Passes, Rule, Verdict, url_directory};
 use crate::segment::{Granularity, SegmentOptions, SegmentedPage, stable_hash_bytes};
 
 /// How pages are grouped before chunks are counted.
@@ -208,12 +208,18 @@ impl Detector for TableChunk {
         _page: &SegmentedPage,
         observation: &PageChunks,
         _pages: &dyn PageSource,
-    ) -> Vec<bool> {
+    ) -> Vec<Verdict> {
         observation
             .chunks
             .iter()
             .map(|&chunk| {
-                self.document_frequency(observation.cluster, chunk) < self.settings.min_documents
+                let frequency = self.document_frequency(observation.cluster, chunk);
+                Verdict::scored(
+                    frequency < self.settings.min_documents,
+                    Rule::ChunkDocumentFrequency,
+                    frequency as f32,
+                    self.settings.min_documents as f32,
+                )
             })
             .collect()
     }
@@ -307,7 +313,7 @@ mod tests {
                 let observation = detector.observe(page, "");
                 detector.learn(&observation);
             }
-            let keep = detector.decide(&pages[0], &detector.observe(&pages[0], ""), &NoPages);
+            let keep = detector.keeps(&pages[0], &detector.observe(&pages[0], ""), &NoPages);
             assert_eq!(keep, [!template, true, true, !template], "{pages:?}");
         }
     }
@@ -326,7 +332,7 @@ mod tests {
         );
         assert!(
             detector
-                .decide(&page, &observation, &NoPages)
+                .keeps(&page, &observation, &NoPages)
                 .iter()
                 .all(|&k| k)
         );
@@ -357,10 +363,10 @@ mod tests {
         }
         // s0/ … s4/ fold into one pattern, s#/; other/ is a cluster of its own.
         let page = page_of(&detector, "http://a.example/s9/p", &html(9));
-        let keep = detector.decide(&page, &detector.observe(&page, ""), &NoPages);
+        let keep = detector.keeps(&page, &detector.observe(&page, ""), &NoPages);
         assert!(!keep[0]);
         let other = page_of(&detector, "http://a.example/other/p", &html(9));
-        let keep = detector.decide(&other, &detector.observe(&other, ""), &NoPages);
+        let keep = detector.keeps(&other, &detector.observe(&other, ""), &NoPages);
         assert!(keep[0]);
     }
 
