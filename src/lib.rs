@@ -14,6 +14,7 @@
 //! | [`search`] | a query | ranked hits with snippets |
 //! | [`eval`] | inputs and labelled pages | quality, index size and retrieval per detector |
 //! | [`learn`] | inputs and labelled pages | a `hybrid` model |
+//! | `serve` | indexes | an HTTP server: search, page view with verdicts, index view |
 //!
 //! [`build`] wires the stages into the [`indexer_pipeline`] stage graph and decides, in one
 //! place, whether a build makes one pass over the input or two.
@@ -36,3 +37,5 @@ pub mod learn;
 pub mod read;
 pub mod search;
 pub mod segment;
+#[cfg(feature = "serve")]
+pub mod serve;

@@ -136,6 +136,8 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
         settings: detector.settings(),
         threads: pipeline.workers(),
         input_bytes: inputs.total_bytes(),
+        segment_options: Some(segment_options),
+        segment_limits: Some(*limits),
         ..BuildSummary::default()
     };
 
@@ -278,7 +280,11 @@ fn tally_and_emit(
                     tally.text_bytes_dropped += block.text.len() as u64;
                 }
             }
-            emit(DecidedPage { page, verdicts })
+            emit(DecidedPage {
+                page,
+                verdicts,
+                location: origin.location,
+            })
         }
     }
 }

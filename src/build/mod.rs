@@ -36,11 +36,23 @@ pub use summary::{BuildSummary, DecidedPage, SkippedRecord, format_skips};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::detect::DecisionRecord;
 use crate::index::{IndexBuild, IndexedPage};
 use crate::read::{InputSet, ReadLimits};
 
 use engine::Read;
 use rounds::{RecordSource, scratch_error, split_into_rounds};
+
+/// The absolute path of input `input`, as an index records where a page came from (`None`
+/// for standard input, which cannot be read again).
+fn absolute_source(inputs: &InputSet, input: u32) -> Option<String> {
+    let path = inputs.path_of(input);
+    if path == "-" {
+        return None;
+    }
+    let absolute = std::path::absolute(&path).unwrap_or_else(|_| PathBuf::from(&path));
+    Some(absolute.display().to_string())
+}
 
 /// Builds (or rebuilds) the index at `index` from `inputs`. The new index replaces the old
 /// only when complete.
@@ -63,6 +75,7 @@ pub fn build_index(
     } else {
         None
     };
+    let mut sources = rustc_hash::FxHashMap::default();
     let mut summary = run(
         &input_set,
         options,
@@ -72,6 +85,11 @@ pub fn build_index(
         &mut |decided: DecidedPage| {
             let body = decided.kept_text();
             let kept = decided.kept_blocks();
+            let decisions = DecisionRecord::of(&decided.verdicts).to_bytes();
+            let (kept_text_bytes, dropped_text_bytes) = decided.text_bytes();
+            let source = sources
+                .entry(decided.location.input)
+                .or_insert_with(|| absolute_source(&input_set, decided.location.input));
             writer.add(&IndexedPage {
                 url: &decided.page.url,
                 site: &decided.page.site,
@@ -79,6 +97,11 @@ pub fn build_index(
                 body: &body,
                 kept_blocks: kept,
                 dropped_blocks: decided.verdicts.len() as u64 - kept,
+                source: source.as_deref(),
+                source_offset: decided.location.offset,
+                decisions: &decisions,
+                kept_text_bytes,
+                dropped_text_bytes,
             })?;
             Ok(())
         },

@@ -7,6 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::detect::{Counter, Merge, Verdict};
+use crate::read::RecordLocation;
 use crate::segment::SegmentedPage;
 
 /// What a run did, stored with the index and printed by `build`, `stats` and `extract`.
@@ -92,6 +93,13 @@ pub struct BuildSummary {
     /// Where the run could not keep within the memory budget, and why.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// How pages were cut into blocks, so that a page can be segmented again as it was
+    /// decided (`indexer serve`'s page view).
+    #[serde(default)]
+    pub segment_options: Option<crate::segment::SegmentOptions>,
+    /// The per-page limits of the run.
+    #[serde(default)]
+    pub segment_limits: Option<crate::segment::SegmentLimits>,
     /// Wall time of the run, seconds.
     pub seconds: f64,
 }
@@ -103,6 +111,8 @@ pub struct DecidedPage {
     pub page: SegmentedPage,
     /// Whether each block is kept, and why, in block order.
     pub verdicts: Vec<Verdict>,
+    /// Where the page's record lies in the run's inputs.
+    pub location: RecordLocation,
 }
 
 impl DecidedPage {
@@ -122,6 +132,19 @@ impl DecidedPage {
             text.push_str(&block.text);
         }
         text
+    }
+
+    /// Bytes of text kept and dropped.
+    pub fn text_bytes(&self) -> (u64, u64) {
+        let (mut kept, mut dropped) = (0, 0);
+        for (block, verdict) in self.page.blocks.iter().zip(&self.verdicts) {
+            if verdict.keep {
+                kept += block.text.len() as u64;
+            } else {
+                dropped += block.text.len() as u64;
+            }
+        }
+        (kept, dropped)
     }
 
     /// How many blocks are kept.
@@ -216,6 +239,8 @@ impl BuildSummary {
             self.passes = other.passes;
             self.threads = other.threads;
             self.input_bytes = other.input_bytes;
+            self.segment_options = other.segment_options;
+            self.segment_limits = other.segment_limits;
         }
         self.skipped_records.extend(other.skipped_records);
         self.records += other.records;

@@ -31,6 +31,10 @@ bad labels or model file, output not writable); 2 invalid arguments; 130 stopped
 const INDEX_EXIT_CODES: &str = "Exit codes: 0 success (a query that matches nothing too); 1 the \
 index is missing or unreadable; 2 invalid arguments.";
 
+/// Exit codes of `serve`.
+const SERVE_EXIT_CODES: &str = "Exit codes: 0 stopped by Ctrl-C or SIGTERM; 1 an index is \
+missing or unreadable, or the address cannot be listened on; 2 invalid arguments.";
+
 /// `--version`: the version and the commit ([`indexer::VERSION`] without the name).
 const VERSION_LINE: &str = concat!(
     env!("CARGO_PKG_VERSION"),
@@ -106,6 +110,17 @@ pub enum Command {
         /// Print as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Search indexes in the browser and see on each page what was dropped and why.
+    #[command(after_help = SERVE_EXIT_CODES)]
+    Serve {
+        /// Index directories (a query searches them all; the hits are merged by score).
+        #[arg(required = true)]
+        indexes: Vec<PathBuf>,
+        /// Address to listen on (port 0: any free port). The first line on stdout names the
+        /// address taken: "listening on http://ADDRESS".
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: std::net::SocketAddr,
     },
     /// Two indexes side by side, with ratios (B / A).
     #[command(after_help = INDEX_EXIT_CODES)]

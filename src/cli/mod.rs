@@ -431,6 +431,14 @@ fn run(cli: Cli) -> Result<()> {
                 print_summary(&summary);
             }
         }
+        Command::Serve { indexes, listen } => {
+            let catalog = indexer::serve::Catalog::open(&indexes)?;
+            indexer::serve::serve(catalog, listen, |address| {
+                println!("listening on http://{address}");
+                let _ = std::io::Write::flush(&mut std::io::stdout());
+                notice!("serving {} index(es); Ctrl-C stops", indexes.len());
+            })?;
+        }
         Command::Compare { a, b, json } => {
             let (open_a, open_b) = (OpenIndex::open(&a)?, OpenIndex::open(&b)?);
             let (stats_a, stats_b) = (stats(&open_a)?, stats(&open_b)?);

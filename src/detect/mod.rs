@@ -23,7 +23,7 @@ pub mod title;
 mod verdict;
 
 pub use registry::{DetectorKind, DetectorSettings, DetectorVisitor, UnknownName};
-pub use verdict::{Rule, Verdict};
+pub use verdict::{BadDecisionRecord, DecisionRecord, Rule, Verdict};
 
 use crate::segment::{SegmentOptions, SegmentedPage};
 

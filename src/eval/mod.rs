@@ -397,21 +397,17 @@ fn build_from_predictions(
         .iter()
         .filter(|document| predictions.texts.contains_key(&document.url))
         .count() as u64;
-    let pages = documents.iter().map(|document| IndexedPage {
-        url: &document.url,
-        site: &document.site,
-        title: &document.title,
-        body: predictions
+    let pages = documents.iter().map(|document| {
+        let body = predictions
             .texts
             .get(&document.url)
-            .map_or(document.body.as_str(), String::as_str),
-        kept_blocks: 0,
-        dropped_blocks: 0,
+            .map_or(document.body.as_str(), String::as_str);
+        IndexedPage::text(&document.url, &document.site, &document.title, body)
     });
     let summary = BuildSummary {
         detector: predictions.name.clone(),
         pages: documents.len() as u64,
-        counters: [("pages-predicted".to_string(), replaced)].into(),
+        counters: [("pages_predicted".to_string(), replaced)].into(),
         ..BuildSummary::default()
     };
     write_index(path, pages, &summary)
@@ -419,13 +415,8 @@ fn build_from_predictions(
 
 /// An index of the labelled main content alone.
 fn build_oracle(path: &Path, labels: &[Label]) -> Result<(), EvalError> {
-    let pages = labels.iter().map(|label| IndexedPage {
-        url: &label.url,
-        site: &label.site,
-        title: &label.title,
-        body: &label.content_text,
-        kept_blocks: 0,
-        dropped_blocks: 0,
+    let pages = labels.iter().map(|label| {
+        IndexedPage::text(&label.url, &label.site, &label.title, &label.content_text)
     });
     let summary = BuildSummary {
         detector: "oracle".into(),

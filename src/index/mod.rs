@@ -120,6 +120,24 @@ pub struct Fields {
     pub kept_blocks: Field,
     /// Blocks dropped as template.
     pub dropped_blocks: Field,
+    /// Where each page came from and what was decided on it (indexes built before these
+    /// fields existed have none).
+    pub record: Option<RecordFields>,
+}
+
+/// The fields that let a page be shown again with its decisions (`indexer serve`).
+#[derive(Debug, Clone, Copy)]
+pub struct RecordFields {
+    /// The input file the page's record is in, absolute (stored; absent for standard input).
+    pub source: Field,
+    /// The record's byte offset in that file (stored).
+    pub source_offset: Field,
+    /// The page's decision record (stored bytes: `detect::DecisionRecord`).
+    pub decisions: Field,
+    /// Bytes of text kept (fast, stored).
+    pub kept_text_bytes: Field,
+    /// Bytes of text dropped (fast, stored).
+    pub dropped_text_bytes: Field,
 }
 
 impl Fields {
@@ -137,6 +155,13 @@ impl Fields {
             body: builder.add_text_field("body", analyzed),
             kept_blocks: builder.add_u64_field("kept_blocks", INDEXED | FAST | STORED),
             dropped_blocks: builder.add_u64_field("dropped_blocks", INDEXED | FAST | STORED),
+            record: Some(RecordFields {
+                source: builder.add_text_field("source", STORED),
+                source_offset: builder.add_u64_field("source_offset", STORED),
+                decisions: builder.add_bytes_field("decisions", STORED),
+                kept_text_bytes: builder.add_u64_field("kept_text_bytes", FAST | STORED),
+                dropped_text_bytes: builder.add_u64_field("dropped_text_bytes", FAST | STORED),
+            }),
         };
         (builder.build(), fields)
     }
@@ -149,6 +174,15 @@ impl Fields {
             body: schema.get_field("body")?,
             kept_blocks: schema.get_field("kept_blocks")?,
             dropped_blocks: schema.get_field("dropped_blocks")?,
+            record: (|| {
+                Some(RecordFields {
+                    source: schema.get_field("source").ok()?,
+                    source_offset: schema.get_field("source_offset").ok()?,
+                    decisions: schema.get_field("decisions").ok()?,
+                    kept_text_bytes: schema.get_field("kept_text_bytes").ok()?,
+                    dropped_text_bytes: schema.get_field("dropped_text_bytes").ok()?,
+                })
+            })(),
         })
     }
 }
@@ -177,6 +211,35 @@ pub struct IndexedPage<'a> {
     pub kept_blocks: u64,
     /// Blocks dropped.
     pub dropped_blocks: u64,
+    /// The input file the page's record is in (`None` for standard input).
+    pub source: Option<&'a str>,
+    /// The record's byte offset in it.
+    pub source_offset: u64,
+    /// The page's decision record, as bytes.
+    pub decisions: &'a [u8],
+    /// Bytes of text kept.
+    pub kept_text_bytes: u64,
+    /// Bytes of text dropped.
+    pub dropped_text_bytes: u64,
+}
+
+impl<'a> IndexedPage<'a> {
+    /// A page of text alone: no blocks counted, no record of where it came from.
+    pub fn text(url: &'a str, site: &'a str, title: &'a str, body: &'a str) -> Self {
+        IndexedPage {
+            url,
+            site,
+            title,
+            body,
+            kept_blocks: 0,
+            dropped_blocks: 0,
+            source: None,
+            source_offset: 0,
+            decisions: &[],
+            kept_text_bytes: body.len() as u64,
+            dropped_text_bytes: 0,
+        }
+    }
 }
 
 /// An index being written: a new generation that becomes live on [`commit`](Self::commit).
@@ -314,6 +377,15 @@ impl IndexBuild {
         document.add_text(fields.body, page.body);
         document.add_u64(fields.kept_blocks, page.kept_blocks);
         document.add_u64(fields.dropped_blocks, page.dropped_blocks);
+        if let Some(record) = fields.record {
+            if let Some(source) = page.source {
+                document.add_text(record.source, source);
+            }
+            document.add_u64(record.source_offset, page.source_offset);
+            document.add_bytes(record.decisions, page.decisions);
+            document.add_u64(record.kept_text_bytes, page.kept_text_bytes);
+            document.add_u64(record.dropped_text_bytes, page.dropped_text_bytes);
+        }
         if let Some(writer) = &self.writer {
             writer
                 .add_document(document)
@@ -450,12 +522,8 @@ mod tests {
 
     fn page<'a>(url: &'a str, body: &'a str) -> IndexedPage<'a> {
         IndexedPage {
-            url,
-            site: "example.org",
-            title: "t",
-            body,
             kept_blocks: 1,
-            dropped_blocks: 0,
+            ..IndexedPage::text(url, "example.org", "t", body)
         }
     }
 

@@ -5,11 +5,17 @@
 //! `site:host`. A query that does not parse as that syntax is searched as its plain words
 //! ([`SearchResults::fallback`] says so).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
-use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, QueryParser};
+use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
+use tantivy::columnar::StrColumn;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, QueryParser, TermQuery};
+use tantivy::schema::IndexRecordOption;
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{TantivyDocument, TantivyError, Term};
+use tantivy::{
+    DocId, Score, SegmentOrdinal, SegmentReader, Searcher, TantivyDocument, TantivyError, Term,
+};
 
 use crate::index::{OpenIndex, stored_text};
 
@@ -24,6 +30,8 @@ pub struct Hit {
     pub url: String,
     /// Page title.
     pub title: String,
+    /// Page site.
+    pub site: String,
     /// A passage of the body around the query terms; the title when only the title matches.
     pub snippet: String,
     /// Where `snippet` matches query terms: character offsets `[start, end)` (Unicode scalar
@@ -47,6 +55,9 @@ pub struct SearchResults {
     pub offset: usize,
     /// The hits, best first.
     pub hits: Vec<Hit>,
+    /// Matching pages per site, most first (only when asked for; before any site filter).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<(String, u64)>,
 }
 
 /// Why a search failed.
@@ -168,36 +179,92 @@ pub fn top_urls(
 }
 
 /// Runs `query`: how many pages match, and the hits ranked `offset + 1` to `offset + limit`
-/// (none when `limit` is 0, a count).
+/// (none when `limit` is 0).
 pub fn search(
     open: &OpenIndex,
     query: &str,
     limit: usize,
     offset: usize,
 ) -> Result<SearchResults, SearchError> {
+    let searcher = open.index.reader()?.searcher();
+    search_in(
+        open,
+        &searcher,
+        &SearchRequest {
+            query,
+            limit,
+            offset,
+            site: None,
+            count_sites: false,
+        },
+    )
+}
+
+/// What to search for, and which part of the results to give.
+#[derive(Debug, Clone, Copy)]
+pub struct SearchRequest<'a> {
+    /// The query, in the query language (or plain words).
+    pub query: &'a str,
+    /// Hits to give (0: only count).
+    pub limit: usize,
+    /// Hits to skip first.
+    pub offset: usize,
+    /// Only pages of this site.
+    pub site: Option<&'a str>,
+    /// Also count the matching pages of each site (before the site filter).
+    pub count_sites: bool,
+}
+
+/// [`search`] with a searcher the caller keeps (a server reuses one per index), a site
+/// filter and per-site counts.
+pub fn search_in(
+    open: &OpenIndex,
+    searcher: &Searcher,
+    request: &SearchRequest<'_>,
+) -> Result<SearchResults, SearchError> {
+    let (limit, offset) = (request.limit, request.offset);
     let mut results = SearchResults {
-        query: query.to_string(),
+        query: request.query.to_string(),
         fallback: None,
         total: 0,
         offset,
         hits: Vec::new(),
+        sites: Vec::new(),
     };
-    let Some(parsed) = parse(open, query, Weights::default()) else {
+    let Some(parsed) = parse(open, request.query, Weights::default()) else {
         return Ok(results);
     };
     results.fallback = parsed.fallback;
-    let searcher = open.index.reader()?.searcher();
+    if request.count_sites {
+        let counts = searcher.search(&*parsed.query, &SiteCounts)?;
+        let mut sites: Vec<(String, u64)> = counts.into_iter().collect();
+        sites.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        results.sites = sites;
+    }
+    let query: Box<dyn Query> = match request.site {
+        Some(site) => Box::new(BooleanQuery::new(vec![
+            (Occur::Must, parsed.query),
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(open.fields.site, site),
+                    IndexRecordOption::Basic,
+                )),
+            ),
+        ])),
+        None => parsed.query,
+    };
     let top_docs = TopDocs::with_limit(limit.max(1))
         .and_offset(offset)
         .order_by_score();
-    let (top, total) = searcher.search(&*parsed.query, &(top_docs, Count))?;
+    let (top, total) = searcher.search(&*query, &(top_docs, Count))?;
     results.total = total;
     if limit == 0 || top.is_empty() {
         return Ok(results);
     }
-    let mut body = SnippetGenerator::create(&searcher, &*parsed.query, open.fields.body)?;
+    let mut body = SnippetGenerator::create(searcher, &*query, open.fields.body)?;
     body.set_max_num_chars(200);
-    let title = SnippetGenerator::create(&searcher, &*parsed.query, open.fields.title)?;
+    let title = SnippetGenerator::create(searcher, &*query, open.fields.title)?;
     for (at, (score, address)) in top.into_iter().enumerate() {
         let document: TantivyDocument = searcher.doc(address)?;
         let text = |field| stored_text(&document, field);
@@ -220,12 +287,82 @@ pub fn search(
             score,
             url: text(open.fields.url),
             title: text(open.fields.title),
+            site: text(open.fields.site),
             highlights: char_ranges(&fragment, &bytes),
             highlight_bytes: bytes,
             snippet: fragment,
         });
     }
     Ok(results)
+}
+
+/// Counts matching pages by their `site` fast field.
+struct SiteCounts;
+
+/// [`SiteCounts`] in one segment: counts by the site's term ordinal.
+struct SegmentSiteCounts {
+    column: Option<StrColumn>,
+    counts: Vec<u64>,
+}
+
+impl Collector for SiteCounts {
+    type Fruit = BTreeMap<String, u64>;
+    type Child = SegmentSiteCounts;
+
+    fn for_segment(
+        &self,
+        _segment: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<SegmentSiteCounts> {
+        let column = reader.fast_fields().str("site")?;
+        let terms = column.as_ref().map_or(0, |column| column.num_terms());
+        Ok(SegmentSiteCounts {
+            column,
+            counts: vec![0; terms],
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Self::Fruit>) -> tantivy::Result<Self::Fruit> {
+        let mut all = BTreeMap::new();
+        for fruit in fruits {
+            for (site, count) in fruit {
+                *all.entry(site).or_default() += count;
+            }
+        }
+        Ok(all)
+    }
+}
+
+impl SegmentCollector for SegmentSiteCounts {
+    type Fruit = BTreeMap<String, u64>;
+
+    fn collect(&mut self, doc: DocId, _score: Score) {
+        if let Some(column) = &self.column {
+            for ord in column.term_ords(doc) {
+                if let Some(count) = self.counts.get_mut(ord as usize) {
+                    *count += 1;
+                }
+            }
+        }
+    }
+
+    fn harvest(self) -> Self::Fruit {
+        let mut sites = BTreeMap::new();
+        let Some(column) = self.column else {
+            return sites;
+        };
+        let mut name = String::new();
+        for (ord, &count) in self.counts.iter().enumerate() {
+            if count > 0 && column.ord_to_str(ord as u64, &mut name).unwrap_or(false) {
+                sites.insert(name.clone(), count);
+            }
+        }
+        sites
+    }
 }
 
 /// Byte ranges sorted, with overlapping and touching ones merged.

@@ -78,7 +78,8 @@ pub struct TextRun {
 }
 
 /// Where blocks are cut.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Granularity {
     /// At layout elements ([`is_layout_element`]), as Chen, Ye & Li.
     #[default]
@@ -98,7 +99,7 @@ pub enum Granularity {
 }
 
 /// What segmentation makes of a page, beyond its blocks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SegmentOptions {
     /// Where blocks are cut.
     pub granularity: Granularity,

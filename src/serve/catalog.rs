@@ -1,0 +1,313 @@
+//! The catalog: the indexes a server answers from, opened once. Queries in, hits merged
+//! across the indexes out; a URL in, the page's stored fields and decision record out; and
+//! each index's build summary, statistics and text kept and dropped per site.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use tantivy::collector::TopDocs;
+use tantivy::query::TermQuery;
+use tantivy::schema::IndexRecordOption;
+use tantivy::schema::Value;
+use tantivy::{IndexReader, Searcher, TantivyDocument, Term};
+
+use super::ServeError;
+use crate::build::BuildSummary;
+use crate::index::{IndexStats, OpenIndex, stats, stored_text};
+use crate::search::{Hit, SearchRequest, SearchResults, search_in};
+
+/// One index being served.
+pub struct ServedIndex {
+    /// Its name in pages and answers: the path as given.
+    pub name: String,
+    /// The open index.
+    pub open: OpenIndex,
+    reader: IndexReader,
+    /// Its build summary.
+    pub summary: BuildSummary,
+    /// Its size figures.
+    pub stats: IndexStats,
+    /// Pages and text kept and dropped, per site, most text first.
+    pub sites: Vec<SiteText>,
+}
+
+/// What an index holds of one site.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SiteText {
+    /// The site.
+    pub site: String,
+    /// Its pages.
+    pub pages: u64,
+    /// Bytes of its text kept.
+    pub kept_text_bytes: u64,
+    /// Bytes of its text dropped.
+    pub dropped_text_bytes: u64,
+}
+
+/// A hit, with the index it came from.
+#[derive(Debug, Clone, Serialize)]
+pub struct CatalogHit {
+    /// The hit.
+    #[serde(flatten)]
+    pub hit: Hit,
+    /// The index it came from (its position in the catalog).
+    pub index: usize,
+}
+
+/// The answer to a query over every index: the hits merged by score.
+#[derive(Debug, Clone, Serialize)]
+pub struct CatalogResults {
+    /// The query as given.
+    pub query: String,
+    /// Why the query was searched as plain words, if it was.
+    pub fallback: Option<String>,
+    /// Pages matching, over every index (after the site filter).
+    pub total: usize,
+    /// Hits skipped before the first.
+    pub offset: usize,
+    /// The hits, best first.
+    pub hits: Vec<CatalogHit>,
+    /// Matching pages per site, most first (before the site filter).
+    pub sites: Vec<SiteCount>,
+}
+
+/// Matching pages of one site.
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteCount {
+    /// The site.
+    pub site: String,
+    /// Matching pages.
+    pub count: u64,
+}
+
+/// A page's stored fields, found by URL.
+#[derive(Debug, Clone)]
+pub struct StoredPage {
+    /// The index it is in.
+    pub index: usize,
+    /// URL.
+    pub url: String,
+    /// Title.
+    pub title: String,
+    /// Site.
+    pub site: String,
+    /// Kept text.
+    pub body: String,
+    /// Blocks kept and dropped.
+    pub kept_blocks: u64,
+    /// Blocks dropped.
+    pub dropped_blocks: u64,
+    /// The input file of the page's record, and its offset (absent in an index built
+    /// before records were kept, or from standard input).
+    pub source: Option<(PathBuf, u64)>,
+    /// The decision record's bytes, if the index keeps them.
+    pub decisions: Option<Vec<u8>>,
+}
+
+/// The indexes a server answers from.
+pub struct Catalog {
+    /// The indexes, in the order given.
+    pub indexes: Vec<ServedIndex>,
+}
+
+impl Catalog {
+    /// Opens every index of `paths` (each must be an index `indexer build` made).
+    pub fn open(paths: &[PathBuf]) -> Result<Catalog, ServeError> {
+        if paths.is_empty() {
+            return Err(ServeError::NoIndex);
+        }
+        let mut indexes = Vec::with_capacity(paths.len());
+        for path in paths {
+            indexes.push(ServedIndex::open(path)?);
+        }
+        Ok(Catalog { indexes })
+    }
+
+    /// Runs `request` on every index and merges the hits by score. The scores are each
+    /// index's own BM25, comparable across indexes only as far as their statistics agree.
+    pub fn search(&self, request: &SearchRequest<'_>) -> Result<CatalogResults, ServeError> {
+        let wanted = request.offset + request.limit;
+        let mut merged = CatalogResults {
+            query: request.query.to_string(),
+            fallback: None,
+            total: 0,
+            offset: request.offset,
+            hits: Vec::new(),
+            sites: Vec::new(),
+        };
+        let mut sites: BTreeMap<String, u64> = BTreeMap::new();
+        for (at, served) in self.indexes.iter().enumerate() {
+            let results: SearchResults = search_in(
+                &served.open,
+                &served.searcher(),
+                &SearchRequest {
+                    limit: wanted,
+                    offset: 0,
+                    ..*request
+                },
+            )?;
+            merged.fallback = merged.fallback.or(results.fallback);
+            merged.total += results.total;
+            for (site, count) in results.sites {
+                *sites.entry(site).or_default() += count;
+            }
+            merged.hits.extend(
+                results
+                    .hits
+                    .into_iter()
+                    .map(|hit| CatalogHit { hit, index: at }),
+            );
+        }
+        merged
+            .hits
+            .sort_by(|a, b| b.hit.score.total_cmp(&a.hit.score));
+        merged.hits = merged
+            .hits
+            .into_iter()
+            .skip(request.offset)
+            .take(request.limit)
+            .collect();
+        for (at, hit) in merged.hits.iter_mut().enumerate() {
+            hit.hit.rank = request.offset + at + 1;
+        }
+        let mut sites: Vec<SiteCount> = sites
+            .into_iter()
+            .map(|(site, count)| SiteCount { site, count })
+            .collect();
+        sites.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.site.cmp(&b.site)));
+        merged.sites = sites;
+        Ok(merged)
+    }
+
+    /// The page stored under `url`, from the first index (or index `only`) holding it.
+    pub fn page(&self, url: &str, only: Option<usize>) -> Result<Option<StoredPage>, ServeError> {
+        for (at, served) in self.indexes.iter().enumerate() {
+            if only.is_some_and(|only| only != at) {
+                continue;
+            }
+            if let Some(page) = served.page(url, at)? {
+                return Ok(Some(page));
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl ServedIndex {
+    fn open(path: &Path) -> Result<ServedIndex, ServeError> {
+        let open = OpenIndex::open(path)?;
+        let reader = open.index.reader().map_err(ServeError::Search)?;
+        let summary: BuildSummary = open.summary()?;
+        let stats = stats(&open)?;
+        let sites = site_text(&open, &reader.searcher()).map_err(ServeError::Search)?;
+        Ok(ServedIndex {
+            name: path.display().to_string(),
+            open,
+            reader,
+            summary,
+            stats,
+            sites,
+        })
+    }
+
+    fn searcher(&self) -> Searcher {
+        self.reader.searcher()
+    }
+
+    fn page(&self, url: &str, at: usize) -> Result<Option<StoredPage>, ServeError> {
+        let searcher = self.searcher();
+        let fields = self.open.fields;
+        let query = TermQuery::new(
+            Term::from_field_text(fields.url, url),
+            IndexRecordOption::Basic,
+        );
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(1).order_by_score())
+            .map_err(ServeError::Search)?;
+        let Some((_, address)) = top.first() else {
+            return Ok(None);
+        };
+        let document: TantivyDocument = searcher.doc(*address).map_err(ServeError::Search)?;
+        let number = |field| {
+            document
+                .get_first(field)
+                .and_then(|value| value.as_u64())
+                .unwrap_or(0)
+        };
+        let (source, decisions) = match fields.record {
+            Some(record) => {
+                let path = document
+                    .get_first(record.source)
+                    .and_then(|value| value.as_str());
+                let source = path.map(|path| (PathBuf::from(path), number(record.source_offset)));
+                let decisions = document
+                    .get_first(record.decisions)
+                    .and_then(|value| value.as_bytes())
+                    .map(<[u8]>::to_vec);
+                (source, decisions)
+            }
+            None => (None, None),
+        };
+        Ok(Some(StoredPage {
+            index: at,
+            url: stored_text(&document, fields.url),
+            title: stored_text(&document, fields.title),
+            site: stored_text(&document, fields.site),
+            body: stored_text(&document, fields.body),
+            kept_blocks: number(fields.kept_blocks),
+            dropped_blocks: number(fields.dropped_blocks),
+            source,
+            decisions,
+        }))
+    }
+}
+
+/// Pages and text kept and dropped per site, from the fast fields, most text first.
+fn site_text(open: &OpenIndex, searcher: &Searcher) -> tantivy::Result<Vec<SiteText>> {
+    let mut sites: BTreeMap<String, SiteText> = BTreeMap::new();
+    for segment in searcher.segment_readers() {
+        let fast = segment.fast_fields();
+        let Some(site_column) = fast.str("site")? else {
+            continue;
+        };
+        let text_column = |name: &str| fast.u64(name).ok();
+        let (kept, dropped) = match open.fields.record {
+            Some(_) => (
+                text_column("kept_text_bytes"),
+                text_column("dropped_text_bytes"),
+            ),
+            None => (None, None),
+        };
+        let mut names: Vec<Option<String>> = vec![None; site_column.num_terms()];
+        for doc in segment.doc_ids_alive() {
+            let Some(ord) = site_column.term_ords(doc).next() else {
+                continue;
+            };
+            let name = names.get_mut(ord as usize).and_then(|slot| {
+                if slot.is_none() {
+                    let mut name = String::new();
+                    if site_column.ord_to_str(ord, &mut name).unwrap_or(false) {
+                        *slot = Some(name);
+                    }
+                }
+                slot.clone()
+            });
+            let Some(name) = name else { continue };
+            let entry = sites.entry(name.clone()).or_insert_with(|| SiteText {
+                site: name,
+                ..SiteText::default()
+            });
+            entry.pages += 1;
+            entry.kept_text_bytes += kept.as_ref().and_then(|c| c.first(doc)).unwrap_or(0);
+            entry.dropped_text_bytes += dropped.as_ref().and_then(|c| c.first(doc)).unwrap_or(0);
+        }
+    }
+    let mut sites: Vec<SiteText> = sites.into_values().collect();
+    sites.sort_by(|a, b| {
+        (b.kept_text_bytes + b.dropped_text_bytes)
+            .cmp(&(a.kept_text_bytes + a.dropped_text_bytes))
+            .then_with(|| a.site.cmp(&b.site))
+    });
+    Ok(sites)
+}

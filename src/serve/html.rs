@@ -1,0 +1,373 @@
+//! HTML: the search page, the page view, the index view and error pages, written out as
+//! strings (every value escaped). No JavaScript; one small style sheet; readable on a phone.
+
+use std::fmt::Write as _;
+
+use super::catalog::{Catalog, CatalogResults};
+use super::chart::site_chart;
+use super::page_view::PageView;
+use crate::build::format_skips;
+
+/// Hits per page of results.
+pub const HITS_PER_PAGE: usize = 10;
+
+const STYLE: &str = "body{font:16px/1.45 system-ui,sans-serif;margin:0 auto;max-width:52rem;padding:0 1rem;color:#1b1b1b}\
+header{display:flex;gap:1rem;align-items:baseline;flex-wrap:wrap;border-bottom:1px solid #ddd;padding:.6rem 0}\
+header a{color:#1b1b1b;text-decoration:none}header b{font-size:1.2rem}\
+form{display:flex;gap:.4rem;margin:1rem 0}input[type=search]{flex:1;font-size:1rem;padding:.45rem;min-width:0}\
+button{font-size:1rem;padding:.45rem .8rem}\
+.hit{margin:1.1rem 0}.hit a.title{font-size:1.08rem}.url{color:#166534;font-size:.85rem;word-break:break-all}\
+.meta{color:#666;font-size:.85rem}mark{background:#fde68a;padding:0 .1rem}\
+.sites{font-size:.9rem;margin:.5rem 0;line-height:1.9}.sites a{margin-right:.8rem;white-space:nowrap}\
+.block{border-left:4px solid #16a34a;padding:.3rem .6rem;margin:.5rem 0;white-space:pre-wrap}\
+.dropped{border-left-color:#d4d4d4;color:#9a9a9a;background:#fafafa}\
+.why{display:block;font-size:.78rem;color:#b45309;font-family:ui-monospace,monospace}\
+.note{background:#fff7ed;border:1px solid #fed7aa;padding:.6rem}\
+table{border-collapse:collapse;font-size:.9rem}td,th{padding:.2rem .6rem;text-align:left;border-bottom:1px solid #eee}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}nav.pages{margin:1.5rem 0}nav.pages a{margin-right:1rem}\
+svg{max-width:100%;height:auto}";
+
+/// `text` with `& < > " '` escaped for HTML text and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` percent-encoded for a URL query value.
+pub fn query_value(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+fn page(title: &str, query: &str, body: &str) -> String {
+    format!(
+        "<!doctype html><html lang=en><head><meta charset=utf-8>\
+<meta name=viewport content=\"width=device-width,initial-scale=1\">\
+<title>{title}</title><style>{STYLE}</style></head><body>\
+<header><a href=\"/\"><b>indexer</b></a><a href=\"/stats\">index</a></header>\
+<form action=\"/\" method=get role=search><input type=search name=q value=\"{query}\" \
+aria-label=query placeholder=\"search\"><button>Search</button></form>{body}</body></html>",
+        title = escape(title),
+        query = escape(query),
+    )
+}
+
+/// The search page: the form, and when there is a query its results.
+pub fn search_page(results: Option<&CatalogResults>, site: Option<&str>) -> String {
+    let Some(results) = results else {
+        return page("indexer", "", "");
+    };
+    let mut body = String::new();
+    if let Some(fallback) = &results.fallback {
+        let _ = write!(
+            body,
+            "<p class=meta>Not query syntax ({}); searched as plain words.</p>",
+            escape(fallback)
+        );
+    }
+    let shown = match site {
+        Some(site) => format!(" on {}", escape(site)),
+        None => String::new(),
+    };
+    let _ = write!(
+        body,
+        "<p class=meta id=total>{} page{} match{shown}</p>",
+        results.total,
+        if results.total == 1 { "" } else { "s" }
+    );
+    if !results.sites.is_empty() {
+        body.push_str("<div class=sites>");
+        let all = format!("/?q={}", query_value(&results.query));
+        let _ = write!(body, "<a href=\"{}\">all sites</a>", escape(&all));
+        for count in &results.sites {
+            let link = format!(
+                "/?q={}&site={}",
+                query_value(&results.query),
+                query_value(&count.site)
+            );
+            let current = if site == Some(count.site.as_str()) {
+                " aria-current=true"
+            } else {
+                ""
+            };
+            let _ = write!(
+                body,
+                "<a href=\"{}\"{current}>{} ({})</a>",
+                escape(&link),
+                escape(&count.site),
+                count.count
+            );
+        }
+        body.push_str("</div>");
+    }
+    for hit in &results.hits {
+        let view = format!(
+            "/page?url={}&index={}",
+            query_value(&hit.hit.url),
+            hit.index
+        );
+        let title = if hit.hit.title.is_empty() {
+            &hit.hit.url
+        } else {
+            &hit.hit.title
+        };
+        let _ = write!(
+            body,
+            "<div class=hit><a class=title href=\"{view}\">{title}</a>\
+<div class=url>{url}</div><div class=snippet>{snippet}</div>\
+<div class=meta>{rank}. score {score:.3} · {site} · <a href=\"{url_attr}\">original</a></div></div>",
+            view = escape(&view),
+            title = escape(title),
+            url = escape(&hit.hit.url),
+            url_attr = escape(&hit.hit.url),
+            snippet = marked(&hit.hit.snippet, &hit.hit.highlight_bytes),
+            rank = hit.hit.rank,
+            score = hit.hit.score,
+            site = escape(&hit.hit.site),
+        );
+    }
+    let mut pages = String::new();
+    let site_part = site.map_or(String::new(), |site| format!("&site={}", query_value(site)));
+    if results.offset > 0 {
+        let previous = results.offset.saturating_sub(HITS_PER_PAGE);
+        let link = format!(
+            "/?q={}{site_part}&offset={previous}",
+            query_value(&results.query)
+        );
+        let _ = write!(pages, "<a href=\"{}\" rel=prev>← previous</a>", escape(&link));
+    }
+    if results.offset + results.hits.len() < results.total {
+        let next = results.offset + HITS_PER_PAGE;
+        let link = format!(
+            "/?q={}{site_part}&offset={next}",
+            query_value(&results.query)
+        );
+        let _ = write!(pages, "<a href=\"{}\" rel=next>next →</a>", escape(&link));
+    }
+    if !pages.is_empty() {
+        let _ = write!(body, "<nav class=pages>{pages}</nav>");
+    }
+    page(
+        &format!("{} — indexer", results.query),
+        &results.query,
+        &body,
+    )
+}
+
+/// `snippet` escaped, the byte ranges `highlights` marked.
+fn marked(snippet: &str, highlights: &[(usize, usize)]) -> String {
+    let mut out = String::new();
+    let mut at = 0;
+    for &(start, end) in highlights {
+        let (Some(before), Some(inside)) = (snippet.get(at..start), snippet.get(start..end)) else {
+            continue;
+        };
+        out.push_str(&escape(before));
+        let _ = write!(out, "<mark>{}</mark>", escape(inside));
+        at = end;
+    }
+    out.push_str(&escape(snippet.get(at..).unwrap_or_default()));
+    out
+}
+
+/// The page view: the page's blocks in order, dropped ones dimmed with why (or hidden).
+pub fn page_view(view: &PageView, hide_dropped: bool) -> String {
+    let mut body = String::new();
+    let title = if view.title.is_empty() {
+        &view.url
+    } else {
+        &view.title
+    };
+    let _ = write!(
+        body,
+        "<h1>{}</h1><div class=url><a href=\"{}\">{}</a></div>\
+<p class=meta id=figures>{} blocks kept, {} dropped by {} · site {} · index {}</p>",
+        escape(title),
+        escape(&view.url),
+        escape(&view.url),
+        view.kept_blocks,
+        view.dropped_blocks,
+        escape(&view.detector),
+        escape(&view.site),
+        escape(&view.index_name),
+    );
+    if let Some(source) = &view.source {
+        let _ = write!(
+            body,
+            "<p class=meta>record at byte {} of {}</p>",
+            source.offset,
+            escape(&source.path)
+        );
+    }
+    match &view.unavailable {
+        Some(reason) => {
+            let _ = write!(
+                body,
+                "<p class=note id=unavailable>The blocks cannot be shown: {}. The kept text as \
+indexed:</p><div class=block>{}</div>",
+                escape(reason),
+                escape(&view.kept_text)
+            );
+        }
+        None => {
+            let toggle = format!(
+                "/page?url={}&index={}{}",
+                query_value(&view.url),
+                view.index,
+                if hide_dropped { "" } else { "&hide=1" }
+            );
+            let _ = write!(
+                body,
+                "<p><a href=\"{}\" id=toggle>{}</a></p>",
+                escape(&toggle),
+                if hide_dropped {
+                    "show dropped blocks"
+                } else {
+                    "hide dropped blocks"
+                }
+            );
+            for block in &view.blocks {
+                if block.kept {
+                    let _ = write!(body, "<div class=block>{}</div>", escape(&block.text));
+                } else if !hide_dropped {
+                    let why = match (block.score, block.threshold) {
+                        (Some(score), Some(threshold)) => {
+                            format!("{} {score:.3} (threshold {threshold:.3})", block.rule)
+                        }
+                        _ => block.rule.to_string(),
+                    };
+                    let _ = write!(
+                        body,
+                        "<div class=\"block dropped\" data-rule=\"{}\"><span class=why>dropped by {}: {}</span>{}</div>",
+                        escape(block.rule),
+                        escape(&view.detector),
+                        escape(&why),
+                        escape(&block.text)
+                    );
+                }
+            }
+        }
+    }
+    page(&format!("{title} — indexer"), "", &body)
+}
+
+/// The index view: each index's build summary and figures, and a chart of the text kept and
+/// dropped per site.
+pub fn stats_page(catalog: &Catalog) -> String {
+    let mut body = String::new();
+    for (at, served) in catalog.indexes.iter().enumerate() {
+        let summary = &served.summary;
+        let _ = write!(body, "<h2 id=\"index-{at}\">{}</h2>", escape(&served.name));
+        let rows = [
+            ("detector", summary.detector.clone()),
+            ("built", format!("{} by {}", summary.started, summary.tool)),
+            (
+                "pages",
+                format!(
+                    "{} of {} records{}",
+                    summary.pages,
+                    summary.records,
+                    format_skips(&summary.skipped)
+                ),
+            ),
+            (
+                "blocks",
+                format!(
+                    "{} kept, {} dropped",
+                    summary.blocks_kept, summary.blocks_dropped
+                ),
+            ),
+            (
+                "text",
+                format!(
+                    "{} kept, {} dropped",
+                    human_bytes(summary.text_bytes_kept),
+                    human_bytes(summary.text_bytes_dropped)
+                ),
+            ),
+            ("documents", served.stats.documents.to_string()),
+            ("unique terms", served.stats.unique_terms.to_string()),
+            ("postings", served.stats.postings.to_string()),
+            ("index size", human_bytes(served.stats.total_bytes)),
+        ];
+        body.push_str("<table>");
+        for (name, value) in rows {
+            let _ = write!(
+                body,
+                "<tr><th>{}</th><td>{}</td></tr>",
+                escape(name),
+                escape(&value)
+            );
+        }
+        body.push_str("</table>");
+        body.push_str(&site_chart(&served.sites));
+        body.push_str(
+            "<table><tr><th>site</th><th>pages</th><th>text kept</th><th>text dropped</th></tr>",
+        );
+        for site in &served.sites {
+            let _ = write!(
+                body,
+                "<tr><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
+                escape(&site.site),
+                site.pages,
+                human_bytes(site.kept_text_bytes),
+                human_bytes(site.dropped_text_bytes)
+            );
+        }
+        body.push_str("</table>");
+    }
+    page("index — indexer", "", &body)
+}
+
+/// An error page.
+pub fn error_page(message: &str) -> String {
+    page(
+        "error — indexer",
+        "",
+        &format!("<p class=note id=error>{}</p>", escape(message)),
+    )
+}
+
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_and_highlights_marked() {
+        assert_eq!(
+            escape("<a href=\"x\">&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"
+        );
+        assert_eq!(
+            marked("a <b> c", &[(2, 5)]),
+            "a <mark>&lt;b&gt;</mark> c"
+        );
+        // Ranges that do not fall on character boundaries are passed over, not a panic.
+        assert_eq!(marked("é", &[(1, 2)]), "é");
+        assert_eq!(query_value("a b&c/é"), "a+b%26c%2F%C3%A9");
+    }
+}

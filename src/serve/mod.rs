@@ -1,0 +1,362 @@
+//! Serve: indexes in, an HTTP server out — a search page, a page view showing each block
+//! with the verdict on it, an index view, and the JSON behind each (`/api/search`,
+//! `/api/page`, `/api/stats`).
+//!
+//! axum on tokio: a request is parsed and answered on the runtime's threads, and the work
+//! on an index (search, reading a page's record again) runs on tokio's blocking pool, so a
+//! slow client or a slow page view does not hold up other requests. Everything a request may
+//! read is an index opened at start ([`Catalog`]) or a file an index recorded as a page's
+//! source; no request names a file.
+
+mod catalog;
+mod chart;
+mod html;
+mod page_view;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{RawQuery, State};
+use axum::http::{StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Serialize;
+
+pub use catalog::{Catalog, CatalogHit, CatalogResults, ServedIndex, SiteCount, SiteText};
+pub use page_view::{BlockView, PageView, SourceView};
+
+use crate::index::IndexError;
+use crate::search::SearchRequest;
+
+/// Longest query accepted, in bytes.
+pub const MAX_QUERY_BYTES: usize = 2048;
+/// Largest `offset` accepted.
+pub const MAX_OFFSET: usize = 10_000;
+/// Largest `limit` of `/api/search`.
+pub const MAX_LIMIT: usize = 100;
+
+/// Why the server could not start or go on.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// No index was given.
+    #[error("no index to serve")]
+    NoIndex,
+    /// An index could not be opened.
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// An index could not be read.
+    #[error("reading the index failed: {0}")]
+    Search(tantivy::TantivyError),
+    /// A search failed.
+    #[error(transparent)]
+    Query(#[from] crate::search::SearchError),
+    /// The address could not be listened on.
+    #[error("cannot listen on {address}: {source}")]
+    Listen {
+        /// The address.
+        address: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The server stopped on an error.
+    #[error("the server failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Serves `catalog` on `listen` until Ctrl-C (or SIGTERM), calling `ready` with the address
+/// listened on (the port chosen when `listen` asks for port 0) once requests are accepted.
+pub fn serve(
+    catalog: Catalog,
+    listen: SocketAddr,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), ServeError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|source| ServeError::Listen {
+                address: listen,
+                source,
+            })?;
+        ready(listener.local_addr()?);
+        axum::serve(listener, router(Arc::new(catalog)))
+            .with_graceful_shutdown(stopped())
+            .await?;
+        Ok(())
+    })
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn stopped() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+}
+
+/// The routes over `catalog`.
+pub fn router(catalog: Arc<Catalog>) -> Router {
+    Router::new()
+        .route("/", get(search_html))
+        .route("/page", get(page_html))
+        .route("/stats", get(stats_html))
+        .route("/api/search", get(search_json))
+        .route("/api/page", get(page_json))
+        .route("/api/stats", get(stats_json))
+        .fallback(not_found)
+        .with_state(catalog)
+}
+
+/// A request's query parameters, decoded (invalid UTF-8 replaced), the last of a name kept.
+struct Params(Vec<(String, String)>);
+
+impl Params {
+    fn of(raw: Option<String>) -> Params {
+        let raw = raw.unwrap_or_default();
+        Params(
+            url::form_urlencoded::parse(raw.as_bytes())
+                .map(|(name, value)| (name.into_owned(), value.into_owned()))
+                .collect(),
+        )
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// A number parameter at most `max` (absent: `default`).
+    fn number(&self, name: &str, default: usize, max: usize) -> Result<usize, Failure> {
+        match self.get(name) {
+            None | Some("") => Ok(default),
+            Some(text) => match text.parse::<usize>() {
+                Ok(value) if value <= max => Ok(value),
+                _ => Err(Failure::bad(format!(
+                    "{name} must be a whole number from 0 to {max}"
+                ))),
+            },
+        }
+    }
+}
+
+/// A request that cannot be answered, and how to say so.
+#[derive(Debug)]
+struct Failure {
+    status: StatusCode,
+    message: String,
+}
+
+impl Failure {
+    fn bad(message: impl Into<String>) -> Failure {
+        Failure {
+            status: StatusCode::BAD_REQUEST,
+            message: message.into(),
+        }
+    }
+
+    fn not_found(message: impl Into<String>) -> Failure {
+        Failure {
+            status: StatusCode::NOT_FOUND,
+            message: message.into(),
+        }
+    }
+
+    fn internal(error: impl std::fmt::Display) -> Failure {
+        Failure {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            message: error.to_string(),
+        }
+    }
+
+    fn html(self) -> Response {
+        (self.status, html_response(html::error_page(&self.message))).into_response()
+    }
+
+    fn json(self) -> Response {
+        let body = serde_json::json!({"error": self.message, "status": self.status.as_u16()});
+        (self.status, axum::Json(body)).into_response()
+    }
+}
+
+fn html_response(body: String) -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body)
+}
+
+/// Runs `work` on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, Failure> + Send + 'static,
+) -> Result<T, Failure> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(Failure::internal)?
+}
+
+/// A search request from the parameters, or why it is not one (`None`: no query).
+struct SearchParams {
+    query: String,
+    site: Option<String>,
+    offset: usize,
+    limit: usize,
+}
+
+impl SearchParams {
+    fn of(params: &Params, default_limit: usize) -> Result<Option<SearchParams>, Failure> {
+        let query = params.get("q").unwrap_or("").trim().to_string();
+        if query.len() > MAX_QUERY_BYTES {
+            return Err(Failure::bad(format!(
+                "the query is {} bytes long; at most {MAX_QUERY_BYTES} are searched",
+                query.len()
+            )));
+        }
+        let offset = params.number("offset", 0, MAX_OFFSET)?;
+        let limit = params.number("limit", default_limit, MAX_LIMIT)?;
+        if query.is_empty() {
+            return Ok(None);
+        }
+        let site = params
+            .get("site")
+            .filter(|site| !site.is_empty())
+            .map(str::to_string);
+        Ok(Some(SearchParams {
+            query,
+            site,
+            offset,
+            limit,
+        }))
+    }
+
+    fn run(self, catalog: &Catalog) -> Result<CatalogResults, Failure> {
+        catalog
+            .search(&SearchRequest {
+                query: &self.query,
+                limit: self.limit,
+                offset: self.offset,
+                site: self.site.as_deref(),
+                count_sites: true,
+            })
+            .map_err(Failure::internal)
+    }
+}
+
+async fn search_html(State(catalog): State<Arc<Catalog>>, RawQuery(raw): RawQuery) -> Response {
+    let params = Params::of(raw);
+    let request = match SearchParams::of(&params, html::HITS_PER_PAGE) {
+        Ok(Some(request)) => request,
+        Ok(None) => return html_response(html::search_page(None, None)).into_response(),
+        Err(failure) => return failure.html(),
+    };
+    let site = request.site.clone();
+    match blocking(move || request.run(&catalog)).await {
+        Ok(results) => html_response(html::search_page(Some(&results), site.as_deref())).into_response(),
+        Err(failure) => failure.html(),
+    }
+}
+
+async fn search_json(State(catalog): State<Arc<Catalog>>, RawQuery(raw): RawQuery) -> Response {
+    let params = Params::of(raw);
+    let request = match SearchParams::of(&params, html::HITS_PER_PAGE) {
+        Ok(Some(request)) => request,
+        Ok(None) => return Failure::bad("no query: give one as ?q=").json(),
+        Err(failure) => return failure.json(),
+    };
+    match blocking(move || request.run(&catalog)).await {
+        Ok(results) => axum::Json(results).into_response(),
+        Err(failure) => failure.json(),
+    }
+}
+
+/// The page view the parameters name.
+fn find_page(catalog: &Catalog, params: &Params) -> Result<PageView, Failure> {
+    let url = params
+        .get("url")
+        .filter(|url| !url.is_empty())
+        .ok_or_else(|| Failure::bad("no page: give its URL as ?url="))?;
+    if url.len() > MAX_QUERY_BYTES {
+        return Err(Failure::bad("the URL is too long"));
+    }
+    let only = match params.get("index") {
+        None | Some("") => None,
+        Some(_) => Some(params.number("index", 0, catalog.indexes.len().saturating_sub(1))?),
+    };
+    let page = catalog
+        .page(url, only)
+        .map_err(Failure::internal)?
+        .ok_or_else(|| Failure::not_found(format!("no page with the URL {url} in the index")))?;
+    Ok(PageView::of(catalog, page))
+}
+
+async fn page_html(State(catalog): State<Arc<Catalog>>, RawQuery(raw): RawQuery) -> Response {
+    let params = Params::of(raw);
+    let hide = params.get("hide").is_some_and(|value| value == "1");
+    match blocking(move || find_page(&catalog, &params)).await {
+        Ok(view) => html_response(html::page_view(&view, hide)).into_response(),
+        Err(failure) => failure.html(),
+    }
+}
+
+async fn page_json(State(catalog): State<Arc<Catalog>>, RawQuery(raw): RawQuery) -> Response {
+    let params = Params::of(raw);
+    match blocking(move || find_page(&catalog, &params)).await {
+        Ok(view) => axum::Json(view).into_response(),
+        Err(failure) => failure.json(),
+    }
+}
+
+async fn stats_html(State(catalog): State<Arc<Catalog>>) -> Response {
+    match blocking(move || Ok(html::stats_page(&catalog))).await {
+        Ok(page) => html_response(page).into_response(),
+        Err(failure) => failure.html(),
+    }
+}
+
+/// One index in `/api/stats`.
+#[derive(Serialize)]
+struct IndexFigures<'a> {
+    index: &'a str,
+    build: &'a crate::build::BuildSummary,
+    stats: &'a crate::index::IndexStats,
+    sites: &'a [SiteText],
+}
+
+async fn stats_json(State(catalog): State<Arc<Catalog>>) -> Response {
+    let figures: Vec<IndexFigures<'_>> = catalog
+        .indexes
+        .iter()
+        .map(|served| IndexFigures {
+            index: &served.name,
+            build: &served.summary,
+            stats: &served.stats,
+            sites: &served.sites,
+        })
+        .collect();
+    axum::Json(figures).into_response()
+}
+
+async fn not_found(uri: Uri) -> Response {
+    let failure = Failure::not_found(format!("nothing at {}", uri.path()));
+    if uri.path().starts_with("/api/") {
+        failure.json()
+    } else {
+        failure.html()
+    }
+}
