@@ -312,7 +312,10 @@ mod tests {
         for (read, written) in read.iter().zip(&verdicts) {
             assert_eq!(read.keep, written.keep);
             if !written.keep {
-                assert_eq!((read.rule, read.score, read.threshold), (written.rule, written.score, 0.6));
+                assert_eq!(
+                    (read.rule, read.score, read.threshold),
+                    (written.rule, written.score, 0.6)
+                );
             }
         }
         for cut in 0..bytes.len() {

@@ -415,9 +415,9 @@ fn build_from_predictions(
 
 /// An index of the labelled main content alone.
 fn build_oracle(path: &Path, labels: &[Label]) -> Result<(), EvalError> {
-    let pages = labels.iter().map(|label| {
-        IndexedPage::text(&label.url, &label.site, &label.title, &label.content_text)
-    });
+    let pages = labels
+        .iter()
+        .map(|label| IndexedPage::text(&label.url, &label.site, &label.title, &label.content_text));
     let summary = BuildSummary {
         detector: "oracle".into(),
         pages: labels.len() as u64,

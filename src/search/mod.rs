@@ -14,7 +14,7 @@ use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, QueryP
 use tantivy::schema::IndexRecordOption;
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{
-    DocId, Score, SegmentOrdinal, SegmentReader, Searcher, TantivyDocument, TantivyError, Term,
+    DocId, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyDocument, TantivyError, Term,
 };
 
 use crate::index::{OpenIndex, stored_text};

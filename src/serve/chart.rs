@@ -68,9 +68,12 @@ fn draw<'a>(
         Rectangle::new([(from, y + 0.15), (to, y + 0.85)], color.filled())
     };
     chart
-        .draw_series(sites.iter().enumerate().map(|(at, site)| {
-            bar(at, 0.0, megabytes(site.kept_text_bytes), KEPT)
-        }))?
+        .draw_series(
+            sites
+                .iter()
+                .enumerate()
+                .map(|(at, site)| bar(at, 0.0, megabytes(site.kept_text_bytes), KEPT)),
+        )?
         .label("kept")
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], KEPT.filled()));
     chart

@@ -143,7 +143,11 @@ pub fn search_page(results: Option<&CatalogResults>, site: Option<&str>) -> Stri
             "/?q={}{site_part}&offset={previous}",
             query_value(&results.query)
         );
-        let _ = write!(pages, "<a href=\"{}\" rel=prev>← previous</a>", escape(&link));
+        let _ = write!(
+            pages,
+            "<a href=\"{}\" rel=prev>← previous</a>",
+            escape(&link)
+        );
     }
     if results.offset + results.hits.len() < results.total {
         let next = results.offset + HITS_PER_PAGE;
@@ -362,10 +366,7 @@ mod tests {
             escape("<a href=\"x\">&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"
         );
-        assert_eq!(
-            marked("a <b> c", &[(2, 5)]),
-            "a <mark>&lt;b&gt;</mark> c"
-        );
+        assert_eq!(marked("a <b> c", &[(2, 5)]), "a <mark>&lt;b&gt;</mark> c");
         // Ranges that do not fall on character boundaries are passed over, not a panic.
         assert_eq!(marked("é", &[(1, 2)]), "é");
         assert_eq!(query_value("a b&c/é"), "a+b%26c%2F%C3%A9");

@@ -267,7 +267,9 @@ async fn search_html(State(catalog): State<Arc<Catalog>>, RawQuery(raw): RawQuer
     };
     let site = request.site.clone();
     match blocking(move || request.run(&catalog)).await {
-        Ok(results) => html_response(html::search_page(Some(&results), site.as_deref())).into_response(),
+        Ok(results) => {
+            html_response(html::search_page(Some(&results), site.as_deref())).into_response()
+        }
         Err(failure) => failure.html(),
     }
 }

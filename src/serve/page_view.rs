@@ -123,8 +123,7 @@ fn blocks_of(catalog: &Catalog, page: &StoredPage) -> Result<Vec<BlockView>, Str
     let limits = summary.segment_limits.unwrap_or_default();
     let decode_cap = limits.max_page_bytes.saturating_mul(8);
     let read = page_from_record(found, decode_cap).map_err(|skip| skip.to_string())?;
-    let segmented =
-        segment_with(&read, &limits, options).map_err(|error| error.to_string())?;
+    let segmented = segment_with(&read, &limits, options).map_err(|error| error.to_string())?;
     let verdicts = record.verdicts();
     if verdicts.len() != segmented.blocks.len() {
         return Err(format!(

@@ -1,6 +1,8 @@
 //! Paths shared by the end-to-end tests. Each test binary uses a part of them.
 #![allow(dead_code)]
 
+pub mod server;
+
 use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::process::{Command, Output};
