@@ -143,6 +143,18 @@ fn extract_does_not_depend_on_the_thread_count() {
     let three = ok(indexer(&["extract", "--threads", "3"], &sample()));
     assert_eq!(one.lines().count(), 100);
     assert_eq!(one, three);
+    // menu reads linked pages while pages are decided in parallel: its answer must not
+    // depend on which thread read what first.
+    let menu = |threads: &str| {
+        ok(indexer(
+            &["extract", "--detector", "menu", "--threads", threads],
+            &sample(),
+        ))
+    };
+    let (menu_one, menu_two) = (menu("1"), menu("2"));
+    assert_eq!(menu_one, menu_two);
+    assert_eq!(menu_one, menu("3"));
+    assert_ne!(menu_one, one, "menu drops something");
     let first: Value = serde_json::from_str(one.lines().next().unwrap()).unwrap();
     for key in ["url", "site", "title", "text"] {
         assert!(first[key].is_string(), "missing {key}");

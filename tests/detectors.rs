@@ -183,11 +183,12 @@ fn menu_reports_how_it_found_each_pages_peers() {
     assert_eq!(count("link_graph_pages"), 100);
     let decided = count("pages_with_complete_subdigraph")
         + count("pages_with_smaller_subdigraph_fallback")
-        + count("pages_without_linked_peers")
-        + count("pages_reusing_section_pages");
+        + count("pages_without_linked_peers");
     assert_eq!(decided, 100);
     assert!(count("pages_with_complete_subdigraph") > 0);
+    // Each linked page is read once, then taken from the cache.
     assert!(count("pages_read_again") > 0);
+    assert!(count("linked_trees_reused") > count("pages_read_again"));
 }
 
 /// `--keep-title-headings` puts the title-heading rule on a detector of the papers: the

@@ -108,6 +108,16 @@ fn every_page_and_answer_is_served() {
         page["dropped_blocks"].as_u64().unwrap()
     );
     assert_eq!(kept.len() as u64, page["kept_blocks"].as_u64().unwrap());
+    let kept_bytes: usize = kept.iter().map(|text| text.len()).sum();
+    assert_eq!(kept_bytes as u64, page["kept_text_bytes"].as_u64().unwrap());
+    let dropped_bytes: usize = dropped
+        .iter()
+        .map(|block| block["text"].as_str().unwrap().len())
+        .sum();
+    assert_eq!(
+        dropped_bytes as u64,
+        page["dropped_text_bytes"].as_u64().unwrap()
+    );
     for block in &dropped {
         assert_eq!(block["rule"], "content_probability");
         assert!(block["score"].as_f64().unwrap() < block["threshold"].as_f64().unwrap());

@@ -162,8 +162,8 @@ impl IncrementalFlags {
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "menu")]
 pub struct MenuFlags {
-    /// menu: pages in the complete subdigraph, the key page included.
-    #[arg(long, default_value_t = MenuSettings::default().pages, value_parser = clap::value_parser!(u32).range(2..))]
+    /// menu: pages in the complete subdigraph, besides the key page (the paper's n = 4).
+    #[arg(long, default_value_t = MenuSettings::default().pages, value_parser = clap::value_parser!(u32).range(1..))]
     menu_pages: u32,
     /// menu: links of a page considered, in document order.
     #[arg(long, default_value_t = MenuSettings::default().max_links)]

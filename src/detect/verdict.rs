@@ -34,8 +34,8 @@ pub enum Rule {
     /// `table-chunk`: how many of the cluster's pages hold the chunk; dropped at or above
     /// the threshold.
     ChunkDocumentFrequency = 8,
-    /// `menu`: the share of the linked pages whose tree maps the block's node; dropped when
-    /// all do (at the threshold 1).
+    /// `menu`: 1 when one of the block's nodes is in the template (mapped in every linked
+    /// page compared), else 0; dropped at the threshold 1.
     MappedInLinkedPages = 9,
     /// `menu`: no linked pages to compare with, so every block is kept.
     NoLinkedPages = 10,

@@ -98,6 +98,8 @@ pub struct StoredPage {
     pub kept_blocks: u64,
     /// Blocks dropped.
     pub dropped_blocks: u64,
+    /// Bytes of text kept and dropped (0 in an index built before they were recorded).
+    pub text_bytes: (u64, u64),
     /// The input file of the page's record, and its offset (absent in an index built
     /// before records were kept, or from standard input).
     pub source: Option<(PathBuf, u64)>,
@@ -235,6 +237,12 @@ impl ServedIndex {
                 .and_then(|value| value.as_u64())
                 .unwrap_or(0)
         };
+        let text_bytes = fields.record.map_or((0, 0), |record| {
+            (
+                number(record.kept_text_bytes),
+                number(record.dropped_text_bytes),
+            )
+        });
         let (source, decisions) = match fields.record {
             Some(record) => {
                 let path = document
@@ -257,6 +265,7 @@ impl ServedIndex {
             body: stored_text(&document, fields.body),
             kept_blocks: number(fields.kept_blocks),
             dropped_blocks: number(fields.dropped_blocks),
+            text_bytes,
             source,
             decisions,
         }))

@@ -194,12 +194,14 @@ pub fn page_view(view: &PageView, hide_dropped: bool) -> String {
     let _ = write!(
         body,
         "<h1>{}</h1><div class=url><a href=\"{}\">{}</a></div>\
-<p class=meta id=figures>{} blocks kept, {} dropped by {} · site {} · index {}</p>",
+<p class=meta id=figures>{} blocks kept ({}), {} dropped ({}) by {} · site {} · index {}</p>",
         escape(title),
         escape(&view.url),
         escape(&view.url),
         view.kept_blocks,
+        human_bytes(view.kept_text_bytes),
         view.dropped_blocks,
+        human_bytes(view.dropped_text_bytes),
         escape(&view.detector),
         escape(&view.site),
         escape(&view.index_name),

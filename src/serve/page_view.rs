@@ -31,6 +31,10 @@ pub struct PageView {
     pub kept_blocks: u64,
     /// Blocks dropped.
     pub dropped_blocks: u64,
+    /// Bytes of text kept.
+    pub kept_text_bytes: u64,
+    /// Bytes of text dropped.
+    pub dropped_text_bytes: u64,
     /// Where the record was read from.
     pub source: Option<SourceView>,
     /// Why the blocks could not be shown, when they cannot.
@@ -79,6 +83,8 @@ impl PageView {
             site: page.site.clone(),
             kept_blocks: page.kept_blocks,
             dropped_blocks: page.dropped_blocks,
+            kept_text_bytes: page.text_bytes.0,
+            dropped_text_bytes: page.text_bytes.1,
             source: page.source.as_ref().map(|(path, offset)| SourceView {
                 path: path.display().to_string(),
                 offset: *offset,

@@ -2,39 +2,45 @@
 //! Silva & Tamarit, "Web Template Extraction Based on Hyperlink Analysis" (WWV 2015).
 //!
 //! Pages that share a template link to each other through its menu. For a *key page*, the
-//! detector looks among the same-host pages it links to for a *complete subdigraph*: a set of
-//! pages, the key page among them, each linking to every other
-//! ([`MenuSettings::pages`] pages in all). It then maps the key page's DOM tree onto each
-//! other page's tree top-down ([`equal_top_down_mapping`]): the roots map, and the i-th
-//! children of two mapped nodes map when they are *equal* — same tag, same attributes (link
-//! targets aside), same number of children, or, for text, the same text. The template is what
-//! maps in every one of those trees; text in it is dropped.
+//! detector looks among the same-host pages the key page links to for a *complete
+//! subdigraph*: [`MenuSettings::pages`] of them (the paper's n = 4), each linking to every
+//! other (the key page is not part of it, and they need not link back to it). It then maps the
+//! key page's DOM tree onto each of those pages' trees in turn ([`equal_top_down_mapping`]),
+//! refining the template as the paper's Algorithm 2 does: the roots map, and each child of a
+//! mapped node maps to the child of its partner that is *equal* to it and most alike. Equal
+//! is our reading of the paper's weighted node equality: the same tag and attributes (the
+//! class name among them; link targets aside), or for text the same text. Among equal
+//! children the partner is the one closest in number of children and in relative position.
+//! A linked page whose root is not equal to the key page's is skipped. The template is what
+//! maps in every page; text in it is dropped.
 //!
 //! Two passes: the first learns the link graph (and where each page is in the input); the
 //! second decides each page, reading the pages of its complete subdigraph again from the
-//! input. The pages found for one site section (URL directory) are reused for the others of
-//! that section, so the search and the reads are not repeated for every page. When no
-//! complete subdigraph of the asked size exists, the largest found is used, and counted.
+//! input. Read trees are cached by URL, so a page linked from many key pages is read once
+//! while it stays in the cache; which pages a key page is compared with depends on the link
+//! graph alone, so decisions do not depend on thread timing. When no complete subdigraph of
+//! the asked size exists, the largest found is used, and counted.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Counter, Detector, PageSource, Passes, Rule, Verdict, normalized_url, url_directory};
+use super::{Counter, Detector, PageSource, Passes, Rule, Verdict, normalized_url};
 use crate::segment::{DomTree, Granularity, SegmentOptions, SegmentedPage};
 
 /// The settings of `menu`.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MenuSettings {
-    /// Pages in the complete subdigraph, the key page included.
+    /// Pages in the complete subdigraph, besides the key page (the paper's n, 4).
     pub pages: u32,
-    /// Links of a page considered (in document order, menus first), at most.
+    /// Links of a page considered (in document order, menus first), at most (chosen).
     pub max_links: u32,
-    /// Candidate sets tried in the search for a complete subdigraph, at most per page.
+    /// Candidate sets tried in the search for a complete subdigraph, at most per page
+    /// (chosen).
     pub search_budget: u32,
-    /// Site sections whose pages are cached at once, at most.
-    pub cached_sections: u32,
+    /// Page trees cached at once, at most (chosen; only speed depends on it).
+    pub cached_trees: u32,
 }
 
 impl Default for MenuSettings {
@@ -43,7 +49,7 @@ impl Default for MenuSettings {
             pages: 4,
             max_links: 256,
             search_budget: 20_000,
-            cached_sections: 256,
+            cached_trees: 1024,
         }
     }
 }
@@ -53,12 +59,6 @@ impl Default for MenuSettings {
 pub struct PageLinks {
     url: String,
     links: Vec<String>,
-}
-
-/// The pages found for one section, with their trees.
-struct SectionPages {
-    urls: Vec<String>,
-    trees: Vec<PeerTree>,
 }
 
 /// A page's DOM tree with each node's children.
@@ -76,13 +76,15 @@ pub struct Menu {
     /// For each URL id, its links in document order (pages only).
     ordered_links: Vec<Vec<u32>>,
     names: Vec<String>,
-    sections: Mutex<FxHashMap<String, Arc<SectionPages>>>,
+    /// Trees of linked pages read so far, by URL id (`None`: could not be read).
+    trees: Mutex<FxHashMap<u32, Option<Arc<PeerTree>>>>,
     complete: AtomicU64,
     partial: AtomicU64,
     alone: AtomicU64,
-    section_reuses: AtomicU64,
+    tree_reuses: AtomicU64,
     pages_read: AtomicU64,
     unreadable: AtomicU64,
+    roots_unequal: AtomicU64,
 }
 
 impl Menu {
@@ -106,10 +108,9 @@ impl Menu {
             .is_some_and(|links| links.binary_search(&to).is_ok())
     }
 
-    /// The pages that, with `key`, form the largest complete subdigraph found (at most
-    /// `pages − 1` of them), in link order.
+    /// The pages `key` links to that form the largest complete subdigraph found among them
+    /// (at most [`MenuSettings::pages`]), in link order.
     pub fn complete_subdigraph(&self, key: u32) -> Vec<u32> {
-        let want = (self.settings.pages as usize).saturating_sub(1);
         let candidates: Vec<u32> = self
             .ordered_links
             .get(key as usize)
@@ -117,67 +118,72 @@ impl Menu {
                 links
                     .iter()
                     .copied()
-                    .filter(|&page| page != key && self.links(key, page) && self.links(page, key))
+                    .filter(|&page| {
+                        page != key
+                            && self
+                                .out_links
+                                .get(page as usize)
+                                .is_some_and(Option::is_some)
+                    })
                     .collect()
             })
             .unwrap_or_default();
         largest_complete_set(
             &candidates,
             |a, b| self.links(a, b) && self.links(b, a),
-            want,
+            self.settings.pages as usize,
             self.settings.search_budget as usize,
         )
     }
 
-    /// The other pages of `key`'s complete subdigraph, with their trees: from the section's
-    /// cache when it has pages other than `key`, else searched and read.
-    fn section_pages(&self, url: &str, pages: &dyn PageSource) -> Option<Arc<SectionPages>> {
-        let url = &normalized_url(url);
-        let (section, _) = url_directory(url);
-        if let Some(found) = self.lock_sections().get(section)
-            && found.urls.iter().all(|member| member != url)
-            && !found.trees.is_empty()
-        {
-            self.section_reuses.fetch_add(1, Ordering::Relaxed);
-            return Some(Arc::clone(found));
-        }
-        let &key = self.ids.get(url)?;
+    /// The trees of the pages of `url`'s complete subdigraph that could be read, or `None`
+    /// when it has none.
+    fn linked_trees(&self, url: &str, pages: &dyn PageSource) -> Option<Vec<Arc<PeerTree>>> {
+        let &key = self.ids.get(&normalized_url(url))?;
         let members = self.complete_subdigraph(key);
         if members.is_empty() {
             self.alone.fetch_add(1, Ordering::Relaxed);
             return None;
         }
-        if members.len() + 1 >= self.settings.pages as usize {
+        if members.len() >= self.settings.pages as usize {
             self.complete.fetch_add(1, Ordering::Relaxed);
         } else {
             self.partial.fetch_add(1, Ordering::Relaxed);
         }
-        let mut found = SectionPages {
-            urls: Vec::new(),
-            trees: Vec::new(),
-        };
-        for member in members {
-            let member_url = &self.names[member as usize];
-            self.pages_read.fetch_add(1, Ordering::Relaxed);
-            if let Some(tree) = pages.load(member_url).and_then(|page| page.tree) {
-                let children = tree.children();
-                found.urls.push(member_url.clone());
-                found.trees.push(PeerTree { tree, children });
-            } else {
-                self.unreadable.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        let found = Arc::new(found);
-        let mut sections = self.lock_sections();
-        if sections.len() >= self.settings.cached_sections as usize {
-            sections.clear();
-        }
-        sections.insert(section.to_string(), Arc::clone(&found));
-        Some(found)
+        let trees = members
+            .into_iter()
+            .filter_map(|member| self.tree_of(member, pages))
+            .collect();
+        Some(trees)
     }
 
-    fn lock_sections(&self) -> std::sync::MutexGuard<'_, FxHashMap<String, Arc<SectionPages>>> {
-        self.sections
+    /// The tree of page `id`, from the cache or read.
+    fn tree_of(&self, id: u32, pages: &dyn PageSource) -> Option<Arc<PeerTree>> {
+        if let Some(cached) = self.lock_trees().get(&id) {
+            self.tree_reuses.fetch_add(1, Ordering::Relaxed);
+            return cached.clone();
+        }
+        self.pages_read.fetch_add(1, Ordering::Relaxed);
+        let tree = pages
+            .load(&self.names[id as usize])
+            .and_then(|page| page.tree)
+            .map(|tree| {
+                let children = tree.children();
+                Arc::new(PeerTree { tree, children })
+            });
+        if tree.is_none() {
+            self.unreadable.fetch_add(1, Ordering::Relaxed);
+        }
+        let mut cache = self.lock_trees();
+        if cache.len() >= self.settings.cached_trees as usize {
+            cache.clear();
+        }
+        cache.insert(id, tree.clone());
+        tree
+    }
+
+    fn lock_trees(&self) -> std::sync::MutexGuard<'_, FxHashMap<u32, Option<Arc<PeerTree>>>> {
+        self.trees
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -241,33 +247,75 @@ pub fn largest_complete_set(
     search.best
 }
 
-/// Which nodes of `a` the equal top-down mapping between `a` and `b` maps: the roots map;
-/// the i-th children of mapped nodes map when they are equal (same label, same number of
-/// children).
+/// Which nodes of `a` the equal top-down mapping between `a` and `b` maps, `a` restricted to
+/// the nodes of `template` (Algorithm 2 maps the template refined so far): the roots map when
+/// equal, and each child of a mapped node (in `template`) maps to the equal child of its
+/// partner, not yet taken, that is most alike ([`likeness`]). Equal: the same label (tag and
+/// attributes, or text).
 pub fn equal_top_down_mapping(
     a: &DomTree,
     a_children: &[Vec<u32>],
+    template: &[bool],
     b: &DomTree,
     b_children: &[Vec<u32>],
 ) -> Vec<bool> {
     let mut mapped = vec![false; a.nodes.len()];
-    let equal = |x: u32, y: u32| {
-        a.nodes[x as usize].label == b.nodes[y as usize].label
-            && a_children[x as usize].len() == b_children[y as usize].len()
-    };
-    if a.nodes.is_empty() || b.nodes.is_empty() || !equal(0, 0) {
+    let equal = |x: u32, y: u32| a.nodes[x as usize].label == b.nodes[y as usize].label;
+    if a.nodes.is_empty() || b.nodes.is_empty() || !template[0] || !equal(0, 0) {
         return mapped;
     }
     let mut stack = vec![(0u32, 0u32)];
+    let mut taken: Vec<bool> = Vec::new();
     while let Some((x, y)) = stack.pop() {
         mapped[x as usize] = true;
-        for (&cx, &cy) in a_children[x as usize].iter().zip(&b_children[y as usize]) {
-            if equal(cx, cy) {
-                stack.push((cx, cy));
+        let (xs, ys) = (&a_children[x as usize], &b_children[y as usize]);
+        taken.clear();
+        taken.resize(ys.len(), false);
+        for (at, &cx) in xs.iter().enumerate() {
+            if !template[cx as usize] {
+                continue;
+            }
+            let mut best: Option<(usize, f32)> = None;
+            for (bt, &cy) in ys.iter().enumerate() {
+                if taken[bt] || !equal(cx, cy) {
+                    continue;
+                }
+                let score = likeness(
+                    (at, xs.len(), a_children[cx as usize].len()),
+                    (bt, ys.len(), b_children[cy as usize].len()),
+                );
+                if best.is_none_or(|(_, best)| score > best) {
+                    best = Some((bt, score));
+                }
+            }
+            if let Some((bt, _)) = best {
+                taken[bt] = true;
+                stack.push((cx, ys[bt]));
             }
         }
     }
     mapped
+}
+
+/// How alike two equal nodes are, in [0, 1], each given as (position among its siblings,
+/// sibling count, child count): half the closeness of their relative positions, half the
+/// ratio of their child counts.
+fn likeness(a: (usize, usize, usize), b: (usize, usize, usize)) -> f32 {
+    let relative = |(at, of, _): (usize, usize, usize)| {
+        if of > 1 {
+            at as f32 / (of - 1) as f32
+        } else {
+            0.0
+        }
+    };
+    let position = 1.0 - (relative(a) - relative(b)).abs();
+    let (fewer, more) = (a.2.min(b.2), a.2.max(b.2));
+    let children = if more == 0 {
+        1.0
+    } else {
+        fewer as f32 / more as f32
+    };
+    0.5 * position + 0.5 * children
 }
 
 /// Resolves a page's links against its URL: same host only, fragment dropped, first
@@ -316,13 +364,14 @@ impl Detector for Menu {
             out_links: Vec::new(),
             ordered_links: Vec::new(),
             names: Vec::new(),
-            sections: Mutex::new(FxHashMap::default()),
+            trees: Mutex::new(FxHashMap::default()),
             complete: AtomicU64::new(0),
             partial: AtomicU64::new(0),
             alone: AtomicU64::new(0),
-            section_reuses: AtomicU64::new(0),
+            tree_reuses: AtomicU64::new(0),
             pages_read: AtomicU64::new(0),
             unreadable: AtomicU64::new(0),
+            roots_unequal: AtomicU64::new(0),
         }
     }
 
@@ -373,37 +422,44 @@ impl Detector for Menu {
         let Some(tree) = &page.tree else {
             return unjudged;
         };
-        let Some(section) = self.section_pages(&page.url, pages) else {
+        let Some(linked) = self.linked_trees(&page.url, pages) else {
             return unjudged;
         };
-        if section.trees.is_empty() {
+        // Algorithm 2: the template starts as the key page and each linked page whose root
+        // is equal to the key page's refines it.
+        let children = tree.children();
+        let mut template = vec![true; tree.nodes.len()];
+        let mut compared = 0u32;
+        for peer in &linked {
+            let roots_equal = !tree.nodes.is_empty()
+                && peer
+                    .tree
+                    .nodes
+                    .first()
+                    .is_some_and(|root| root.label == tree.nodes[0].label);
+            if !roots_equal {
+                self.roots_unequal.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            template =
+                equal_top_down_mapping(tree, &children, &template, &peer.tree, &peer.children);
+            compared += 1;
+        }
+        // With no page to compare (none read, or no root equal), the paper's template would be
+        // the whole key page; we keep the page instead.
+        if compared == 0 {
             return unjudged;
         }
-        let children = tree.children();
-        let mut mapped_in = vec![0u32; tree.nodes.len()];
-        for PeerTree {
-            tree: other,
-            children: other_children,
-        } in &section.trees
-        {
-            let mapped = equal_top_down_mapping(tree, &children, other, other_children);
-            for (count, mapped) in mapped_in.iter_mut().zip(mapped) {
-                *count += u32::from(mapped);
-            }
-        }
-        // A block is template when one of its nodes is mapped in every linked page; its
-        // figure is the largest share of linked pages mapping one of its nodes.
-        let trees = section.trees.len() as u32;
+        // A block is template when one of its nodes is in the template.
         let mut verdicts =
             vec![Verdict::scored(true, Rule::MappedInLinkedPages, 0.0, 1.0); page.blocks.len()];
-        for (node, &count) in tree.nodes.iter().zip(&mapped_in) {
-            if let Some(verdict) = node
-                .block
-                .and_then(|block| verdicts.get_mut(block as usize))
-                && count as f32 / trees as f32 >= verdict.score
-            {
-                verdict.score = count as f32 / trees as f32;
-                verdict.keep = count < trees;
+        for (node, &in_template) in tree.nodes.iter().zip(&template) {
+            if let (Some(verdict), true) = (
+                node.block
+                    .and_then(|block| verdicts.get_mut(block as usize)),
+                in_template,
+            ) {
+                *verdict = Verdict::scored(false, Rule::MappedInLinkedPages, 1.0, 1.0);
             }
         }
         verdicts
@@ -433,9 +489,9 @@ impl Detector for Menu {
                 .map(|l| 24 + l.capacity() * 4)
                 .sum::<usize>();
         let cached: usize = self
-            .lock_sections()
+            .lock_trees()
             .values()
-            .flat_map(|section| &section.trees)
+            .flatten()
             .map(|peer| peer.tree.heap_bytes() + peer.children.len() * 28)
             .sum();
         names + links + cached
@@ -454,9 +510,10 @@ impl Detector for Menu {
                 load(&self.partial),
             ),
             Counter::sum("pages_without_linked_peers", load(&self.alone)),
-            Counter::sum("pages_reusing_section_pages", load(&self.section_reuses)),
+            Counter::sum("linked_trees_reused", load(&self.tree_reuses)),
             Counter::sum("pages_read_again", load(&self.pages_read)),
             Counter::sum("pages_not_read_again", load(&self.unreadable)),
+            Counter::sum("linked_pages_with_unequal_root", load(&self.roots_unequal)),
             Counter::sum(
                 "link_graph_pages",
                 self.out_links.iter().flatten().count() as u64,
@@ -482,35 +539,53 @@ mod tests {
         (tree, children, page)
     }
 
+    fn mapped_text(a: &DomTree, mapped: &[bool], page: &SegmentedPage) -> Vec<String> {
+        a.nodes
+            .iter()
+            .zip(mapped)
+            .filter_map(|(node, &m)| node.block.filter(|_| m))
+            .map(|block| page.blocks[block as usize].text.clone())
+            .collect()
+    }
+
     #[test]
-    fn equal_top_down_mapping_stops_at_the_first_difference() {
+    fn equal_top_down_mapping_pairs_equal_children_however_they_are_placed() {
         let (a, ac, page) = tree_of(
             "<body><ul class=menu><li>Home<li>Docs</ul><div id=main><p>alpha</p><p>beta</p></div></body>",
         );
+        let all = vec![true; a.nodes.len()];
+        // An inserted element does not misalign the rest: the menu still maps. The main div,
+        // with a child fewer, still maps; its first <p> pairs with the other's only <p> (the
+        // same relative position), whose text differs.
         let (b, bc, _) = tree_of(
-            "<body><ul class=menu><li>Home<li>Docs</ul><div id=main><p>gamma</p></div></body>",
+            "<body><div id=ad>Ad</div><ul class=menu><li>Home<li>Docs</ul><div id=main><p>beta</p></div></body>",
         );
-        let mapped = equal_top_down_mapping(&a, &ac, &b, &bc);
-        let mapped_text: Vec<&str> = a
-            .nodes
-            .iter()
-            .zip(&mapped)
-            .filter_map(|(node, &m)| node.block.filter(|_| m))
-            .map(|block| page.blocks[block as usize].text.as_str())
-            .collect();
-        // The menu maps; the main div has 2 children against 1, so nothing under it maps.
-        assert_eq!(mapped_text, ["Home", "Docs"]);
+        let mapped = equal_top_down_mapping(&a, &ac, &all, &b, &bc);
+        assert_eq!(mapped_text(&a, &mapped, &page), ["Home", "Docs"]);
         // Different attributes break the mapping at that node.
         let (c, cc, _) = tree_of(
             "<body><ul class=nav><li>Home<li>Docs</ul><div id=main><p>alpha</p><p>beta</p></div></body>",
         );
-        let mapped = equal_top_down_mapping(&a, &ac, &c, &cc);
-        let texts = a
-            .nodes
-            .iter()
-            .zip(&mapped)
-            .filter(|(n, m)| **m && n.block.is_some());
-        assert_eq!(texts.count(), 2, "alpha and beta map, the menu does not");
+        let mapped = equal_top_down_mapping(&a, &ac, &all, &c, &cc);
+        assert_eq!(mapped_text(&a, &mapped, &page), ["alpha", "beta"]);
+        // Only the template given is mapped (Algorithm 2 refines it page by page): after c
+        // the menu is out of it, and b maps none of alpha and beta.
+        let refined = equal_top_down_mapping(&a, &ac, &mapped, &b, &bc);
+        assert!(mapped_text(&a, &refined, &page).is_empty());
+    }
+
+    #[test]
+    fn of_several_equal_children_the_most_alike_is_the_partner() {
+        // Two equal <li> in `b` for the last of `a`: the one at the same relative position
+        // (the last) is taken, and its text is equal, so "Docs" maps; "Home" pairs with the
+        // first item, whose text differs.
+        let (a, ac, page) = tree_of("<body><ul><li>Home</li><li>Docs</li></ul></body>");
+        let (b, bc, _) = tree_of("<body><ul><li>Docs</li><li>Blog</li><li>Docs</li></ul></body>");
+        let all = vec![true; a.nodes.len()];
+        let mapped = equal_top_down_mapping(&a, &ac, &all, &b, &bc);
+        assert_eq!(mapped_text(&a, &mapped, &page), ["Docs"]);
+        assert!(likeness((1, 2, 1), (2, 3, 1)) > likeness((1, 2, 1), (0, 3, 1)));
+        assert_eq!(likeness((0, 1, 0), (0, 1, 0)), 1.0);
     }
 
     #[test]
@@ -540,16 +615,16 @@ mod tests {
         }
     }
 
+    /// Pages a–e share a menu linking a–e; f links only to a; g links nowhere.
     fn site() -> Site {
         let names = ["a", "b", "c", "d", "e"];
-        let pages = names
+        let menu: String = names
+            .iter()
+            .map(|n| format!("<li><a href=/{n}.html>Page {n}</a>"))
+            .collect();
+        let mut pages: Vec<(String, String)> = names
             .iter()
             .map(|name| {
-                let menu: String = names
-                    .iter()
-                    .take(4)
-                    .map(|n| format!("<li><a href=/{n}.html>Page {n}</a>"))
-                    .collect();
                 let html = format!(
                     "<html><body><ul class=menu>{menu}</ul><div id=main><h1>About {name}</h1>\
                      <p>Only {name} says this.</p></div><div id=foot>Footer text</div></body></html>"
@@ -557,42 +632,79 @@ mod tests {
                 (format!("http://a.example/{name}.html"), html)
             })
             .collect();
+        pages.push((
+            "http://a.example/f.html".into(),
+            "<html><body><p>See <a href=/a.html>a</a>.</p></body></html>".into(),
+        ));
+        pages.push((
+            "http://a.example/g.html".into(),
+            "<html><body><p>Alone.</p></body></html>".into(),
+        ));
         Site(pages)
     }
 
-    #[test]
-    fn template_text_of_the_menu_pages_is_dropped() {
-        let site = site();
-        let mut detector = Menu::new(MenuSettings::default());
+    fn learned(site: &Site, settings: MenuSettings) -> Menu {
+        let mut detector = Menu::new(settings);
         for (url, _) in &site.0 {
             let page = site.load(url).unwrap();
             let observation = detector.observe(&page, "");
             detector.learn(&observation);
         }
-        let page = site.load("http://a.example/a.html").unwrap();
+        detector
+    }
+
+    fn kept_text(detector: &Menu, site: &Site, url: &str) -> Vec<String> {
+        let page = site.load(url).unwrap();
         let observation = detector.observe(&page, "");
-        let keep = detector.keeps(&page, &observation, &site);
-        let kept: Vec<&str> = page
-            .blocks
+        let keep = detector.keeps(&page, &observation, site);
+        page.blocks
             .iter()
             .zip(&keep)
             .filter(|(_, k)| **k)
-            .map(|(b, _)| b.text.as_str())
-            .collect();
-        assert_eq!(kept, ["About a", "Only a says this."]);
+            .map(|(b, _)| b.text.clone())
+            .collect()
+    }
+
+    #[test]
+    fn template_text_of_the_menu_pages_is_dropped() {
+        let site = site();
+        let detector = learned(&site, MenuSettings::default());
+        // a links to b–e, which link to each other: a 4-complete subdigraph without a.
+        assert_eq!(
+            kept_text(&detector, &site, "http://a.example/a.html"),
+            ["About a", "Only a says this."]
+        );
         assert_eq!(
             counter(&detector.counters(), "pages_with_complete_subdigraph"),
             1
         );
-
-        // Page e is in no menu, so it has no mutually linked pages of its own; it uses the
-        // pages found for its section.
-        let page = site.load("http://a.example/e.html").unwrap();
-        let observation = detector.observe(&page, "");
-        let keep = detector.keeps(&page, &observation, &site);
-        assert_eq!(keep.iter().filter(|k| !**k).count(), 5);
+        // Decided again, the same answer, with the linked trees from the cache.
         assert_eq!(
-            counter(&detector.counters(), "pages_reusing_section_pages"),
+            kept_text(&detector, &site, "http://a.example/a.html"),
+            ["About a", "Only a says this."]
+        );
+        assert_eq!(counter(&detector.counters(), "linked_trees_reused"), 4);
+    }
+
+    #[test]
+    fn linked_pages_need_not_link_back_and_unequal_roots_are_skipped() {
+        let site = site();
+        let detector = learned(
+            &site,
+            MenuSettings {
+                pages: 1,
+                ..MenuSettings::default()
+            },
+        );
+        // f links to a, which does not link back: a is f's 1-complete subdigraph. Their
+        // roots (<html>) are equal, so f's own text, absent from a, is kept, and nothing
+        // of f maps but the root and body.
+        assert_eq!(
+            kept_text(&detector, &site, "http://a.example/f.html"),
+            ["See", "a", "."]
+        );
+        assert_eq!(
+            counter(&detector.counters(), "pages_with_complete_subdigraph"),
             1
         );
     }
@@ -600,19 +712,10 @@ mod tests {
     #[test]
     fn a_page_without_linked_peers_keeps_everything() {
         let site = site();
-        let mut detector = Menu::new(MenuSettings::default());
-        for (url, _) in &site.0 {
-            let page = site.load(url).unwrap();
-            let observation = detector.observe(&page, "");
-            detector.learn(&observation);
-        }
-        let page = site.load("http://a.example/e.html").unwrap();
-        let observation = detector.observe(&page, "");
-        assert!(
-            detector
-                .keeps(&page, &observation, &site)
-                .iter()
-                .all(|&k| k)
+        let detector = learned(&site, MenuSettings::default());
+        assert_eq!(
+            kept_text(&detector, &site, "http://a.example/g.html"),
+            ["Alone."]
         );
         assert_eq!(
             counter(&detector.counters(), "pages_without_linked_peers"),
@@ -623,19 +726,18 @@ mod tests {
     #[test]
     fn a_smaller_subdigraph_is_used_and_counted() {
         let site = site();
-        let mut detector = Menu::new(MenuSettings {
-            pages: 6,
-            ..MenuSettings::default()
-        });
-        for (url, _) in &site.0 {
-            let page = site.load(url).unwrap();
-            let observation = detector.observe(&page, "");
-            detector.learn(&observation);
-        }
-        let page = site.load("http://a.example/b.html").unwrap();
-        let observation = detector.observe(&page, "");
-        let keep = detector.keeps(&page, &observation, &site);
-        assert_eq!(keep.iter().filter(|k| !**k).count(), 5);
+        let detector = learned(
+            &site,
+            MenuSettings {
+                pages: 6,
+                ..MenuSettings::default()
+            },
+        );
+        // b's links a, c, d, e form a 4-complete subdigraph, not the 6 asked for.
+        assert_eq!(
+            kept_text(&detector, &site, "http://a.example/b.html"),
+            ["About b", "Only b says this."]
+        );
         assert_eq!(
             counter(
                 &detector.counters(),
