@@ -76,6 +76,7 @@ pub fn segment(data: &[u8]) {
             tree: true,
             links: true,
             evidence: true,
+            image_alt: true,
         };
         let _ = segment_with(&page, &limits, options);
     }

@@ -142,10 +142,14 @@ impl<'a> InputPages<'a> {
 
 impl PageSource for InputPages<'_> {
     fn load(&self, url: &str) -> Option<SegmentedPage> {
+        self.load_source(url).map(|(page, _)| page)
+    }
+
+    fn load_source(&self, url: &str) -> Option<(SegmentedPage, String)> {
         let (location, stored_url) = self.locations.get(url)?;
         let record = self.inputs.record_at(*location, stored_url)?;
         prepare(Ok(record), &self.limits, self.options)
             .ok()
-            .map(|(page, _, _)| page)
+            .map(|(page, html, _)| (page, html))
     }
 }

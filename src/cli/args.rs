@@ -352,7 +352,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub skip_log: Option<PathBuf>,
     /// Two-pass detectors: MiB of pages held while waiting for their decision; beyond it,
-    /// waiting pages are decided with what has been learned so far.
+    /// waiting pages are decided with what has been learned so far. Never more than an
+    /// eighth of --memory-budget (256 MiB under the default budget).
     #[arg(help_heading = "Memory and limits", long, default_value_t = BuildOptions::default().batch_memory >> 20)]
     batch_memory: usize,
     /// MiB of memory for detector state, pages waiting for a decision and the index writer;

@@ -13,7 +13,7 @@ use indexer::detect::hybrid::{HybridSettings, Model, ModelSource};
 use indexer::detect::incremental::IncrementalSettings;
 use indexer::detect::menu::MenuSettings;
 use indexer::detect::none::NoSettings;
-use indexer::detect::sandwich::{SandwichSettings, Unit};
+use indexer::detect::sandwich::{OnePassPeer, SandwichSettings, Unit};
 use indexer::detect::table_chunk::{Cluster, TableChunkSettings};
 use indexer::detect::{Choice, DetectorSettings};
 
@@ -44,7 +44,8 @@ pub struct BloomFlags {
     /// bloom: a block is dropped when its share of template words reaches this.
     #[arg(long, default_value_t = BloomSettings::default().drop_ratio, value_parser = share)]
     bloom_drop_ratio: f64,
-    /// bloom: words in fewer blocks of a style cluster than this are not looked up.
+    /// bloom: words in fewer blocks of a style cluster than this are not looked up (chosen,
+    /// not in the paper).
     #[arg(long, default_value_t = BloomSettings::default().min_word_frequency)]
     bloom_min_word_frequency: u32,
     /// bloom: distinct (style, word) pairs learned per site at most (about 40 bytes each).
@@ -76,10 +77,15 @@ pub struct SandwichFlags {
     /// sandwich: compare pages by source lines or by HTML tokens (for pages on few lines).
     #[arg(long, value_parser = choice::<Unit>(), default_value = SandwichSettings::default().unit.name())]
     sandwich_unit: Unit,
+    /// sandwich under --one-pass: the peer rule (two passes compare with the closest name of
+    /// all the directory's pages).
+    #[arg(long, value_parser = choice::<OnePassPeer>(), default_value = SandwichSettings::default().one_pass_peer.name())]
+    sandwich_one_pass_peer: OnePassPeer,
     /// sandwich: differences explored per comparison before the rest counts as not shared.
     #[arg(long, default_value_t = SandwichSettings::default().max_cost)]
     sandwich_max_cost: u32,
-    /// sandwich: pages remembered per URL directory as peers.
+    /// sandwich under --one-pass --sandwich-one-pass-peer closest-recent: pages remembered
+    /// per URL directory as peers.
     #[arg(long, default_value_t = SandwichSettings::default().peers_per_directory)]
     sandwich_peers: u32,
 }
@@ -88,6 +94,7 @@ impl SandwichFlags {
     fn settings(&self) -> anyhow::Result<SandwichSettings> {
         Ok(SandwichSettings {
             unit: self.sandwich_unit,
+            one_pass_peer: self.sandwich_one_pass_peer,
             max_cost: self.sandwich_max_cost,
             peers_per_directory: self.sandwich_peers,
             ..SandwichSettings::default()
@@ -111,6 +118,9 @@ pub struct TableChunkFlags {
     /// table-chunk: count chunks by element position and attributes as well as text.
     #[arg(long)]
     table_chunk_key_by_path: bool,
+    /// table-chunk: leave images' ALT text out (the paper counts it as text).
+    #[arg(long)]
+    table_chunk_ignore_alt: bool,
 }
 
 impl TableChunkFlags {
@@ -120,6 +130,7 @@ impl TableChunkFlags {
             cluster: self.table_chunk_cluster,
             layout_tags: self.table_chunk_layout_tags,
             key_by_path: self.table_chunk_key_by_path,
+            image_alt: !self.table_chunk_ignore_alt,
             ..TableChunkSettings::default()
         })
     }
@@ -144,6 +155,14 @@ pub struct IncrementalFlags {
     /// incremental: text segments held per site at most.
     #[arg(long, default_value_t = IncrementalSettings::default().max_segments_per_site)]
     incremental_max_segments: u32,
+    /// incremental: judge a page before counting it in its segments' frequencies (our
+    /// earlier order; the paper counts it first).
+    #[arg(long)]
+    incremental_judge_first: bool,
+    /// incremental: shrink the table after every page, as the paper does (default: every
+    /// Tb/2 pages, measured the same).
+    #[arg(long)]
+    incremental_shrink_every_page: bool,
 }
 
 impl IncrementalFlags {
@@ -154,6 +173,8 @@ impl IncrementalFlags {
             base_lifetime: self.incremental_base_lifetime.max(1),
             lifetime_factor: self.incremental_lifetime_factor.max(1.0),
             max_segments_per_site: self.incremental_max_segments,
+            count_page_first: !self.incremental_judge_first,
+            shrink_every_page: self.incremental_shrink_every_page,
         })
     }
 }

@@ -32,6 +32,13 @@ use crate::segment::{SegmentOptions, SegmentedPage};
 pub trait PageSource: Sync {
     /// The page at `url`, if the input holds it and it can be read.
     fn load(&self, url: &str) -> Option<SegmentedPage>;
+
+    /// The page at `url` with its HTML source (as segmented), for a detector that compares
+    /// sources; `None` when the source cannot give it.
+    fn load_source(&self, url: &str) -> Option<(SegmentedPage, String)> {
+        let _ = url;
+        None
+    }
 }
 
 /// A [`PageSource`] with no pages.

@@ -109,6 +109,10 @@ pub struct SegmentOptions {
     pub links: bool,
     /// Gather each block's [`BlockEvidence`].
     pub evidence: bool,
+    /// Count an image's `alt` text as text where the image stands (names such as `img9`,
+    /// `spacer` or `logo.gif` left out).
+    #[serde(default)]
+    pub image_alt: bool,
 }
 
 /// A page's DOM reduced to what tree comparison needs: elements labelled by tag and
@@ -422,6 +426,21 @@ mod tests {
             .into_iter()
             .map(|b| b.text)
             .collect()
+    }
+
+    #[test]
+    fn image_alt_text_counts_when_asked_and_placeholder_names_do_not() {
+        let html = "<body><p>Before <img alt='A red bicycle' src=b.jpg> after \
+            <img alt=img9><img alt=spacer><img alt='logo.gif'><img alt=Bicycles></p></body>";
+        let options = SegmentOptions {
+            image_alt: true,
+            ..SegmentOptions::default()
+        };
+        let blocks = segment_with(&page(html), &SegmentLimits::default(), options)
+            .unwrap()
+            .blocks;
+        assert_eq!(blocks[0].text, "Before A red bicycle after Bicycles");
+        assert_eq!(texts(html), ["Before after"]);
     }
 
     #[test]

@@ -333,6 +333,17 @@ impl OpenElements {
             return None;
         }
         let node = self.add_element_node(&tag, element);
+        if self.options.image_alt
+            && tag == "img"
+            && !self.stack.last().is_some_and(|open| open.hidden)
+            && let Some(alt) = element.get_attribute("alt")
+            && is_meaningful_alt(&alt)
+        {
+            let at = element.source_location().bytes().start;
+            self.separate_words();
+            self.text_node(&alt, true, (at, at));
+            self.separate_words();
+        }
         if !element.can_have_content() {
             return None;
         }
@@ -771,6 +782,36 @@ fn belongs_in_head(tag: &str) -> bool {
             | "basefont"
             | "bgsound"
     )
+}
+
+/// Whether an image's `alt` text reads as text: not empty, and not a file or placeholder
+/// name — one word holding a digit, a dot or an underscore (`img9`, `logo.gif`, `nav_left`),
+/// or one of the words sites put on spacer and decoration images.
+fn is_meaningful_alt(alt: &str) -> bool {
+    const PLACEHOLDERS: [&str; 12] = [
+        "spacer",
+        "image",
+        "img",
+        "pixel",
+        "blank",
+        "clear",
+        "dot",
+        "shim",
+        "transparent",
+        "bullet",
+        "arrow",
+        "icon",
+    ];
+    let alt = alt.trim();
+    if alt.chars().filter(|c| c.is_alphanumeric()).count() < 2 {
+        return false;
+    }
+    if alt.contains(char::is_whitespace) {
+        return true;
+    }
+    let lower = alt.to_lowercase();
+    !(lower.contains(|c: char| c.is_ascii_digit() || c == '.' || c == '_')
+        || PLACEHOLDERS.contains(&lower.as_str()))
 }
 
 /// A DOM node's label for Alarte et al.'s node equality: its tag and its attributes (names

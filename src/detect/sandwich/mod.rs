@@ -4,15 +4,22 @@
 //! No HTML parsing takes part in detection. A page's source is cut into *units* — its lines
 //! ([`Unit::Line`]), or, for pages whose markup sits on a few long lines, its HTML tokens: tags
 //! and the text between them ([`Unit::Token`], the paper's footnote variant). The page is
-//! compared with one *peer*: of the pages already seen in the same directory (same URL up to
-//! the last `/`), the one whose file name is closest by edit distance. Units in a longest
-//! common subsequence of the two pages are template; the rest is kept. A page without a peer
-//! keeps everything.
+//! compared with one *peer* of its directory (same URL up to the last `/`), chosen by one of
+//! the paper's two rules:
+//!
+//! - on an existing crawl (two passes, the default): of *all* the directory's pages, the one
+//!   whose file name is closest by edit distance. The first pass learns the names; the second
+//!   reads the peer again from the input;
+//! - during a crawl (`--one-pass`): the page crawled last from the directory
+//!   ([`OnePassPeer::LastCrawled`]), or, our earlier variant, the closest name among the
+//!   directory's recent pages ([`OnePassPeer::ClosestRecent`]).
+//!
+//! Units in a longest common subsequence of the two pages are template; the rest is kept. A
+//! page without a peer keeps everything.
 //!
 //! The subsequence is found with Myers' difference algorithm in linear space ([`lcs`]), whose
 //! cost grows with the number of differences, not with the product of the page lengths.
 //!
-//! One pass: each page is decided against the pages before it, then remembered as a peer.
 //! Blocks are text nodes (cut at line breaks in line mode), so each block lies in the units
 //! it came from; a block is dropped when every unit it overlaps is template.
 
@@ -20,6 +27,7 @@ pub mod lcs;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -56,24 +64,66 @@ impl Choice for Unit {
     }
 }
 
+/// How a one-pass run picks a page's peer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnePassPeer {
+    /// The page crawled last from the directory: the paper's rule during a crawl.
+    LastCrawled,
+    /// Of the directory's last [`SandwichSettings::peers_per_directory`] pages, the one whose
+    /// name is closest by edit distance (our earlier variant).
+    ClosestRecent,
+}
+
+impl Choice for OnePassPeer {
+    const ALL: &'static [Self] = &[OnePassPeer::LastCrawled, OnePassPeer::ClosestRecent];
+
+    fn name(self) -> &'static str {
+        match self {
+            OnePassPeer::LastCrawled => "last-crawled",
+            OnePassPeer::ClosestRecent => "closest-recent",
+        }
+    }
+
+    fn about(self) -> &'static str {
+        match self {
+            OnePassPeer::LastCrawled => {
+                "The page crawled last from the directory (the paper's rule during a crawl)"
+            }
+            OnePassPeer::ClosestRecent => {
+                "The closest name among the directory's recent pages (our earlier variant)"
+            }
+        }
+    }
+}
+
 /// The settings of `sandwich`.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SandwichSettings {
     /// Lines or tokens.
     pub unit: Unit,
+    /// The peer rule of a one-pass run (two passes compare with the closest name of all the
+    /// directory's pages).
+    #[serde(default = "last_crawled")]
+    pub one_pass_peer: OnePassPeer,
     /// Differences the subsequence search may explore per sub-problem before it gives up
     /// on that part (treating it as not shared): bounds the work on very different pages.
     pub max_cost: u32,
-    /// Pages remembered per directory as peers, most recent first.
+    /// Pages remembered per directory as peers under [`OnePassPeer::ClosestRecent`].
     pub peers_per_directory: u32,
     /// Units of one page compared, at most; the rest is kept.
     pub max_units: u32,
+}
+
+fn last_crawled() -> OnePassPeer {
+    OnePassPeer::LastCrawled
 }
 
 impl Default for SandwichSettings {
     fn default() -> Self {
         SandwichSettings {
             unit: Unit::Line,
+            one_pass_peer: OnePassPeer::LastCrawled,
             max_cost: 10_000,
             peers_per_directory: 64,
             max_units: 200_000,
@@ -84,6 +134,7 @@ impl Default for SandwichSettings {
 /// One page cut into units.
 #[derive(Debug, Clone)]
 pub struct PageUnits {
+    url: String,
     directory: String,
     name: String,
     units: Vec<u64>,
@@ -99,6 +150,11 @@ struct Peer {
 /// The `sandwich` detector.
 pub struct Sandwich {
     settings: SandwichSettings,
+    /// Two passes: every page's name and URL, by directory, in input order.
+    names: Option<FxHashMap<String, Vec<(String, String)>>>,
+    /// Two passes: peers' units read again, by URL.
+    peer_units: Mutex<FxHashMap<String, Arc<Vec<u64>>>>,
+    /// One pass: the directories' recent pages.
     directories: FxHashMap<String, VecDeque<Peer>>,
     /// Bytes held by `directories`, kept as a running total.
     held_bytes: usize,
@@ -107,9 +163,49 @@ pub struct Sandwich {
     gave_up: AtomicU64,
 }
 
+/// Peers' units cached at once in a two-pass run, at most.
+const CACHED_PEERS: usize = 1024;
+
 impl Sandwich {
-    /// The remembered page of `directory` whose name is closest to `name` (the most recent
-    /// of equally close ones).
+    /// Two passes: the page of `directory`, other than `name`, whose name is closest to it
+    /// (the first in input order of equally close ones): its URL.
+    fn closest_of_all<'a>(&'a self, directory: &str, name: &str) -> Option<&'a str> {
+        let pages = self.names.as_ref()?.get(directory)?;
+        let mut best: Option<(usize, &str)> = None;
+        for (other, url) in pages.iter().filter(|(other, _)| other != name) {
+            let cap = best.map_or(usize::MAX, |(distance, _)| distance);
+            let distance = lcs::edit_distance(name, other, cap);
+            if best.is_none_or(|(closest, _)| distance < closest) {
+                best = Some((distance, url));
+            }
+        }
+        best.map(|(_, url)| url)
+    }
+
+    /// Two passes: the units of the page at `url`, read again (or from the cache).
+    fn units_of_peer(&self, url: &str, pages: &dyn PageSource) -> Option<Arc<Vec<u64>>> {
+        let cached = self
+            .peer_units
+            .lock()
+            .ok()
+            .and_then(|cache| cache.get(url).cloned());
+        if let Some(units) = cached {
+            return Some(units);
+        }
+        let (_, html) = pages.load_source(url)?;
+        let units =
+            Arc::new(units_of(&html, self.settings.unit, self.settings.max_units as usize).0);
+        if let Ok(mut cache) = self.peer_units.lock() {
+            if cache.len() >= CACHED_PEERS {
+                cache.clear();
+            }
+            cache.insert(url.to_string(), Arc::clone(&units));
+        }
+        Some(units)
+    }
+
+    /// One pass: the remembered page of `directory` whose name is closest to `name` (the most
+    /// recent of equally close ones).
     fn peer(&self, directory: &str, name: &str) -> Option<&Peer> {
         let peers = self.directories.get(directory)?;
         let mut best: Option<(usize, &Peer)> = None;
@@ -227,17 +323,30 @@ impl Detector for Sandwich {
     const NAME: &'static str = "sandwich";
     const ABOUT: &'static str =
         "Rowlands, Thomas & Wan (2009): lines shared with a peer page of the same directory";
-    const PASSES: Passes = Passes::One;
+    const PASSES: Passes = Passes::Two;
+    const ONE_PASS_TOO: bool = true;
     // Measured 0.07 (lines) and 0.32 (tokens) on the docs corpus.
     const STATE_PER_HTML_BYTE: f64 = 0.4;
 
     type Settings = SandwichSettings;
     type Observation = PageUnits;
 
-    /// A detector with `settings` and no pages seen.
+    /// A two-pass detector with `settings` and no pages seen: each page's peer is the
+    /// closest name of all its directory's pages.
     fn new(settings: SandwichSettings) -> Self {
         Sandwich {
+            names: Some(FxHashMap::default()),
+            ..Self::new_one_pass(settings)
+        }
+    }
+
+    /// A one-pass detector: each page's peer is chosen among the pages before it
+    /// ([`SandwichSettings::one_pass_peer`]).
+    fn new_one_pass(settings: SandwichSettings) -> Self {
+        Sandwich {
             settings,
+            names: None,
+            peer_units: Mutex::new(FxHashMap::default()),
             directories: FxHashMap::default(),
             held_bytes: 0,
             with_peer: AtomicU64::new(0),
@@ -255,10 +364,15 @@ impl Detector for Sandwich {
         }
     }
 
+    fn loads_pages(&self) -> bool {
+        self.names.is_some()
+    }
+
     fn observe(&self, page: &SegmentedPage, html: &str) -> PageUnits {
         let (directory, name) = url_directory(&page.url);
         let (units, spans) = units_of(html, self.settings.unit, self.settings.max_units as usize);
         PageUnits {
+            url: page.url.clone(),
             directory: directory.to_string(),
             name: name.to_string(),
             units,
@@ -267,7 +381,18 @@ impl Detector for Sandwich {
     }
 
     fn learn(&mut self, observation: &PageUnits) {
-        let limit = self.settings.peers_per_directory as usize;
+        if let Some(names) = &mut self.names {
+            let pages = names.entry(observation.directory.clone()).or_default();
+            if pages.iter().all(|(_, url)| url != &observation.url) {
+                self.held_bytes += 48 + observation.name.len() + observation.url.len();
+                pages.push((observation.name.clone(), observation.url.clone()));
+            }
+            return;
+        }
+        let limit = match self.settings.one_pass_peer {
+            OnePassPeer::LastCrawled => 1,
+            OnePassPeer::ClosestRecent => self.settings.peers_per_directory as usize,
+        };
         if limit == 0 {
             return;
         }
@@ -296,16 +421,34 @@ impl Detector for Sandwich {
         &self,
         page: &SegmentedPage,
         observation: &PageUnits,
-        _pages: &dyn PageSource,
+        pages: &dyn PageSource,
     ) -> Vec<Verdict> {
-        let Some(peer) = self.peer(&observation.directory, &observation.name) else {
+        let no_peer = || {
             self.without_peer.fetch_add(1, Ordering::Relaxed);
-            return vec![Verdict::kept(Rule::NoPeer); page.blocks.len()];
+            vec![Verdict::kept(Rule::NoPeer); page.blocks.len()]
+        };
+        let read_again;
+        let peer_units: &[u64] = if self.names.is_some() {
+            let found = self
+                .closest_of_all(&observation.directory, &observation.name)
+                .and_then(|url| self.units_of_peer(url, pages));
+            match found {
+                Some(units) => {
+                    read_again = units;
+                    &read_again
+                }
+                None => return no_peer(),
+            }
+        } else {
+            match self.peer(&observation.directory, &observation.name) {
+                Some(peer) => &peer.units,
+                None => return no_peer(),
+            }
         };
         self.with_peer.fetch_add(1, Ordering::Relaxed);
         let shared = shared_units(
             &observation.units,
-            &peer.units,
+            peer_units,
             self.settings.max_cost as usize,
         );
         if !shared.exact {
@@ -338,6 +481,7 @@ impl Detector for Sandwich {
 
     fn observation_bytes(&self, observation: &PageUnits) -> usize {
         std::mem::size_of::<PageUnits>()
+            + observation.url.capacity()
             + observation.directory.capacity()
             + observation.name.capacity()
             + observation.units.capacity() * 8
@@ -358,7 +502,12 @@ impl Detector for Sandwich {
             Counter::sum("pages_with_peer", load(&self.with_peer)),
             Counter::sum("pages_without_peer", load(&self.without_peer)),
             Counter::sum("comparisons_cut_at_max_cost", load(&self.gave_up)),
-            Counter::sum("directories", self.directories.len() as u64),
+            Counter::sum(
+                "directories",
+                self.names
+                    .as_ref()
+                    .map_or(self.directories.len(), FxHashMap::len) as u64,
+            ),
         ]
     }
 }
@@ -376,6 +525,7 @@ mod tests {
         )
     }
 
+    /// One pass: decides then learns, one page at a time.
     fn run(detector: &mut Sandwich, pages: &[(&str, String)]) -> Vec<Vec<String>> {
         pages
             .iter()
@@ -396,7 +546,7 @@ mod tests {
 
     #[test]
     fn lines_shared_with_the_peer_are_dropped() {
-        let mut detector = Sandwich::new(SandwichSettings::default());
+        let mut detector = Sandwich::new_one_pass(SandwichSettings::default());
         let kept = run(
             &mut detector,
             &[
@@ -412,7 +562,7 @@ mod tests {
 
     #[test]
     fn peers_come_from_the_same_directory_only() {
-        let mut detector = Sandwich::new(SandwichSettings::default());
+        let mut detector = Sandwich::new_one_pass(SandwichSettings::default());
         let kept = run(
             &mut detector,
             &[
@@ -425,25 +575,86 @@ mod tests {
 
     #[test]
     fn a_page_crawled_twice_is_not_its_own_peer() {
-        let mut detector = Sandwich::new(SandwichSettings::default());
+        let mut detector = Sandwich::new_one_pass(SandwichSettings::default());
         let same = ("http://n.example/news/a.html", page_html("Flood"));
         let kept = run(&mut detector, &[same.clone(), same]);
         assert_eq!(kept[1].len(), 6);
     }
 
+    fn three_pages() -> [(&'static str, String); 3] {
+        [
+            ("http://n.example/d/story-12.html", page_html("Flood")),
+            (
+                "http://n.example/d/zzz.html",
+                "<p>\nunrelated\n</p>\n".to_string(),
+            ),
+            ("http://n.example/d/story-13.html", page_html("Fire")),
+        ]
+    }
+
     #[test]
-    fn the_peer_is_the_closest_file_name() {
-        let mut detector = Sandwich::new(SandwichSettings::default());
-        let other = "<p>\nunrelated\n</p>\n".to_string();
-        let kept = run(
-            &mut detector,
-            &[
-                ("http://n.example/d/story-12.html", page_html("Flood")),
-                ("http://n.example/d/zzz.html", other),
-                ("http://n.example/d/story-13.html", page_html("Fire")),
-            ],
+    fn one_pass_peers_are_the_last_crawled_page_or_the_closest_recent_name() {
+        let pages = three_pages();
+        // The paper's crawl rule: the page crawled last (zzz), which shares nothing.
+        let mut last = Sandwich::new_one_pass(SandwichSettings::default());
+        assert_eq!(run(&mut last, &pages)[2].len(), 6);
+        // Our earlier variant: the closest name among recent pages (story-12).
+        let mut closest = Sandwich::new_one_pass(SandwichSettings {
+            one_pass_peer: OnePassPeer::ClosestRecent,
+            ..SandwichSettings::default()
+        });
+        assert_eq!(
+            run(&mut closest, &pages)[2],
+            ["Fire", "The Fire story goes on."]
         );
-        assert_eq!(kept[2], ["Fire", "The Fire story goes on."]);
+    }
+
+    /// Pages by URL with their sources, as the input gives them again.
+    struct Sources(Vec<(&'static str, String)>);
+
+    impl PageSource for Sources {
+        fn load(&self, url: &str) -> Option<SegmentedPage> {
+            self.load_source(url).map(|(page, _)| page)
+        }
+
+        fn load_source(&self, url: &str) -> Option<(SegmentedPage, String)> {
+            let (_, html) = self.0.iter().find(|(at, _)| *at == url)?;
+            let options = Sandwich::new(SandwichSettings::default()).segment_options();
+            Some((test_page(url, html, options), html.clone()))
+        }
+    }
+
+    #[test]
+    fn two_passes_compare_with_the_closest_name_of_all_the_directory() {
+        let sources = Sources(three_pages().to_vec());
+        let mut detector = Sandwich::new(SandwichSettings::default());
+        assert!(detector.loads_pages());
+        let pages: Vec<(SegmentedPage, PageUnits)> = sources
+            .0
+            .iter()
+            .map(|(url, html)| {
+                let page = test_page(url, html, detector.segment_options());
+                let observation = detector.observe(&page, html);
+                (page, observation)
+            })
+            .collect();
+        for (_, observation) in &pages {
+            detector.learn(observation);
+        }
+        let kept = |at: usize| -> Vec<String> {
+            let (page, observation) = &pages[at];
+            let keep = detector.keeps(page, observation, &sources);
+            page.blocks
+                .iter()
+                .zip(keep)
+                .filter(|(_, k)| *k)
+                .map(|(b, _)| b.text.clone())
+                .collect()
+        };
+        // The first page of the directory has a peer too: story-13, the closest name.
+        assert_eq!(kept(0), ["Flood", "The Flood story goes on."]);
+        assert_eq!(kept(2), ["Fire", "The Fire story goes on."]);
+        assert_eq!(counter(&detector.counters(), "pages_without_peer"), 0);
     }
 
     #[test]
@@ -453,9 +664,9 @@ mod tests {
             ("http://n.example/a.html", one_line("Flood")),
             ("http://n.example/b.html", one_line("Fire")),
         ];
-        let mut lines = Sandwich::new(SandwichSettings::default());
+        let mut lines = Sandwich::new_one_pass(SandwichSettings::default());
         assert_eq!(run(&mut lines, &pages)[1].len(), 6);
-        let mut tokens = Sandwich::new(SandwichSettings {
+        let mut tokens = Sandwich::new_one_pass(SandwichSettings {
             unit: Unit::Token,
             ..SandwichSettings::default()
         });
