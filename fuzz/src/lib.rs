@@ -77,6 +77,7 @@ pub fn segment(data: &[u8]) {
             links: true,
             evidence: true,
             image_alt: true,
+            block_tree_positions: true,
         };
         let _ = segment_with(&page, &limits, options);
     }

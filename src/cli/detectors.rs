@@ -55,6 +55,10 @@ pub struct BloomFlags {
     /// whose following block is kept).
     #[arg(long)]
     bloom_paper_headings: bool,
+    /// bloom: place blocks by their index among all sibling elements (our earlier variant),
+    /// not by their index in each layer of the block tree (the paper).
+    #[arg(long)]
+    bloom_element_positions: bool,
 }
 
 impl BloomFlags {
@@ -66,6 +70,7 @@ impl BloomFlags {
             min_word_frequency: self.bloom_min_word_frequency,
             keep_headings_of_kept_blocks: !self.bloom_paper_headings,
             max_site_words: self.bloom_max_site_words,
+            block_tree_positions: !self.bloom_element_positions,
         })
     }
 }

@@ -113,6 +113,11 @@ pub struct SegmentOptions {
     /// `spacer` or `logo.gif` left out).
     #[serde(default)]
     pub image_alt: bool,
+    /// Place a block's style by its index in each layer of the *block tree* (blocks inside
+    /// blocks, as Chen, Ye & Li's Fig. 1), not by its index among all sibling elements: an
+    /// inline, void or script sibling that comes and goes does not move it.
+    #[serde(default)]
+    pub block_tree_positions: bool,
 }
 
 /// A page's DOM reduced to what tree comparison needs: elements labelled by tag and
@@ -426,6 +431,37 @@ mod tests {
             .into_iter()
             .map(|b| b.text)
             .collect()
+    }
+
+    #[test]
+    fn block_tree_positions_ignore_siblings_that_start_no_block() {
+        let styles = |html: &str, block_tree_positions: bool| -> Vec<BlockStyle> {
+            let options = SegmentOptions {
+                block_tree_positions,
+                ..SegmentOptions::default()
+            };
+            segment_with(&page(html), &SegmentLimits::default(), options)
+                .unwrap()
+                .blocks
+                .iter()
+                .map(|block| block.style)
+                .collect()
+        };
+        // A script and an inline element before the menu on one page only.
+        let plain = "<body><div class=menu>Home</div><div class=main><p>Text</p></div></body>";
+        let extra = "<body><script>x()</script><span>Ad</span><div class=menu>Home</div>\
+            <div class=main><p>Text</p></div></body>";
+        let (a, b) = (styles(plain, true), styles(extra, true));
+        // Blocks with text: the menu and the paragraph (and, on the other page, the ad).
+        assert_eq!(a.len(), 2);
+        assert_eq!(
+            a[0],
+            b[b.len() - 2],
+            "the menu keeps its place in the block tree"
+        );
+        assert_eq!(a[1], b[b.len() - 1], "and so does the paragraph under main");
+        let (a, b) = (styles(plain, false), styles(extra, false));
+        assert_ne!(a[0], b[b.len() - 2], "among all elements the menu moved");
     }
 
     #[test]

@@ -188,6 +188,11 @@ struct OpenElement {
     path: u64,
     /// Element children seen so far (the next child's position index).
     children: u32,
+    /// The position path in the block tree: this element's own when it starts a block,
+    /// else its nearest block-starting ancestor's.
+    block_path: u64,
+    /// Blocks started directly under this element in the block tree so far.
+    block_children: u32,
     /// The block text inside this element goes to, if any.
     block: Option<usize>,
     /// Whether this element's text continues in a new block (a block boundary inside it
@@ -265,6 +270,7 @@ pub(super) struct OpenElements {
     options: SegmentOptions,
     stack: Vec<OpenElement>,
     root_children: u32,
+    root_block_children: u32,
     next_serial: u64,
     blocks: Vec<BlockUnderConstruction>,
     /// Block for text outside every layout element.
@@ -287,6 +293,7 @@ impl OpenElements {
             options,
             stack: Vec::new(),
             root_children: 0,
+            root_block_children: 0,
             next_serial: 0,
             blocks: Vec::new(),
             root_block: None,
@@ -373,9 +380,27 @@ impl OpenElements {
         self.reopen_parent_block();
         let mut block = self.stack.last().and_then(|parent| parent.block);
         let mut owns_block = false;
+        let mut block_path = self.stack.last().map_or(0, |parent| parent.block_path);
         if self.starts_block(&tag) && !hidden {
+            let block_parent = self.stack.iter_mut().rev().find(|open| open.owns_block);
+            let (parent_block_path, index) = match block_parent {
+                Some(parent) => {
+                    parent.block_children += 1;
+                    (parent.block_path, parent.block_children - 1)
+                }
+                None => {
+                    self.root_block_children += 1;
+                    (0, self.root_block_children - 1)
+                }
+            };
+            block_path = child_path(parent_block_path, index);
             if self.blocks.len() < self.limits.max_blocks {
-                let style = BlockStyle::of(path, &StyleAttributes::of(&tag, element));
+                let position = if self.options.block_tree_positions {
+                    block_path
+                } else {
+                    path
+                };
+                let style = BlockStyle::of(position, &StyleAttributes::of(&tag, element));
                 let mut fresh = BlockUnderConstruction::new(style, is_heading(&tag));
                 if self.options.evidence {
                     fresh.evidence = self.block_evidence(&tag, context, &tokens);
@@ -394,6 +419,8 @@ impl OpenElements {
             tag,
             path,
             children: 0,
+            block_path,
+            block_children: 0,
             block,
             reopen: false,
             owns_block,

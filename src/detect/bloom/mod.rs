@@ -23,7 +23,7 @@ use std::sync::Mutex;
 use rustc_hash::{FxHashMap, FxHasher};
 
 use super::{Counter, Detector, PageSource, Passes, Rule, Verdict};
-use crate::segment::{Block, BlockStyle, SegmentedPage, WordId, stable_hash_bytes};
+use crate::segment::{Block, BlockStyle, SegmentOptions, SegmentedPage, WordId, stable_hash_bytes};
 
 /// Identifies a block by its site, style and text.
 fn block_key(site: u64, block: &Block) -> u64 {
@@ -34,7 +34,8 @@ fn block_key(site: u64, block: &Block) -> u64 {
     hasher.finish()
 }
 
-/// The thresholds of `bloom`; the defaults are the paper's.
+/// The thresholds of `bloom`: the paper's where it gives them (similarity, cluster size, drop
+/// ratio, block-tree positions), chosen otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BloomSettings {
     /// Two signatures are similar when they share at least this share of their set bits.
@@ -55,6 +56,15 @@ pub struct BloomSettings {
     /// words new to a full site are not learned, and so are kept. Bounds one site's state.
     #[serde(default = "default_max_site_words")]
     pub max_site_words: u32,
+    /// Place blocks by their index in each layer of the block tree, as the paper's Fig. 1
+    /// does; off, by their index among all sibling elements (inline, void and script ones
+    /// too: our earlier variant).
+    #[serde(default = "default_block_tree_positions")]
+    pub block_tree_positions: bool,
+}
+
+fn default_block_tree_positions() -> bool {
+    true
 }
 
 fn default_max_site_words() -> u32 {
@@ -70,6 +80,7 @@ impl Default for BloomSettings {
             min_word_frequency: 5,
             keep_headings_of_kept_blocks: true,
             max_site_words: 1 << 22,
+            block_tree_positions: true,
         }
     }
 }
@@ -178,6 +189,13 @@ impl Detector for Bloom {
                 settings.max_site_words as usize,
             ),
             decided: Mutex::default(),
+        }
+    }
+
+    fn segment_options(&self) -> SegmentOptions {
+        SegmentOptions {
+            block_tree_positions: self.settings.block_tree_positions,
+            ..SegmentOptions::default()
         }
     }
 
