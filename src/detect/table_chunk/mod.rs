@@ -26,15 +26,29 @@ pub enum Cluster {
     /// Pages whose URL directories match once digits are ignored
     /// (`/2009/05/a.html` and `/2010/11/b.html` group together).
     UrlPattern,
+    /// Pages of a site grouped by structure and URL, in the spirit of the clustering the
+    /// paper runs first (Crescenzi et al.): a page joins the site's cluster whose first page
+    /// it is most like — 0.7 × the Jaccard similarity of their sets of block styles (the
+    /// element paths and attributes of their blocks) + 0.3 if their URL patterns match — when
+    /// that reaches [`STRUCTURE_LIKENESS`], and starts a cluster otherwise.
+    Structure,
 }
 
+/// How alike a page must be to a cluster's first page to join it ([`Cluster::Structure`]).
+pub const STRUCTURE_LIKENESS: f64 = 0.5;
+
+/// Clusters per site at most under [`Cluster::Structure`]; past it a page joins the most
+/// alike.
+const MAX_CLUSTERS_PER_SITE: usize = 64;
+
 impl Choice for Cluster {
-    const ALL: &'static [Self] = &[Cluster::Site, Cluster::UrlPattern];
+    const ALL: &'static [Self] = &[Cluster::Site, Cluster::UrlPattern, Cluster::Structure];
 
     fn name(self) -> &'static str {
         match self {
             Cluster::Site => "site",
             Cluster::UrlPattern => "url-pattern",
+            Cluster::Structure => "structure",
         }
     }
 
@@ -43,6 +57,9 @@ impl Choice for Cluster {
             Cluster::Site => "All pages of a site",
             Cluster::UrlPattern => {
                 "Pages whose URL directories match once digits are ignored (`/2009/05/a.html` and `/2010/11/b.html` group together)"
+            }
+            Cluster::Structure => {
+                "Pages of a site grouped by their block styles and URL pattern, as the paper clusters pages first"
             }
         }
     }
@@ -89,8 +106,40 @@ fn yes() -> bool {
 /// One page's chunks, by key, in block order.
 #[derive(Debug, Clone)]
 pub struct PageChunks {
+    /// The page's cluster, or under [`Cluster::Structure`] its site.
     cluster: u64,
     chunks: Vec<u64>,
+    /// [`Cluster::Structure`] only: the page's URL (hashed), URL pattern (hashed) and block
+    /// styles (sorted, distinct).
+    structure: Option<(u64, u64, Vec<u64>)>,
+}
+
+/// A structure cluster: its id and its first page's URL pattern and block styles.
+#[derive(Debug, Clone)]
+struct StructureCluster {
+    id: u64,
+    pattern: u64,
+    styles: Vec<u64>,
+}
+
+/// The Jaccard similarity of two sorted, distinct lists.
+fn jaccard(a: &[u64], b: &[u64]) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    common as f64 / (a.len() + b.len() - common) as f64
 }
 
 /// The `table-chunk` detector.
@@ -101,14 +150,77 @@ pub struct TableChunk {
     clusters: FxHashMap<u64, FxHashMap<u64, u32>>,
     /// Chunks not counted because their cluster was full.
     uncounted: u64,
+    /// [`Cluster::Structure`]: each site's clusters.
+    structure_clusters: FxHashMap<u64, Vec<StructureCluster>>,
+    /// [`Cluster::Structure`]: each page's cluster, by URL hash.
+    page_clusters: FxHashMap<u64, u64>,
 }
 
 impl TableChunk {
     /// The cluster `page` belongs to.
     fn cluster_of(&self, page: &SegmentedPage) -> u64 {
         match self.settings.cluster {
-            Cluster::Site => stable_hash_bytes(page.site.as_bytes()),
+            Cluster::Site | Cluster::Structure => stable_hash_bytes(page.site.as_bytes()),
             Cluster::UrlPattern => stable_hash_bytes(url_pattern(&page.url).as_bytes()),
+        }
+    }
+
+    /// The cluster a page's chunks count in, assigning it under [`Cluster::Structure`].
+    fn join_cluster(&mut self, observation: &PageChunks) -> u64 {
+        let Some((url, pattern, styles)) = &observation.structure else {
+            return observation.cluster;
+        };
+        if let Some(&known) = self.page_clusters.get(url) {
+            return known;
+        }
+        let clusters = self
+            .structure_clusters
+            .entry(observation.cluster)
+            .or_default();
+        let likeness = |cluster: &StructureCluster| {
+            0.7 * jaccard(styles, &cluster.styles)
+                + if cluster.pattern == *pattern {
+                    0.3
+                } else {
+                    0.0
+                }
+        };
+        let best = clusters
+            .iter()
+            .map(|cluster| (likeness(cluster), cluster.id))
+            .fold(None, |best: Option<(f64, u64)>, (score, id)| match best {
+                Some((top, _)) if top >= score => best,
+                _ => Some((score, id)),
+            });
+        let id = match best {
+            Some((score, id)) if score >= STRUCTURE_LIKENESS => id,
+            Some((_, id)) if clusters.len() >= MAX_CLUSTERS_PER_SITE => id,
+            _ => {
+                let mut hasher = FxHasher::default();
+                hasher.write_u64(observation.cluster);
+                hasher.write_usize(clusters.len());
+                let id = hasher.finish();
+                clusters.push(StructureCluster {
+                    id,
+                    pattern: *pattern,
+                    styles: styles.clone(),
+                });
+                id
+            }
+        };
+        self.page_clusters.insert(*url, id);
+        id
+    }
+
+    /// The cluster `observation`'s chunks were counted in.
+    fn counted_cluster(&self, observation: &PageChunks) -> u64 {
+        match &observation.structure {
+            Some((url, _, _)) => self
+                .page_clusters
+                .get(url)
+                .copied()
+                .unwrap_or(observation.cluster),
+            None => observation.cluster,
         }
     }
 
@@ -188,15 +300,27 @@ impl Detector for TableChunk {
                 hasher.finish()
             })
             .collect();
+        let structure = (self.settings.cluster == Cluster::Structure).then(|| {
+            let mut styles: Vec<u64> = page.blocks.iter().map(|block| block.style.0).collect();
+            styles.sort_unstable();
+            styles.dedup();
+            (
+                stable_hash_bytes(page.url.as_bytes()),
+                stable_hash_bytes(url_pattern(&page.url).as_bytes()),
+                styles,
+            )
+        });
         PageChunks {
             cluster: self.cluster_of(page),
             chunks,
+            structure,
         }
     }
 
     fn learn(&mut self, observation: &PageChunks) {
         let limit = self.settings.max_chunks_per_cluster as usize;
-        let counts = self.clusters.entry(observation.cluster).or_default();
+        let cluster = self.join_cluster(observation);
+        let counts = self.clusters.entry(cluster).or_default();
         let mut seen = FxHashSet::default();
         for &chunk in &observation.chunks {
             if !seen.insert(chunk) {
@@ -218,11 +342,12 @@ impl Detector for TableChunk {
         observation: &PageChunks,
         _pages: &dyn PageSource,
     ) -> Vec<Verdict> {
+        let cluster = self.counted_cluster(observation);
         observation
             .chunks
             .iter()
             .map(|&chunk| {
-                let frequency = self.document_frequency(observation.cluster, chunk);
+                let frequency = self.document_frequency(cluster, chunk);
                 Verdict::scored(
                     frequency < self.settings.min_documents,
                     Rule::ChunkDocumentFrequency,
@@ -234,15 +359,28 @@ impl Detector for TableChunk {
     }
 
     fn observation_bytes(&self, observation: &PageChunks) -> usize {
-        std::mem::size_of::<PageChunks>() + observation.chunks.capacity() * 8
+        std::mem::size_of::<PageChunks>()
+            + observation.chunks.capacity() * 8
+            + observation
+                .structure
+                .as_ref()
+                .map_or(0, |(_, _, styles)| styles.capacity() * 8)
     }
 
     fn state_bytes(&self) -> usize {
         // A hash map entry of (u64, u32) with its control byte, padded.
+        let structure: usize = self
+            .structure_clusters
+            .values()
+            .flatten()
+            .map(|cluster| 48 + cluster.styles.capacity() * 8)
+            .sum::<usize>()
+            + self.page_clusters.capacity() * 17;
         self.clusters
             .values()
             .map(|chunks| 64 + chunks.capacity() * 17)
-            .sum()
+            .sum::<usize>()
+            + structure
     }
 
     fn settings(&self) -> serde_json::Value {
@@ -325,6 +463,55 @@ mod tests {
             let keep = detector.keeps(&pages[0], &detector.observe(&pages[0], ""), &NoPages);
             assert_eq!(keep, [!template, true, true, !template], "{pages:?}");
         }
+    }
+
+    #[test]
+    fn structure_clusters_group_pages_by_layout_and_url() {
+        let settings = TableChunkSettings {
+            cluster: Cluster::Structure,
+            layout_tags: true,
+            ..TableChunkSettings::default()
+        };
+        let mut detector = TableChunk::new(settings);
+        // Four articles with one layout, four listing pages with another: the footer is on
+        // all eight, the article nav only on the articles.
+        let article = |i: usize| {
+            format!(
+                "<body><div class=nav>Home News</div><div class=story><p>Story {i}</p></div>\
+                 <div class=foot>Copyright ACME</div></body>"
+            )
+        };
+        let listing = |i: usize| {
+            format!(
+                "<body><ul class=list><li>Item {i}</li><li>More {i}</li></ul><table><tr><td>Cell {i}</td></tr></table>\
+                 <div class=foot>Copyright ACME</div></body>"
+            )
+        };
+        let mut pages = Vec::new();
+        for i in 0..4 {
+            pages.push(page_of(
+                &detector,
+                &format!("http://a.example/story/{i}.html"),
+                &article(i),
+            ));
+            pages.push(page_of(
+                &detector,
+                &format!("http://a.example/list/{i}.html"),
+                &listing(i),
+            ));
+        }
+        let observations: Vec<_> = pages
+            .iter()
+            .map(|page| detector.observe(page, ""))
+            .collect();
+        for observation in &observations {
+            detector.learn(observation);
+        }
+        assert_eq!(counter(&detector.counters(), "clusters"), 2);
+        // In the articles' cluster the nav and footer are on 4 pages: template.
+        let keep = detector.keeps(&pages[0], &observations[0], &NoPages);
+        assert_eq!(keep, [false, true, false]);
+        assert!((jaccard(&[1, 2, 3], &[2, 3, 4]) - 0.5).abs() < 1e-12);
     }
 
     #[test]
