@@ -37,6 +37,7 @@ pub struct Words<'a> {
     unspaced: Option<(char, usize)>,
     /// Whether the current unspaced run has produced a bigram yet.
     bigram_made: bool,
+    folder: Folder,
 }
 
 impl<'a> Words<'a> {
@@ -47,6 +48,7 @@ impl<'a> Words<'a> {
             at: 0,
             unspaced: None,
             bigram_made: false,
+            folder: Folder::default(),
         }
     }
 
@@ -96,7 +98,7 @@ impl<'a> Words<'a> {
             }
             self.at = end;
             if !word.is_ascii() {
-                fold_accents(word);
+                self.folder.fold(word);
             }
             if word.len() <= MAX_WORD_BYTES {
                 return Some((at, end));
@@ -115,15 +117,28 @@ impl<'a> Words<'a> {
     }
 }
 
-/// Replaces the letters of `word` that have an ASCII form by it (`é` → `e`, `ß` → `ss`,
-/// `ﬁ` → `fi`), lower-cased; other letters stay.
-fn fold_accents(word: &mut String) {
-    let mut folding = AsciiFoldingFilter.transform(RawTokenizer::default());
-    let mut stream = folding.token_stream(word);
-    if stream.advance() {
-        let folded = std::mem::take(&mut stream.token_mut().text);
-        word.clear();
-        word.extend(folded.chars().flat_map(char::to_lowercase));
+/// Accent folding, its buffers kept from one word to the next.
+#[derive(Default)]
+struct Folder {
+    /// Made at the first word that needs it (most texts have none).
+    folding: Option<<AsciiFoldingFilter as TokenFilter>::Tokenizer<RawTokenizer>>,
+    folded: String,
+}
+
+impl Folder {
+    /// Replaces the letters of `word` that have an ASCII form by it (`é` → `e`, `ß` → `ss`,
+    /// `ﬁ` → `fi`), lower-cased; other letters stay.
+    fn fold(&mut self, word: &mut String) {
+        let folding = self
+            .folding
+            .get_or_insert_with(|| AsciiFoldingFilter.transform(RawTokenizer::default()));
+        let mut stream = folding.token_stream(word);
+        if stream.advance() {
+            self.folded.clear();
+            self.folded
+                .extend(stream.token().text.chars().flat_map(char::to_lowercase));
+            std::mem::swap(word, &mut self.folded);
+        }
     }
 }
 

@@ -416,18 +416,15 @@ fn a_dash_reads_a_warc_from_standard_input() {
     );
 }
 
-/// A word in a script written without spaces is highlighted whole: the analyzer's overlapping
-/// bigrams are merged into one range, the last character included.
-#[test]
-fn unspaced_scripts_are_highlighted_whole() {
+/// An index (detector `none`) of a folder holding `pages` (file name, HTML); the folder lives
+/// as long as the returned directory.
+fn index_of_pages(pages: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let site = dir.path().join("site");
     std::fs::create_dir(&site).unwrap();
-    std::fs::write(
-        site.join("a.html"),
-        "<title>鞄</title><p>新しいブリーフケースを買いました。とても便利です。</p>",
-    )
-    .unwrap();
+    for (name, html) in pages {
+        std::fs::write(site.join(name), html).unwrap();
+    }
     let index = dir.path().join("index");
     ok(indexer(
         &[
@@ -439,28 +436,42 @@ fn unspaced_scripts_are_highlighted_whole() {
         ],
         &[&site],
     ));
-    let results: Value = serde_json::from_str(&ok(indexer(
-        &[
-            "search",
-            index.to_str().unwrap(),
-            "ブリーフケース",
-            "--json",
-        ],
+    (dir, index)
+}
+
+/// The hits of `query` in `index`, as `search --json` gives them.
+fn json_hits(index: &Path, query: &str) -> Vec<Value> {
+    let out: Value = serde_json::from_str(&ok(indexer(
+        &["search", index.to_str().unwrap(), query, "--json"],
         NO_INPUTS,
     )))
     .unwrap();
-    let hit = &results["hits"][0];
+    out["hits"].as_array().unwrap().clone()
+}
+
+/// The text of a hit's snippet at its `at`-th highlight (character offsets).
+fn highlighted(hit: &Value, at: usize) -> String {
     let snippet: Vec<char> = hit["snippet"].as_str().unwrap().chars().collect();
-    let ranges = hit["highlights"].as_array().unwrap();
-    assert_eq!(ranges.len(), 1, "{hit}");
+    let range = &hit["highlights"][at];
     let (start, end) = (
-        ranges[0][0].as_u64().unwrap() as usize,
-        ranges[0][1].as_u64().unwrap() as usize,
+        range[0].as_u64().unwrap() as usize,
+        range[1].as_u64().unwrap() as usize,
     );
-    assert_eq!(
-        snippet[start..end].iter().collect::<String>(),
-        "ブリーフケース"
-    );
+    snippet[start..end].iter().collect()
+}
+
+/// A word in a script written without spaces is highlighted whole: the analyzer's overlapping
+/// bigrams are merged into one range, the last character included.
+#[test]
+fn unspaced_scripts_are_highlighted_whole() {
+    let (_dir, index) = index_of_pages(&[(
+        "a.html",
+        "<title>鞄</title><p>新しいブリーフケースを買いました。とても便利です。</p>",
+    )]);
+    let hits = json_hits(&index, "ブリーフケース");
+    let hit = &hits[0];
+    assert_eq!(hit["highlights"].as_array().unwrap().len(), 1, "{hit}");
+    assert_eq!(highlighted(hit, 0), "ブリーフケース");
     let plain = ok(indexer(
         &[
             "search",
@@ -478,52 +489,24 @@ fn unspaced_scripts_are_highlighted_whole() {
 /// page either way, and the highlight covers the word as written.
 #[test]
 fn accents_are_folded_in_queries_and_pages() {
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    std::fs::create_dir(&site).unwrap();
-    std::fs::write(
-        site.join("cv.html"),
-        "<title>Writing a résumé</title><p>A good Résumé fits on one page.</p>",
-    )
-    .unwrap();
-    std::fs::write(
-        site.join("cafe.html"),
-        "<title>Coffee</title><p>The cafe on the corner opens at seven.</p>",
-    )
-    .unwrap();
-    let index = dir.path().join("index");
-    ok(indexer(
-        &[
-            "build",
-            "--detector",
-            "none",
-            "--index",
-            index.to_str().unwrap(),
-        ],
-        &[&site],
-    ));
-    let hits = |query: &str| -> Vec<Value> {
-        let out: Value = serde_json::from_str(&ok(indexer(
-            &["search", index.to_str().unwrap(), query, "--json"],
-            NO_INPUTS,
-        )))
-        .unwrap();
-        out["hits"].as_array().unwrap().clone()
-    };
+    let (_dir, index) = index_of_pages(&[
+        (
+            "cv.html",
+            "<title>Writing a résumé</title><p>A good Résumé fits on one page.</p>",
+        ),
+        (
+            "cafe.html",
+            "<title>Coffee</title><p>The cafe on the corner opens at seven.</p>",
+        ),
+    ]);
     for query in ["resume", "résumé", "RESUMÉ"] {
-        let found = hits(query);
+        let found = json_hits(&index, query);
         assert_eq!(found.len(), 1, "{query}: {found:?}");
         assert!(found[0]["url"].as_str().unwrap().ends_with("cv.html"));
-        let snippet: Vec<char> = found[0]["snippet"].as_str().unwrap().chars().collect();
-        let range = &found[0]["highlights"][0];
-        let (start, end) = (
-            range[0].as_u64().unwrap() as usize,
-            range[1].as_u64().unwrap() as usize,
-        );
-        let marked: String = snippet[start..end].iter().collect();
+        let marked = highlighted(&found[0], 0);
         assert!(marked == "Résumé" || marked == "résumé", "{marked}");
     }
-    let found = hits("café");
+    let found = json_hits(&index, "café");
     assert_eq!(found.len(), 1);
     assert!(found[0]["url"].as_str().unwrap().ends_with("cafe.html"));
 }

@@ -30,8 +30,9 @@ pub use options::{
     PrefixedProgress, Progress, choose_detector,
 };
 pub use plan::{Output, RunPlan};
+pub use prepare::segment_record;
 pub use rounds::{SITE_BUCKETS, bucket_of};
-pub use summary::{BuildSummary, DecidedPage, SkippedRecord, format_skips};
+pub use summary::{BuildSummary, DecidedPage, SkippedRecord, format_skips, human_bytes};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 use crate::build::engine::read_lock;
 use crate::detect::{Detector, PageSource, normalized_url};
 use crate::read::{InputSet, Record, RecordLocation, Skip, SkipReason, page_from_record};
-use crate::segment::{SegmentLimits, SegmentOptions, SegmentedPage, segment_with};
+use crate::segment::{SegmentLimits, SegmentOptions, SegmentedPage, html_read, segment_with};
 
 /// What a worker made of one record.
 pub(super) enum Prepared<T> {
@@ -17,6 +17,13 @@ pub(super) enum Prepared<T> {
     Page(SegmentedPage, T),
     /// A record that holds no page, why, and where it lies.
     Skipped(Skip),
+}
+
+/// Bytes a page's body may decode to: pages somewhat over the page-size limit are decoded
+/// and cut short (and counted as limited); only bodies that decode to far more, such as
+/// compression bombs, are skipped as too large.
+pub(crate) fn decode_cap(limits: &SegmentLimits) -> usize {
+    limits.max_page_bytes.saturating_mul(8)
 }
 
 /// Where a page's record lies, and whether the file ended inside it.
@@ -49,10 +56,7 @@ pub(super) fn prepare(
         )
         .at(location.input, Some(location.offset))
     };
-    // Pages somewhat over the limit are decoded and cut short (and counted as limited); only
-    // bodies that decode to far more, such as compression bombs, are skipped as too large.
-    let decode_cap = limits.max_page_bytes.saturating_mul(8);
-    let mut page = page_from_record(record, decode_cap).map_err(|skip| {
+    let mut page = page_from_record(record, decode_cap(limits)).map_err(|skip| {
         if origin.truncated {
             truncation(&skip.detail, skip.url)
         } else {
@@ -73,6 +77,16 @@ pub(super) fn prepare(
     let mut html = std::mem::take(&mut page.html);
     html.truncate(segmented.html_bytes);
     Ok((segmented, html, origin))
+}
+
+/// A record read and segmented as a build does it (the page view of `serve` shows a page
+/// again this way), or why it holds no page.
+pub fn segment_record(
+    record: Record,
+    limits: &SegmentLimits,
+    options: SegmentOptions,
+) -> Result<SegmentedPage, Skip> {
+    prepare(Ok(record), limits, options).map(|(page, _, _)| page)
 }
 
 /// A page with its observation and where its record lies.
@@ -142,14 +156,19 @@ impl<'a> InputPages<'a> {
 
 impl PageSource for InputPages<'_> {
     fn load(&self, url: &str) -> Option<SegmentedPage> {
-        self.load_source(url).map(|(page, _)| page)
-    }
-
-    fn load_source(&self, url: &str) -> Option<(SegmentedPage, String)> {
         let (location, stored_url) = self.locations.get(url)?;
         let record = self.inputs.record_at(*location, stored_url)?;
         prepare(Ok(record), &self.limits, self.options)
             .ok()
-            .map(|(page, html, _)| (page, html))
+            .map(|(page, _, _)| page)
+    }
+
+    fn load_html(&self, url: &str) -> Option<String> {
+        let (location, stored_url) = self.locations.get(url)?;
+        let record = self.inputs.record_at(*location, stored_url)?;
+        let mut page = page_from_record(record, decode_cap(&self.limits)).ok()?;
+        let read = html_read(&page.html, &self.limits).len();
+        page.html.truncate(read);
+        Some(page.html)
     }
 }

@@ -175,6 +175,22 @@ pub struct SkippedRecord {
 /// Skipped records shown in the summary, at most.
 const FIRST_SKIPPED: usize = 5;
 
+/// `bytes` in the largest binary unit that keeps it at or over 1: "512 B", "3.4 MiB".
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
 /// "; skipped: 3 not_html, 1 truncated_record", or empty.
 pub fn format_skips(skipped: &BTreeMap<String, u64>) -> String {
     if skipped.is_empty() {
@@ -317,6 +333,13 @@ pub fn utc_timestamp(time: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_are_human() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(5 << 20), "5.0 MiB");
+    }
 
     #[test]
     fn timestamps_are_utc_rfc_3339() {

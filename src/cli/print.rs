@@ -1,6 +1,6 @@
 //! Printing: figures from the library in, text for people on stdout out.
 
-use indexer::build::{BuildSummary, DecidedPage};
+use indexer::build::{BuildSummary, DecidedPage, human_bytes};
 use indexer::index::IndexStats;
 
 pub fn ratio(a: u64, b: u64) -> Option<f64> {
@@ -61,22 +61,6 @@ pub fn print_stats(figures: &IndexStats) {
     println!("bytes on disk  {}", figures.total_bytes);
     for (component, bytes) in &figures.bytes {
         println!("  {component:<20} {bytes}");
-    }
-}
-
-/// `bytes` in the largest binary unit that keeps it at or over 1: "512 B", "3.4 MiB".
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
     }
 }
 
@@ -230,13 +214,6 @@ pub fn explained_blocks(decided: &DecidedPage) -> Vec<serde_json::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_are_human() {
-        assert_eq!(human_bytes(512), "512 B");
-        assert_eq!(human_bytes(1536), "1.5 KiB");
-        assert_eq!(human_bytes(5 << 20), "5.0 MiB");
-    }
 
     #[test]
     fn settings_are_name_value_pairs() {

@@ -33,9 +33,9 @@ pub trait PageSource: Sync {
     /// The page at `url`, if the input holds it and it can be read.
     fn load(&self, url: &str) -> Option<SegmentedPage>;
 
-    /// The page at `url` with its HTML source (as segmented), for a detector that compares
-    /// sources; `None` when the source cannot give it.
-    fn load_source(&self, url: &str) -> Option<(SegmentedPage, String)> {
+    /// The HTML of the page at `url`, decoded, as far as segmentation reads it (the source a
+    /// detector's `observe` saw), without segmenting it; `None` when the source cannot give it.
+    fn load_html(&self, url: &str) -> Option<String> {
         let _ = url;
         None
     }

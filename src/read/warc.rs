@@ -325,11 +325,18 @@ impl WarcRecords {
             return;
         }
 
+        let head = RecordHead {
+            disposition,
+            url,
+            record_type,
+            content_type: headers.content_type,
+            offset,
+        };
         // Grow with the data rather than trusting the header for the allocation.
         let mut block = Vec::with_capacity(usize::try_from(length).unwrap_or(0).min(1 << 20));
         let complete = match self.stream.read_into(length, &mut block) {
             Ok(complete) => complete,
-            Err(fault) => return self.fault(fault, url, offset),
+            Err(fault) => return self.fault(fault, head.url, offset),
         };
         let junk = if complete {
             match self.junk_before_next_record() {
@@ -337,15 +344,7 @@ impl WarcRecords {
                 Err(fault) => {
                     // The record is whole; what follows it is damaged. Keep the record and
                     // report the damage (the bytes lost with it may have held records).
-                    let content_type = headers.content_type;
-                    self.emit(
-                        disposition,
-                        url,
-                        &record_type,
-                        content_type,
-                        block,
-                        Framing::whole(offset),
-                    );
+                    self.emit(head, block, false);
                     let at = self.stream.file_offset();
                     return self.fault(fault, None, at);
                 }
@@ -354,30 +353,13 @@ impl WarcRecords {
             None
         };
         if junk == Some(0) {
-            let content_type = headers.content_type;
-            self.emit(
-                disposition,
-                url,
-                &record_type,
-                content_type,
-                block,
-                Framing::whole(offset),
-            );
-            return;
+            return self.emit(head, block, false);
         }
         let embedded = find_embedded_record(&block);
         if let (Some(junk), None) = (junk, embedded) {
             // A few stray bytes, then the next record: the length was a little short (or
             // the writer left junk). Keep the record as its length frames it.
-            let content_type = headers.content_type;
-            self.emit(
-                disposition,
-                url,
-                &record_type,
-                content_type,
-                block,
-                Framing::whole(offset),
-            );
+            self.emit(head, block, false);
             self.stream.consume(junk);
             return;
         }
@@ -390,59 +372,46 @@ impl WarcRecords {
                 "Content-Length {length} runs past the start of the next record (which starts {} bytes into the block)",
                 next
             );
-            self.skip(SkipReason::BrokenRecordHeaders, url, offset, &message);
+            self.skip(SkipReason::BrokenRecordHeaders, head.url, offset, &message);
         } else if !complete {
-            let holds_page = matches!(disposition, Disposition::Keep(_))
+            let holds_page = matches!(head.disposition, Disposition::Keep(_))
                 && !block.is_empty()
-                && url.as_deref().is_some_and(|url| !url.is_empty());
+                && head.url.as_deref().is_some_and(|url| !url.is_empty());
             if holds_page {
                 // The part read may hold a usable page: the build keeps it if so, and counts
                 // it as truncated either way.
-                let content_type = headers.content_type;
-                self.emit(
-                    disposition,
-                    url,
-                    &record_type,
-                    content_type,
-                    block,
-                    Framing {
-                        offset,
-                        truncated: true,
-                    },
-                );
+                self.emit(head, block, true);
             } else {
                 let message = format!(
                     "the file ends inside the record ({} of {length} block bytes)",
                     block.len()
                 );
-                self.skip(SkipReason::TruncatedRecord, url, offset, &message);
+                self.skip(SkipReason::TruncatedRecord, head.url, offset, &message);
             }
             self.finished = true;
         } else {
             let message = format!("Content-Length {length} ends the block before the record ends");
-            self.skip(SkipReason::BrokenRecordHeaders, url, offset, &message);
+            self.skip(SkipReason::BrokenRecordHeaders, head.url, offset, &message);
             self.resync();
         }
     }
 
-    /// Queues the outcome of a well-framed record (or, `truncated`, of the part of one read
-    /// before the file ended).
-    fn emit(
-        &mut self,
-        disposition: Disposition,
-        url: Option<String>,
-        record_type: &str,
-        content_type: Option<String>,
-        block: Vec<u8>,
-        framing: Framing,
-    ) {
-        let Framing { offset, truncated } = framing;
+    /// Queues the outcome of a record: its block as framed, or (`truncated`) the part of it
+    /// read before the file ended.
+    fn emit(&mut self, head: RecordHead, block: Vec<u8>, truncated: bool) {
+        let RecordHead {
+            disposition,
+            url,
+            record_type,
+            content_type,
+            offset,
+        } = head;
         match disposition {
             Disposition::PassOver => {
                 let name = if record_type.is_empty() {
                     "untyped"
                 } else {
-                    record_type
+                    &record_type
                 };
                 let message = format!("{name} record");
                 self.skip(SkipReason::NonPageRecord, url, offset, &message);
@@ -498,21 +467,14 @@ impl WarcRecords {
     }
 }
 
-/// Where a record starts, and whether the file ended inside it.
-#[derive(Debug, Clone, Copy)]
-struct Framing {
+/// What a record's headers said: what to do with it, its URL, type and content type, and
+/// where it starts.
+struct RecordHead {
+    disposition: Disposition,
+    url: Option<String>,
+    record_type: String,
+    content_type: Option<String>,
     offset: u64,
-    truncated: bool,
-}
-
-impl Framing {
-    /// A record read whole, starting at `offset`.
-    fn whole(offset: u64) -> Self {
-        Framing {
-            offset,
-            truncated: false,
-        }
-    }
 }
 
 impl Iterator for WarcRecords {

@@ -279,6 +279,19 @@ impl SegmentedPage {
     }
 }
 
+/// The part of `html` segmentation reads: all of it, or its first
+/// [`SegmentLimits::max_page_bytes`] cut back to a character boundary.
+pub fn html_read<'a>(html: &'a str, limits: &SegmentLimits) -> &'a str {
+    if html.len() <= limits.max_page_bytes {
+        return html;
+    }
+    let mut cut = limits.max_page_bytes;
+    while !html.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &html[..cut]
+}
+
 /// Per-page limits, so that one hostile page cannot stall a build.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SegmentLimits {
@@ -327,15 +340,8 @@ pub fn segment_with(
     limits: &SegmentLimits,
     options: SegmentOptions,
 ) -> Result<SegmentedPage, SegmentError> {
-    let (html, mut limited) = if page.html.len() > limits.max_page_bytes {
-        let mut cut = limits.max_page_bytes;
-        while !page.html.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        (&page.html[..cut], Some(PageLimit::Bytes))
-    } else {
-        (page.html.as_str(), None)
-    };
+    let html = html_read(&page.html, limits);
+    let mut limited = (html.len() < page.html.len()).then_some(PageLimit::Bytes);
 
     let state = Rc::new(RefCell::new(tree::OpenElements::new(*limits, options)));
     {

@@ -188,8 +188,8 @@ struct OpenElement {
     path: u64,
     /// Element children seen so far (the next child's position index).
     children: u32,
-    /// The position path in the block tree: this element's own when it starts a block,
-    /// else its nearest block-starting ancestor's.
+    /// With [`SegmentOptions::block_tree_positions`]: the position path in the block tree,
+    /// this element's own when it starts a block, else its nearest block-starting ancestor's.
     block_path: u64,
     /// Blocks started directly under this element in the block tree so far.
     block_children: u32,
@@ -382,18 +382,9 @@ impl OpenElements {
         let mut owns_block = false;
         let mut block_path = self.stack.last().map_or(0, |parent| parent.block_path);
         if self.starts_block(&tag) && !hidden {
-            let block_parent = self.stack.iter_mut().rev().find(|open| open.owns_block);
-            let (parent_block_path, index) = match block_parent {
-                Some(parent) => {
-                    parent.block_children += 1;
-                    (parent.block_path, parent.block_children - 1)
-                }
-                None => {
-                    self.root_block_children += 1;
-                    (0, self.root_block_children - 1)
-                }
-            };
-            block_path = child_path(parent_block_path, index);
+            if self.options.block_tree_positions {
+                block_path = self.next_block_tree_path();
+            }
             if self.blocks.len() < self.limits.max_blocks {
                 let position = if self.options.block_tree_positions {
                     block_path
@@ -431,6 +422,22 @@ impl OpenElements {
             tokens,
         });
         Some(serial)
+    }
+
+    /// The block-tree position path of a block starting now: the next index among the blocks
+    /// directly under the nearest open element that started a block (or under the root).
+    fn next_block_tree_path(&mut self) -> u64 {
+        let (parent_path, index) = match self.stack.iter_mut().rev().find(|open| open.owns_block) {
+            Some(parent) => {
+                parent.block_children += 1;
+                (parent.block_path, parent.block_children - 1)
+            }
+            None => {
+                self.root_block_children += 1;
+                (0, self.root_block_children - 1)
+            }
+        };
+        child_path(parent_path, index)
     }
 
     /// The evidence of a block starting at an element `tag` with `context` and `tokens`,

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::catalog::{Catalog, CatalogResults};
 use super::chart::site_chart;
 use super::page_view::PageView;
-use crate::build::format_skips;
+use crate::build::{format_skips, human_bytes};
 
 /// Hits per page of results.
 pub const HITS_PER_PAGE: usize = 10;
@@ -341,21 +341,6 @@ pub fn error_page(message: &str) -> String {
         "",
         &format!("<p class=note id=error>{}</p>", escape(message)),
     )
-}
-
-fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
 }
 
 #[cfg(test)]

@@ -8,9 +8,9 @@
 use serde::Serialize;
 
 use super::catalog::{Catalog, StoredPage};
+use crate::build::segment_record;
 use crate::detect::{DecisionRecord, Verdict};
-use crate::read::{InputSet, RecordLocation, page_from_record};
-use crate::segment::segment_with;
+use crate::read::{InputSet, RecordLocation};
 
 /// A page with the verdict on each of its blocks.
 #[derive(Debug, Clone, Serialize)]
@@ -127,9 +127,7 @@ fn blocks_of(catalog: &Catalog, page: &StoredPage) -> Result<Vec<BlockView>, Str
         .ok_or_else(|| format!("the record is no longer at byte {offset} of the source"))?;
     let options = summary.segment_options.unwrap_or_default();
     let limits = summary.segment_limits.unwrap_or_default();
-    let decode_cap = limits.max_page_bytes.saturating_mul(8);
-    let read = page_from_record(found, decode_cap).map_err(|skip| skip.to_string())?;
-    let segmented = segment_with(&read, &limits, options).map_err(|error| error.to_string())?;
+    let segmented = segment_record(found, &limits, options).map_err(|skip| skip.to_string())?;
     let verdicts = record.verdicts();
     if verdicts.len() != segmented.blocks.len() {
         return Err(format!(

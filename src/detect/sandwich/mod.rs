@@ -192,7 +192,7 @@ impl Sandwich {
         if let Some(units) = cached {
             return Some(units);
         }
-        let (_, html) = pages.load_source(url)?;
+        let html = pages.load_html(url)?;
         let units =
             Arc::new(units_of(&html, self.settings.unit, self.settings.max_units as usize).0);
         if let Ok(mut cache) = self.peer_units.lock() {
@@ -614,13 +614,14 @@ mod tests {
 
     impl PageSource for Sources {
         fn load(&self, url: &str) -> Option<SegmentedPage> {
-            self.load_source(url).map(|(page, _)| page)
+            let html = self.load_html(url)?;
+            let options = Sandwich::new(SandwichSettings::default()).segment_options();
+            Some(test_page(url, &html, options))
         }
 
-        fn load_source(&self, url: &str) -> Option<(SegmentedPage, String)> {
+        fn load_html(&self, url: &str) -> Option<String> {
             let (_, html) = self.0.iter().find(|(at, _)| *at == url)?;
-            let options = Sandwich::new(SandwichSettings::default()).segment_options();
-            Some((test_page(url, html, options), html.clone()))
+            Some(html.clone())
         }
     }
 
