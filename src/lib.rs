@@ -15,6 +15,7 @@
 //! | [`eval`] | inputs and labelled pages | quality, index size and retrieval per detector |
 //! | [`learn`] | inputs and labelled pages | a `hybrid` model |
 //! | `serve` | indexes | an HTTP server: search, page view with verdicts, index view |
+//! | [`shard`] | inputs, then shard indexes | host buckets (the map step); one index from shards |
 //!
 //! [`build`] wires the stages into the [`indexer_pipeline`] stage graph and decides, in one
 //! place, whether a build makes one pass over the input or two.
@@ -39,3 +40,4 @@ pub mod search;
 pub mod segment;
 #[cfg(feature = "serve")]
 pub mod serve;
+pub mod shard;

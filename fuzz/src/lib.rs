@@ -55,6 +55,7 @@ pub fn http_page(data: &[u8]) {
         source_offset: 0,
         source_input: 0,
         truncated: false,
+        date: None,
     };
     let _ = page_from_record(record, MAX_PAGE_BYTES);
 }

@@ -32,7 +32,9 @@ pub use options::{
 pub use plan::{Output, RunPlan};
 pub use prepare::segment_record;
 pub use rounds::{SITE_BUCKETS, bucket_of};
-pub use summary::{BuildSummary, DecidedPage, SkippedRecord, format_skips, human_bytes};
+pub use summary::{
+    BuildSummary, DecidedPage, SkippedRecord, format_skips, human_bytes, utc_timestamp,
+};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -184,6 +184,8 @@ fn read_record(input: &mut impl Read) -> io::Result<Option<Record>> {
         source_offset,
         source_input,
         truncated,
+        // The date is not spilled: nothing in a build reads it.
+        date: None,
     }))
 }
 
@@ -217,6 +219,7 @@ mod tests {
             source_offset: u64::from(i) * 1000,
             source_input: i % 3,
             truncated: i == 3,
+            date: None,
         }
     }
 

@@ -206,7 +206,7 @@ pub fn format_skips(skipped: &BTreeMap<String, u64>) -> String {
 impl BuildSummary {
     /// Counts `skip` by reason and keeps it for the skip log (a WARC record that is not a page
     /// is only counted).
-    pub(super) fn count_skip(&mut self, skip: &crate::read::Skip) {
+    pub(crate) fn count_skip(&mut self, skip: &crate::read::Skip) {
         *self
             .skipped
             .entry(skip.reason.as_str().to_string())
@@ -225,7 +225,7 @@ impl BuildSummary {
 
     /// Names the input file of every skipped record, and keeps the first few for the
     /// summary.
-    pub(super) fn locate_skips(&mut self, inputs: &crate::read::InputSet) {
+    pub(crate) fn locate_skips(&mut self, inputs: &crate::read::InputSet) {
         for record in &mut self.skipped_records {
             if let Some(number) = record.input_number {
                 record.input = inputs.path_of(number);

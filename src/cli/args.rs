@@ -31,6 +31,16 @@ bad labels or model file, output not writable); 2 invalid arguments; 130 stopped
 const INDEX_EXIT_CODES: &str = "Exit codes: 0 success (a query that matches nothing too); 1 the \
 index is missing or unreadable; 2 invalid arguments.";
 
+/// Exit codes of `partition`.
+const PARTITION_EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (unreadable input, output \
+not writable — no half-written file is left under a bucket's name); 2 invalid arguments; 130 \
+stopped by Ctrl-C.";
+
+/// Exit codes of `combine`.
+const COMBINE_EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (a shard missing or built \
+with other settings, output not writable — the previous index is kept as it was); 2 invalid \
+arguments.";
+
 /// Exit codes of `serve`.
 const SERVE_EXIT_CODES: &str = "Exit codes: 0 stopped by Ctrl-C or SIGTERM; 1 an index is \
 missing or unreadable, or the address cannot be listened on; 2 invalid arguments.";
@@ -77,16 +87,16 @@ pub enum Command {
         #[arg(long, help_heading = "Output")]
         json: bool,
     },
-    /// Search an index (BM25 over title and body).
+    /// Search an index, or several as one (BM25 over title and body).
     #[command(after_help = INDEX_EXIT_CODES)]
     Search {
-        /// The index directory.
-        index: PathBuf,
-        /// The query, every word after the index: words (any of them), "phrases",
-        /// +required, -excluded, title:word, site:host. A query that is not valid syntax
-        /// (print(), std::vec, a URL) is searched as its plain words, and stderr says so.
-        #[arg(required = true, num_args = 1..)]
-        query: Vec<String>,
+        /// The index directory, then any further index directories (each a folder holding
+        /// an index's CURRENT file; shards of one crawl are scored as one index), then the
+        /// query: words (any of them), "phrases", +required, -excluded, title:word,
+        /// site:host. A query that is not valid syntax (print(), std::vec, a URL) is
+        /// searched as its plain words, and stderr says so.
+        #[arg(required = true, num_args = 2.., value_name = "INDEX... QUERY")]
+        indexes_and_query: Vec<String>,
         /// How many results; 0 prints only how many pages match.
         #[arg(short = 'n', long, default_value_t = 10)]
         limit: usize,
@@ -102,11 +112,13 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Size figures of an index and the summary of the build that made it.
+    /// Size figures of an index and the summary of the build that made it; of several
+    /// indexes (shards of one crawl), the figures and summaries summed.
     #[command(after_help = INDEX_EXIT_CODES)]
     Stats {
-        /// The index directory.
-        index: PathBuf,
+        /// Index directories.
+        #[arg(required = true)]
+        indexes: Vec<PathBuf>,
         /// Print as JSON.
         #[arg(long)]
         json: bool,
@@ -122,13 +134,17 @@ pub enum Command {
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: std::net::SocketAddr,
     },
-    /// Two indexes side by side, with ratios (B / A).
+    /// Two indexes side by side, with ratios (B / A); either side may be several indexes
+    /// (shards), summed: `compare A1 A2 --against B1 B2`.
     #[command(after_help = INDEX_EXIT_CODES)]
     Compare {
-        /// The index compared against (usually built with `--detector none`).
-        a: PathBuf,
-        /// The other index.
-        b: PathBuf,
+        /// A, the index compared against (usually built with `--detector none`), then B;
+        /// with --against, all of these are A.
+        #[arg(required = true)]
+        a: Vec<PathBuf>,
+        /// B, the other side, when A is several indexes.
+        #[arg(long, num_args = 1..)]
+        against: Vec<PathBuf>,
         /// Print as JSON.
         #[arg(long)]
         json: bool,
@@ -216,6 +232,59 @@ pub enum Command {
         json: bool,
         #[command(flatten)]
         run: RunArgs,
+    },
+    /// The map step of a build past one machine: split WARC inputs into one WARC file per
+    /// host bucket (bucket-K.warc.gz) and a manifest.json, in a folder of this map task's.
+    /// Build each bucket's files from every map task (in map order) into a shard, then
+    /// `combine` the shards.
+    #[command(after_help = PARTITION_EXIT_CODES)]
+    Partition {
+        /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Host buckets: a site's pages all go to one bucket (a hash of its host).
+        #[arg(long)]
+        buckets: usize,
+        /// The folder to write (one per map task); files appear complete or not at all,
+        /// manifest.json last.
+        #[arg(long)]
+        out: PathBuf,
+        /// Base URL for pages read from a folder (default: file:// + the folder's path).
+        #[arg(long, help_heading = "Input")]
+        base_url: Option<String>,
+        /// Folders: also read hidden files and enter hidden folders.
+        #[arg(long, help_heading = "Input")]
+        hidden: bool,
+        /// Folders: follow symbolic links.
+        #[arg(long, help_heading = "Input")]
+        follow: bool,
+        /// Print the manifest as JSON.
+        #[arg(long, help_heading = "Output")]
+        json: bool,
+    },
+    /// One index from shard indexes built with the same settings, without indexing again.
+    #[command(after_help = COMBINE_EXIT_CODES)]
+    Combine {
+        /// Shard index directories.
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// The index directory to write; replaced only when the new index is complete.
+        #[arg(long)]
+        index: PathBuf,
+        /// Merge the shards' segments into one (slower; a smaller index, faster searches).
+        #[arg(long)]
+        merge: bool,
+        /// A manifest of the partition step (manifest.json; the flag once per file): the
+        /// records it passed over are added to the combined summary, which then counts what
+        /// one build over the whole crawl would.
+        #[arg(long = "manifest", value_name = "FILE")]
+        manifests: Vec<PathBuf>,
+        /// Threads for --merge; 0 or absent: the number of cores.
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Print the combined summary as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Print the kept text of every HTML page as JSON lines {"url","site","title","text"}.
     #[command(after_help = RUN_EXIT_CODES)]

@@ -36,9 +36,8 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use indexer::build::{self, BuildOptions, BuildSummary, DEFAULT_DETECTOR, Progress};
 use indexer::detect::DetectorKind;
 use indexer::eval;
-use indexer::index::{OpenIndex, stats};
+use indexer::index::{OpenIndex, stats_of};
 use indexer::learn;
-use indexer::search::search;
 
 use args::{Cli, Command, RunArgs};
 use interrupt::{INTERRUPTED, stop_on_interrupt};
@@ -387,15 +386,22 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Search {
-            index,
-            query,
+            indexes_and_query,
             limit,
             offset,
             color,
             json,
         } => {
-            let open = OpenIndex::open(&index)?;
-            let results = search(&open, &query.join(" "), limit, offset)?;
+            let (indexes, query) = split_indexes_and_query(indexes_and_query)?;
+            let opens = open_indexes(&indexes)?;
+            let request = indexer::search::SearchRequest {
+                query: &query,
+                limit,
+                offset,
+                site: None,
+                count_sites: false,
+            };
+            let results = indexer::search::search_many(&opens, &request)?;
             if let Some(complaint) = &results.fallback {
                 notice!("note: not query syntax ({complaint}); searched as plain words");
             }
@@ -418,17 +424,89 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{} {pages} match{shown}", results.total);
             }
         }
-        Command::Stats { index, json } => {
-            let open = OpenIndex::open(&index)?;
-            let figures = stats(&open)?;
-            let summary: BuildSummary = open.summary()?;
+        Command::Stats { indexes, json } => {
+            let opens = open_indexes(&indexes)?;
+            let figures = stats_of(&opens)?;
+            let summary = summed_summaries(&opens)?;
             if json {
                 let both = serde_json::json!({ "index": figures, "build": summary });
                 println!("{}", serde_json::to_string_pretty(&both)?);
             } else {
+                if indexes.len() > 1 {
+                    println!("{} indexes, taken as one\n", indexes.len());
+                }
                 print_stats(&figures);
                 println!();
                 print_summary(&summary);
+            }
+        }
+        Command::Partition {
+            inputs,
+            buckets,
+            out,
+            base_url,
+            hidden,
+            follow,
+            json,
+        } => {
+            let options = indexer::shard::PartitionOptions {
+                buckets,
+                out: out.clone(),
+                base_url,
+                walk: indexer::read::Walk {
+                    hidden,
+                    follow_links: follow,
+                },
+                stop: Some(stop_on_interrupt()),
+            };
+            let progress = TerminalProgress::new();
+            let manifest = indexer::shard::partition(&inputs, &options, &progress)
+                .with_context(|| format!("partitioning into {}", out.display()))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&manifest)?);
+            } else {
+                let written: u64 = manifest.files.iter().map(|file| file.records).sum();
+                let bytes: u64 = manifest.files.iter().map(|file| file.bytes).sum();
+                println!(
+                    "{} records into {} of {} buckets ({}) in {:.1}s{}",
+                    written,
+                    manifest.files.len(),
+                    manifest.buckets,
+                    build::human_bytes(bytes),
+                    manifest.seconds,
+                    build::format_skips(&manifest.skipped),
+                );
+                println!("manifest: {}", out.join(indexer::shard::MANIFEST).display());
+            }
+        }
+        Command::Combine {
+            shards,
+            index,
+            merge,
+            manifests,
+            threads,
+            json,
+        } => {
+            let options = indexer::shard::CombineOptions {
+                merge,
+                manifests,
+                threads: match threads {
+                    None | Some(0) => BuildOptions::default().threads,
+                    Some(threads) => threads,
+                },
+                command_line: std::env::args().collect(),
+            };
+            let combined = indexer::shard::combine(&shards, &index, &options)
+                .with_context(|| format!("combining into {}", index.display()))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&combined.summary)?);
+            } else {
+                println!(
+                    "combined {} shards: {} pages in {} segments, in {:.1}s",
+                    combined.shards, combined.documents, combined.segments, combined.seconds
+                );
+                print_summary(&combined.summary);
+                println!("index: {}", index.display());
             }
         }
         Command::Serve { indexes, listen } => {
@@ -439,9 +517,20 @@ fn run(cli: Cli) -> Result<()> {
                 notice!("serving {} index(es); Ctrl-C stops", indexes.len());
             })?;
         }
-        Command::Compare { a, b, json } => {
-            let (open_a, open_b) = (OpenIndex::open(&a)?, OpenIndex::open(&b)?);
-            let (stats_a, stats_b) = (stats(&open_a)?, stats(&open_b)?);
+        Command::Compare { a, against, json } => {
+            let (a, b) = if against.is_empty() {
+                anyhow::ensure!(
+                    a.len() == 2,
+                    "compare takes two indexes, A and B (or A... --against B...), not {}",
+                    a.len()
+                );
+                (vec![a[0].clone()], vec![a[1].clone()])
+            } else {
+                (a, against)
+            };
+            let stats_a = stats_of(&open_indexes(&a)?)?;
+            let stats_b = stats_of(&open_indexes(&b)?)?;
+            let (a, b) = (joined_paths(&a), joined_paths(&b));
             let rows = compare_rows(&stats_a, &stats_b);
             if json {
                 let rows: Vec<_> = rows
@@ -451,7 +540,7 @@ fn run(cli: Cli) -> Result<()> {
                 let out = serde_json::json!({"a": a, "b": b, "figures": rows});
                 println!("{}", serde_json::to_string_pretty(&out)?);
             } else {
-                println!("A = {}\nB = {}\n", a.display(), b.display());
+                println!("A = {a}\nB = {b}\n");
                 println!(
                     "{:<24} {:>14} {:>14} {:>8} {:>8}",
                     "figure", "A", "B", "B/A", "change"
@@ -471,6 +560,60 @@ fn run(cli: Cli) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The indexes at `paths`, opened.
+fn open_indexes(paths: &[std::path::PathBuf]) -> Result<Vec<OpenIndex>> {
+    paths
+        .iter()
+        .map(|path| OpenIndex::open(path).map_err(anyhow::Error::from))
+        .collect()
+}
+
+/// Paths as one line: "a, b, c".
+fn joined_paths(paths: &[std::path::PathBuf]) -> String {
+    let names: Vec<String> = paths
+        .iter()
+        .map(|path| path.display().to_string())
+        .collect();
+    names.join(", ")
+}
+
+/// The build summaries of `opens`, summed (one index: its own).
+fn summed_summaries(opens: &[OpenIndex]) -> Result<BuildSummary> {
+    if let [open] = opens {
+        return Ok(open.summary()?);
+    }
+    let mut summary = BuildSummary::default();
+    for open in opens {
+        let shard: BuildSummary = open.summary()?;
+        summary.inputs.extend(shard.inputs.iter().cloned());
+        summary.input_bytes += shard.input_bytes;
+        summary.seconds += shard.seconds;
+        summary.absorb(shard);
+    }
+    Ok(summary)
+}
+
+/// `search`'s words: the first is an index; each next one that is an index directory (it
+/// holds a CURRENT file) is another; the rest are the query.
+fn split_indexes_and_query(words: Vec<String>) -> Result<(Vec<std::path::PathBuf>, String)> {
+    let mut words = words.into_iter();
+    let mut indexes: Vec<std::path::PathBuf> = words.next().into_iter().map(Into::into).collect();
+    let mut query = Vec::new();
+    for word in words.by_ref() {
+        let path = std::path::Path::new(&word);
+        if query.is_empty() && path.join("CURRENT").is_file() {
+            indexes.push(path.to_path_buf());
+        } else {
+            query.push(word);
+        }
+    }
+    anyhow::ensure!(
+        !query.is_empty(),
+        "no query: give words to search for after the indexes"
+    );
+    Ok((indexes, query.join(" ")))
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder, renamed over `path`

@@ -18,7 +18,7 @@
 
 mod stats;
 
-pub use stats::{IndexStats, stats};
+pub use stats::{IndexStats, stats, stats_of};
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -242,31 +242,22 @@ impl<'a> IndexedPage<'a> {
     }
 }
 
-/// An index being written: a new generation that becomes live on [`commit`](Self::commit).
-/// Dropped without committing, it removes its generation and the live index stays as it was.
-pub struct IndexBuild {
+/// A new generation of an index being made: the index directory's lock held, left-overs of
+/// interrupted builds removed, and an empty generation directory that becomes the live index
+/// on [`publish`](Self::publish). Dropped without publishing, it removes its directory and
+/// the live index stays as it was. [`IndexBuild`] writes one with tantivy; `combine` fills
+/// one with the segments of shard indexes.
+pub struct Generation {
     root: PathBuf,
-    generation: PathBuf,
-    writer: Option<IndexWriter>,
-    fields: Fields,
+    directory: PathBuf,
     _lock: File,
-    committed: bool,
+    published: bool,
 }
 
-impl IndexBuild {
-    /// Bytes the index writer buffers with `threads` threads in a run allowed
-    /// `memory_budget` bytes: an eighth of the budget, between tantivy's least and
-    /// [`WRITER_HEAP_PER_THREAD`] per thread.
-    pub fn heap_bytes(threads: usize, memory_budget: usize) -> usize {
-        let threads = threads.max(1);
-        (memory_budget / 8 / threads).clamp(WRITER_HEAP_PER_THREAD_MIN, WRITER_HEAP_PER_THREAD)
-            * threads
-    }
-
+impl Generation {
     /// Takes the lock of `root` (creating the directory if needed), removes left-over
-    /// generations of interrupted builds, and starts a new generation written by `threads`
-    /// indexing threads.
-    pub fn begin(root: &Path, threads: usize, heap_bytes: usize) -> Result<IndexBuild, IndexError> {
+    /// generations of interrupted builds, and creates the new generation's directory.
+    pub fn begin(root: &Path) -> Result<Generation, IndexError> {
         if root.exists() && !root.is_dir() {
             return Err(IndexError::NotAnIndex(root.to_path_buf(), ": it is a file"));
         }
@@ -320,8 +311,90 @@ impl IndexBuild {
                 .unwrap_or(0),
             std::process::id()
         );
-        let generation = root.join(name);
-        fs::create_dir(&generation).map_err(io_error("create", &generation))?;
+        let directory = root.join(name);
+        fs::create_dir(&directory).map_err(io_error("create", &directory))?;
+        Ok(Generation {
+            root: root.to_path_buf(),
+            directory,
+            _lock: lock,
+            published: false,
+        })
+    }
+
+    /// The generation's directory, where its tantivy index goes.
+    pub fn directory(&self) -> &Path {
+        &self.directory
+    }
+
+    /// The index directory it belongs to.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Stores `summary` beside the index and makes this generation the live one (the
+    /// previous generation is removed). Returns the generation's directory.
+    pub fn publish(mut self, summary: &impl Serialize) -> Result<PathBuf, IndexError> {
+        let generation = self.directory.clone();
+        let summary_path = generation.join(SUMMARY);
+        let json = serde_json::to_vec_pretty(summary).map_err(|error| IndexError::Summary {
+            path: summary_path.clone(),
+            message: error.to_string(),
+        })?;
+        write_synced(&summary_path, &json)?;
+
+        // The switch: write CURRENT beside, then rename over (atomic on POSIX).
+        let name = generation
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let staged = self.root.join(format!("{CURRENT}.new"));
+        write_synced(&staged, name.as_bytes())?;
+        let current = self.root.join(CURRENT);
+        fs::rename(&staged, &current).map_err(io_error("replace", &current))?;
+        if let Ok(directory) = File::open(&self.root) {
+            let _ = directory.sync_all();
+        }
+        self.published = true;
+        // The new index is live; an old generation that cannot be removed now is removed by
+        // the next build.
+        let _ = remove_stale_generations(&self.root);
+        Ok(generation)
+    }
+}
+
+impl Drop for Generation {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = fs::remove_dir_all(&self.directory);
+        }
+    }
+}
+
+/// An index being written: a new [`Generation`] that becomes live on
+/// [`commit`](Self::commit). Dropped without committing, it removes its generation and the
+/// live index stays as it was.
+pub struct IndexBuild {
+    writer: Option<IndexWriter>,
+    fields: Fields,
+    // Dropped after the writer, which writes into its directory.
+    generation: Generation,
+}
+
+impl IndexBuild {
+    /// Bytes the index writer buffers with `threads` threads in a run allowed
+    /// `memory_budget` bytes: an eighth of the budget, between tantivy's least and
+    /// [`WRITER_HEAP_PER_THREAD`] per thread.
+    pub fn heap_bytes(threads: usize, memory_budget: usize) -> usize {
+        let threads = threads.max(1);
+        (memory_budget / 8 / threads).clamp(WRITER_HEAP_PER_THREAD_MIN, WRITER_HEAP_PER_THREAD)
+            * threads
+    }
+
+    /// Begins a new [`Generation`] of `root` and an index in it written by `threads`
+    /// indexing threads.
+    pub fn begin(root: &Path, threads: usize, heap_bytes: usize) -> Result<IndexBuild, IndexError> {
+        let generation = Generation::begin(root)?;
+        let directory = generation.directory().to_path_buf();
         let (schema, fields) = Fields::schema();
         let settings = IndexSettings {
             docstore_compression: Compressor::Zstd(ZstdCompressor::default()),
@@ -330,8 +403,8 @@ impl IndexBuild {
         let index = Index::builder()
             .schema(schema)
             .settings(settings)
-            .create_in_dir(&generation)
-            .map_err(tantivy_error(&generation))?;
+            .create_in_dir(&directory)
+            .map_err(tantivy_error(&directory))?;
         index.tokenizers().register(TOKENIZER_NAME, WebTokenizer);
         let threads = threads.clamp(1, 8);
         let writer = index
@@ -339,14 +412,11 @@ impl IndexBuild {
                 threads,
                 heap_bytes.max(threads * WRITER_HEAP_PER_THREAD_MIN),
             )
-            .map_err(tantivy_error(&generation))?;
+            .map_err(tantivy_error(&directory))?;
         Ok(IndexBuild {
-            root: root.to_path_buf(),
-            generation,
             writer: Some(writer),
             fields,
-            _lock: lock,
-            committed: false,
+            generation,
         })
     }
 
@@ -356,7 +426,7 @@ impl IndexBuild {
     pub fn scratch_dir(&self) -> std::io::Result<tempfile::TempDir> {
         tempfile::Builder::new()
             .prefix(SCRATCH_PREFIX)
-            .tempdir_in(&self.root)
+            .tempdir_in(self.generation.root())
     }
 
     /// Merges no segments for the rest of the build: the index keeps the segments as
@@ -389,7 +459,7 @@ impl IndexBuild {
         if let Some(writer) = &self.writer {
             writer
                 .add_document(document)
-                .map_err(tantivy_error(&self.generation))?;
+                .map_err(tantivy_error(self.generation.directory()))?;
         }
         Ok(())
     }
@@ -400,49 +470,16 @@ impl IndexBuild {
     /// Segments are not forced into one: merging the whole index at the end cost a tenth of
     /// the build time, and searches and [`stats`] work across segments.
     pub fn commit(mut self, summary: &impl Serialize) -> Result<PathBuf, IndexError> {
-        let generation = self.generation.clone();
+        let directory = self.generation.directory().to_path_buf();
         let mut writer = self.writer.take().ok_or_else(|| IndexError::Summary {
-            path: generation.clone(),
+            path: directory.clone(),
             message: "index writer already closed".into(),
         })?;
-        writer.commit().map_err(tantivy_error(&generation))?;
+        writer.commit().map_err(tantivy_error(&directory))?;
         writer
             .wait_merging_threads()
-            .map_err(tantivy_error(&generation))?;
-
-        let summary_path = generation.join(SUMMARY);
-        let json = serde_json::to_vec_pretty(summary).map_err(|error| IndexError::Summary {
-            path: summary_path.clone(),
-            message: error.to_string(),
-        })?;
-        write_synced(&summary_path, &json)?;
-
-        // The switch: write CURRENT beside, then rename over (atomic on POSIX).
-        let name = generation
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let staged = self.root.join(format!("{CURRENT}.new"));
-        write_synced(&staged, name.as_bytes())?;
-        let current = self.root.join(CURRENT);
-        fs::rename(&staged, &current).map_err(io_error("replace", &current))?;
-        if let Ok(directory) = File::open(&self.root) {
-            let _ = directory.sync_all();
-        }
-        self.committed = true;
-        // The new index is live; an old generation that cannot be removed now is removed by
-        // the next build.
-        let _ = remove_stale_generations(&self.root);
-        Ok(generation)
-    }
-}
-
-impl Drop for IndexBuild {
-    fn drop(&mut self) {
-        if !self.committed {
-            drop(self.writer.take());
-            let _ = fs::remove_dir_all(&self.generation);
-        }
+            .map_err(tantivy_error(&directory))?;
+        self.generation.publish(summary)
     }
 }
 

@@ -27,37 +27,60 @@ pub struct IndexStats {
 
 /// Computes the size figures of an open index.
 pub fn stats(open: &OpenIndex) -> Result<IndexStats, IndexError> {
-    let directory = &open.directory;
-    let reader = open.index.reader().map_err(tantivy_error(directory))?;
-    let searcher = reader.searcher();
-    let mut result = IndexStats {
-        documents: searcher.num_docs(),
-        ..IndexStats::default()
-    };
-    let segments = searcher.segment_readers();
+    stats_of(std::slice::from_ref(open))
+}
+
+/// The size figures of several indexes (shards of one crawl) taken as one: counts and bytes
+/// summed, distinct terms counted once over all of them.
+pub fn stats_of(opens: &[OpenIndex]) -> Result<IndexStats, IndexError> {
+    let mut result = IndexStats::default();
     let mut distinct: BTreeSet<Vec<u8>> = BTreeSet::new();
-    for segment in segments {
-        let inverted = segment
-            .inverted_index(open.fields.body)
-            .map_err(tantivy_error(directory))?;
-        result.tokens += inverted.total_num_tokens();
-        let mut stream = inverted
-            .terms()
-            .stream()
-            .map_err(|source| tantivy_error(directory)(source.into()))?;
-        while stream.advance() {
-            result.postings += u64::from(stream.value().doc_freq);
-            if segments.len() > 1 {
-                distinct.insert(stream.key().to_vec());
-            } else {
-                result.unique_terms += 1;
+    let readers = opens
+        .iter()
+        .map(|open| {
+            let searcher = open
+                .index
+                .reader()
+                .map_err(tantivy_error(&open.directory))?
+                .searcher();
+            Ok((open, searcher))
+        })
+        .collect::<Result<Vec<_>, IndexError>>()?;
+    let segment_count: usize = readers
+        .iter()
+        .map(|(_, searcher)| searcher.segment_readers().len())
+        .sum();
+    for (open, searcher) in &readers {
+        let directory = &open.directory;
+        result.documents += searcher.num_docs();
+        for segment in searcher.segment_readers() {
+            let inverted = segment
+                .inverted_index(open.fields.body)
+                .map_err(tantivy_error(directory))?;
+            result.tokens += inverted.total_num_tokens();
+            let mut stream = inverted
+                .terms()
+                .stream()
+                .map_err(|source| tantivy_error(directory)(source.into()))?;
+            while stream.advance() {
+                result.postings += u64::from(stream.value().doc_freq);
+                if segment_count > 1 {
+                    distinct.insert(stream.key().to_vec());
+                } else {
+                    result.unique_terms += 1;
+                }
             }
         }
+        add_file_sizes(directory, &mut result)?;
     }
-    if segments.len() > 1 {
+    if segment_count > 1 {
         result.unique_terms = distinct.len() as u64;
     }
+    Ok(result)
+}
 
+/// Adds the bytes on disk of the index in `directory`, by component.
+fn add_file_sizes(directory: &std::path::Path, result: &mut IndexStats) -> Result<(), IndexError> {
     for entry in fs::read_dir(directory).map_err(io_error("read", directory))? {
         let entry = entry.map_err(io_error("read", directory))?;
         let metadata = entry.metadata().map_err(io_error("stat", &entry.path()))?;
@@ -77,5 +100,5 @@ pub fn stats(open: &OpenIndex) -> Result<IndexStats, IndexError> {
         *result.bytes.entry(component.to_string()).or_default() += metadata.len();
         result.total_bytes += metadata.len();
     }
-    Ok(result)
+    Ok(())
 }

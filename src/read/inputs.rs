@@ -398,6 +398,7 @@ fn read_html_file(path: &Path, url: &str, input: u32, limits: ReadLimits) -> Res
         source_offset: 0,
         source_input: input,
         truncated: false,
+        date: None,
     })
 }
 

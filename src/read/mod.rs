@@ -52,8 +52,11 @@ pub struct Record {
     /// files) the record came from.
     pub source_input: u32,
     /// Whether the file ended inside the record: [`Record::block`] holds the part that was
-    /// read, kept because it may still hold a usable page.
+    /// read, kept because it may still hold a usable page; or the record's writer says it
+    /// cut the block (`WARC-Truncated`).
     pub truncated: bool,
+    /// `WARC-Date` as stored (when the page was fetched); `None` for folder files.
+    pub date: Option<String>,
 }
 
 /// What kind of bytes a [`Record`] carries.

@@ -111,6 +111,7 @@ mod tests {
             source_offset: 0,
             source_input: 0,
             truncated: false,
+            date: None,
         }
     }
 
@@ -308,6 +309,7 @@ mod tests {
             source_offset: 0,
             source_input: 0,
             truncated: false,
+            date: None,
         };
         assert!(
             page_from_record(record, MAX)

@@ -30,6 +30,9 @@ struct WarcHeaders {
     target_uri: Option<String>,
     content_type: Option<String>,
     content_length: Option<String>,
+    date: Option<String>,
+    /// `WARC-Truncated` (any reason): the writer cut the block short.
+    truncated: Option<String>,
 }
 
 impl WarcHeaders {
@@ -65,6 +68,10 @@ impl WarcHeaders {
                 &mut headers.content_type
             } else if name.eq_ignore_ascii_case(b"Content-Length") {
                 &mut headers.content_length
+            } else if name.eq_ignore_ascii_case(b"WARC-Date") {
+                &mut headers.date
+            } else if name.eq_ignore_ascii_case(b"WARC-Truncated") {
+                &mut headers.truncated
             } else {
                 last = None;
                 continue;
@@ -330,6 +337,8 @@ impl WarcRecords {
             url,
             record_type,
             content_type: headers.content_type,
+            date: headers.date,
+            cut_by_writer: headers.truncated.is_some(),
             offset,
         };
         // Grow with the data rather than trusting the header for the allocation.
@@ -404,6 +413,8 @@ impl WarcRecords {
             url,
             record_type,
             content_type,
+            date,
+            cut_by_writer,
             offset,
         } = head;
         match disposition {
@@ -429,7 +440,8 @@ impl WarcRecords {
                         block,
                         source_offset: offset,
                         source_input: self.input,
-                        truncated,
+                        truncated: truncated || cut_by_writer,
+                        date,
                     }));
                 }
                 _ => {
@@ -474,6 +486,9 @@ struct RecordHead {
     url: Option<String>,
     record_type: String,
     content_type: Option<String>,
+    date: Option<String>,
+    /// The headers say the writer cut the block (`WARC-Truncated`).
+    cut_by_writer: bool,
     offset: u64,
 }
 

@@ -10,11 +10,15 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::columnar::StrColumn;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, QueryParser, TermQuery};
-use tantivy::schema::IndexRecordOption;
+use tantivy::query::{
+    Bm25StatisticsProvider, BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, QueryParser,
+    TermQuery,
+};
+use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{
-    DocId, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyDocument, TantivyError, Term,
+    DocAddress, DocId, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyDocument,
+    TantivyError, Term,
 };
 
 use crate::index::{OpenIndex, stored_text};
@@ -39,6 +43,9 @@ pub struct Hit {
     pub highlights: Vec<(usize, usize)>,
     /// The same ranges as UTF-8 byte offsets.
     pub highlight_bytes: Vec<(usize, usize)>,
+    /// Which of the indexes searched together holds the page (0 for one index).
+    #[serde(skip)]
+    pub index: usize,
 }
 
 /// The answer to a query: how many pages match, and one page of them.
@@ -69,6 +76,11 @@ pub enum SearchError {
     /// The index could not be searched.
     #[error("search failed: {0}")]
     Index(#[from] TantivyError),
+    /// Indexes searched together do not share one schema.
+    #[error(
+        "{0} has another schema than the first index (made by another version of indexer?); search it alone"
+    )]
+    Schemas(String),
 }
 
 /// How much more a title match counts than a body match. Measured with
@@ -222,6 +234,62 @@ pub fn search_in(
     searcher: &Searcher,
     request: &SearchRequest<'_>,
 ) -> Result<SearchResults, SearchError> {
+    search_shards(&[(open, searcher.clone())], request)
+}
+
+/// Searches several indexes as one: every page is scored with the statistics of all of them
+/// summed (documents, tokens, document frequencies), so a page scores what it would in one
+/// index holding every page, and the hits are ranked together. The indexes must share one
+/// schema (indexes of one version of this tool).
+pub fn search_many(
+    indexes: &[OpenIndex],
+    request: &SearchRequest<'_>,
+) -> Result<SearchResults, SearchError> {
+    let shards = indexes
+        .iter()
+        .map(|open| Ok((open, open.index.reader()?.searcher())))
+        .collect::<Result<Vec<_>, SearchError>>()?;
+    search_shards(&shards, request)
+}
+
+/// The statistics of several indexes summed: BM25 over them equals BM25 over one index
+/// holding all their pages.
+struct SummedStatistics<'a>(Vec<&'a Searcher>);
+
+impl Bm25StatisticsProvider for SummedStatistics<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        self.0
+            .iter()
+            .map(|searcher| Bm25StatisticsProvider::total_num_tokens(*searcher, field))
+            .sum()
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        self.0
+            .iter()
+            .map(|searcher| Bm25StatisticsProvider::total_num_docs(*searcher))
+            .sum()
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        self.0.iter().map(|searcher| searcher.doc_freq(term)).sum()
+    }
+}
+
+/// A page found: its score, which shard, and where in it.
+#[derive(Clone, Copy)]
+struct Found {
+    score: Score,
+    shard: usize,
+    address: DocAddress,
+}
+
+/// [`search_many`] with searchers the caller keeps. Pages of equal score are ranked by URL,
+/// so the order does not depend on how pages are spread over indexes and segments.
+pub fn search_shards(
+    shards: &[(&OpenIndex, Searcher)],
+    request: &SearchRequest<'_>,
+) -> Result<SearchResults, SearchError> {
     let (limit, offset) = (request.limit, request.offset);
     let mut results = SearchResults {
         query: request.query.to_string(),
@@ -231,12 +299,27 @@ pub fn search_in(
         hits: Vec::new(),
         sites: Vec::new(),
     };
-    let Some(parsed) = parse(open, request.query, Weights::default()) else {
+    let Some(&(first, _)) = shards.first() else {
+        return Ok(results);
+    };
+    let schema = first.index.schema();
+    if let Some((other, _)) = shards[1..]
+        .iter()
+        .find(|(open, _)| open.index.schema() != schema)
+    {
+        return Err(SearchError::Schemas(other.directory.display().to_string()));
+    }
+    let Some(parsed) = parse(first, request.query, Weights::default()) else {
         return Ok(results);
     };
     results.fallback = parsed.fallback;
     if request.count_sites {
-        let counts = searcher.search(&*parsed.query, &SiteCounts)?;
+        let mut counts = BTreeMap::new();
+        for (_, searcher) in shards {
+            for (site, count) in searcher.search(&*parsed.query, &SiteCounts)? {
+                *counts.entry(site).or_default() += count;
+            }
+        }
         let mut sites: Vec<(String, u64)> = counts.into_iter().collect();
         sites.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         results.sites = sites;
@@ -247,26 +330,92 @@ pub fn search_in(
             (
                 Occur::Must,
                 Box::new(TermQuery::new(
-                    Term::from_field_text(open.fields.site, site),
+                    Term::from_field_text(first.fields.site, site),
                     IndexRecordOption::Basic,
                 )),
             ),
         ])),
         None => parsed.query,
     };
-    let top_docs = TopDocs::with_limit(limit.max(1))
-        .and_offset(offset)
-        .order_by_score();
-    let (top, total) = searcher.search(&*query, &(top_docs, Count))?;
-    results.total = total;
-    if limit == 0 || top.is_empty() {
+    let statistics = SummedStatistics(shards.iter().map(|(_, searcher)| searcher).collect());
+    let wanted = offset.saturating_add(limit.max(1));
+    // One more than wanted: whether the last wanted page ties with a page after it.
+    let top_docs = || TopDocs::with_limit(wanted.saturating_add(1)).order_by_score();
+    let mut found = Vec::new();
+    for (shard, (_, searcher)) in shards.iter().enumerate() {
+        let (top, count) =
+            searcher.search_with_statistics_provider(&*query, &(top_docs(), Count), &statistics)?;
+        results.total += count;
+        found.extend(top.into_iter().map(|(score, address)| Found {
+            score,
+            shard,
+            address,
+        }));
+    }
+    found.sort_by(|a, b| b.score.total_cmp(&a.score));
+    if found.len() > wanted && found[wanted - 1].score == found[wanted].score {
+        // Pages tie across the cut: take every page of that score, to rank them by URL.
+        let floor = found[wanted - 1].score;
+        found.retain(|page| page.score > floor);
+        for (shard, (_, searcher)) in shards.iter().enumerate() {
+            let tied = searcher.search_with_statistics_provider(
+                &*query,
+                &ScoresAtLeast(floor),
+                &statistics,
+            )?;
+            found.extend(tied.into_iter().filter(|&(score, _)| score == floor).map(
+                |(score, address)| Found {
+                    score,
+                    shard,
+                    address,
+                },
+            ));
+        }
+        found.sort_by(|a, b| b.score.total_cmp(&a.score));
+    }
+    if limit == 0 || found.len() <= offset {
         return Ok(results);
     }
-    let mut body = SnippetGenerator::create(searcher, &*query, open.fields.body)?;
-    body.set_max_num_chars(200);
-    let title = SnippetGenerator::create(searcher, &*query, open.fields.title)?;
-    for (at, (score, address)) in top.into_iter().enumerate() {
-        let document: TantivyDocument = searcher.doc(address)?;
+    let url_of = |page: &Found| -> Result<String, SearchError> {
+        let (open, searcher) = &shards[page.shard];
+        let document: TantivyDocument = searcher.doc(page.address)?;
+        Ok(stored_text(&document, open.fields.url))
+    };
+    // Runs of equal score that reach into the page of results asked for, ordered by URL.
+    let end = found.len().min(offset + limit);
+    let mut at = 0;
+    while at < end {
+        let run = found[at..]
+            .iter()
+            .take_while(|page| page.score == found[at].score)
+            .count();
+        if run > 1 && at + run > offset {
+            let mut keyed = found[at..at + run]
+                .iter()
+                .map(|page| Ok((url_of(page)?, *page)))
+                .collect::<Result<Vec<_>, SearchError>>()?;
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            for (slot, (_, page)) in found[at..at + run].iter_mut().zip(keyed) {
+                *slot = page;
+            }
+        }
+        at += run;
+    }
+    let mut snippets: Vec<Option<(SnippetGenerator, SnippetGenerator)>> =
+        shards.iter().map(|_| None).collect();
+    for (at, page) in found[offset..end].iter().enumerate() {
+        let (open, searcher) = &shards[page.shard];
+        let generators = match &mut snippets[page.shard] {
+            Some(generators) => generators,
+            empty => {
+                let mut body = SnippetGenerator::create(searcher, &*query, open.fields.body)?;
+                body.set_max_num_chars(200);
+                let title = SnippetGenerator::create(searcher, &*query, open.fields.title)?;
+                empty.insert((body, title))
+            }
+        };
+        let (body, title) = generators;
+        let document: TantivyDocument = searcher.doc(page.address)?;
         let text = |field| stored_text(&document, field);
         let mut snippet = body.snippet_from_doc(&document);
         if snippet.highlighted().is_empty() {
@@ -284,7 +433,8 @@ pub fn search_in(
         );
         results.hits.push(Hit {
             rank: offset + at + 1,
-            score,
+            index: page.shard,
+            score: page.score,
             url: text(open.fields.url),
             title: text(open.fields.title),
             site: text(open.fields.site),
@@ -294,6 +444,55 @@ pub fn search_in(
         });
     }
     Ok(results)
+}
+
+/// Collects every matching page scoring at least the given score.
+struct ScoresAtLeast(Score);
+
+/// [`ScoresAtLeast`] in one segment.
+struct SegmentScoresAtLeast {
+    floor: Score,
+    segment: SegmentOrdinal,
+    found: Vec<(Score, DocAddress)>,
+}
+
+impl Collector for ScoresAtLeast {
+    type Fruit = Vec<(Score, DocAddress)>;
+    type Child = SegmentScoresAtLeast;
+
+    fn for_segment(
+        &self,
+        segment: SegmentOrdinal,
+        _reader: &SegmentReader,
+    ) -> tantivy::Result<SegmentScoresAtLeast> {
+        Ok(SegmentScoresAtLeast {
+            floor: self.0,
+            segment,
+            found: Vec::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        true
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Self::Fruit>) -> tantivy::Result<Self::Fruit> {
+        Ok(fruits.into_iter().flatten().collect())
+    }
+}
+
+impl SegmentCollector for SegmentScoresAtLeast {
+    type Fruit = Vec<(Score, DocAddress)>;
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        if score >= self.floor {
+            self.found.push((score, DocAddress::new(self.segment, doc)));
+        }
+    }
+
+    fn harvest(self) -> Self::Fruit {
+        self.found
+    }
 }
 
 /// Counts matching pages by their `site` fast field.

@@ -15,7 +15,7 @@ use tantivy::{IndexReader, Searcher, TantivyDocument, Term};
 use super::ServeError;
 use crate::build::BuildSummary;
 use crate::index::{IndexStats, OpenIndex, stats, stored_text};
-use crate::search::{Hit, SearchRequest, SearchResults, search_in};
+use crate::search::{Hit, SearchRequest, search_shards};
 
 /// One index being served.
 pub struct ServedIndex {
@@ -126,60 +126,36 @@ impl Catalog {
         Ok(Catalog { indexes })
     }
 
-    /// Runs `request` on every index and merges the hits by score. The scores are each
-    /// index's own BM25, comparable across indexes only as far as their statistics agree.
+    /// Runs `request` on every index as one ([`search_shards`]: each page scored with the
+    /// indexes' statistics summed, pages of equal score ranked by URL).
     pub fn search(&self, request: &SearchRequest<'_>) -> Result<CatalogResults, ServeError> {
-        let wanted = request.offset + request.limit;
-        let mut merged = CatalogResults {
-            query: request.query.to_string(),
-            fallback: None,
-            total: 0,
-            offset: request.offset,
-            hits: Vec::new(),
-            sites: Vec::new(),
-        };
-        let mut sites: BTreeMap<String, u64> = BTreeMap::new();
-        for (at, served) in self.indexes.iter().enumerate() {
-            let results: SearchResults = search_in(
-                &served.open,
-                &served.searcher(),
-                &SearchRequest {
-                    limit: wanted,
-                    offset: 0,
-                    ..*request
-                },
-            )?;
-            merged.fallback = merged.fallback.or(results.fallback);
-            merged.total += results.total;
-            for (site, count) in results.sites {
-                *sites.entry(site).or_default() += count;
-            }
-            merged.hits.extend(
-                results
-                    .hits
-                    .into_iter()
-                    .map(|hit| CatalogHit { hit, index: at }),
-            );
-        }
-        merged
-            .hits
-            .sort_by(|a, b| b.hit.score.total_cmp(&a.hit.score));
-        merged.hits = merged
-            .hits
-            .into_iter()
-            .skip(request.offset)
-            .take(request.limit)
+        let shards: Vec<_> = self
+            .indexes
+            .iter()
+            .map(|served| (&served.open, served.searcher()))
             .collect();
-        for (at, hit) in merged.hits.iter_mut().enumerate() {
-            hit.hit.rank = request.offset + at + 1;
-        }
-        let mut sites: Vec<SiteCount> = sites
+        let results = search_shards(&shards, request)?;
+        let mut sites: Vec<SiteCount> = results
+            .sites
             .into_iter()
             .map(|(site, count)| SiteCount { site, count })
             .collect();
         sites.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.site.cmp(&b.site)));
-        merged.sites = sites;
-        Ok(merged)
+        Ok(CatalogResults {
+            query: results.query,
+            fallback: results.fallback,
+            total: results.total,
+            offset: results.offset,
+            hits: results
+                .hits
+                .into_iter()
+                .map(|hit| CatalogHit {
+                    index: hit.index,
+                    hit,
+                })
+                .collect(),
+            sites,
+        })
     }
 
     /// The page stored under `url`, from the first index (or index `only`) holding it.
