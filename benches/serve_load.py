@@ -22,8 +22,10 @@ root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 shared = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "..", "shared")
 clients = int(sys.argv[2]) if len(sys.argv) > 2 else 16
 per_client = int(sys.argv[3]) if len(sys.argv) > 3 else 200
-binary = os.path.join(root, "target", "release", "indexer")
-subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=root, check=True)
+# INDEXER_BIN: another binary (an older build, to compare in one run), not built here.
+binary = os.environ.get("INDEXER_BIN") or os.path.join(root, "target", "release", "indexer")
+if not os.environ.get("INDEXER_BIN"):
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=root, check=True)
 work = tempfile.mkdtemp()
 index = os.path.join(work, "index")
 docs = sorted(
@@ -39,12 +41,19 @@ server = subprocess.Popen(
 address = server.stdout.readline().strip().removeprefix("listening on http://")
 host, port = address.rsplit(":", 1)
 
-# Queries: words of page titles; page views: URLs those searches return.
+# Queries: words of page titles; page views: URLs those searches return. All pages matching
+# 'the' are read, page by page, so that the workload does not depend on how ties are ranked.
 conn = http.client.HTTPConnection(host, int(port))
-conn.request("GET", "/api/search?q=the&limit=100")
-found = json.loads(conn.getresponse().read())
-urls = [hit["url"] for hit in found["hits"]]
-words = sorted({w.lower() for hit in found["hits"] for w in hit["title"].split() if w.isalpha() and len(w) > 3})
+hits, offset = [], 0
+while True:
+    conn.request("GET", f"/api/search?q=the&limit=100&offset={offset}")
+    found = json.loads(conn.getresponse().read())
+    hits += found["hits"]
+    offset += 100
+    if offset >= found["total"]:
+        break
+urls = sorted({hit["url"] for hit in hits})
+words = sorted({w.lower() for hit in hits for w in hit["title"].split() if w.isalpha() and len(w) > 3})
 conn.close()
 rng = random.Random(7)
 paths = []

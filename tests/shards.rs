@@ -118,7 +118,7 @@ fn top_ten(indexes: &[&Path], query: &str) -> Vec<(String, f64)> {
     args.push(query);
     let results: serde_json::Value =
         serde_json::from_str(&ok(indexer(&args, common::NO_INPUTS))).unwrap();
-    results["hits"]
+    let hits: Vec<(String, f64)> = results["hits"]
         .as_array()
         .unwrap()
         .iter()
@@ -128,7 +128,15 @@ fn top_ten(indexes: &[&Path], query: &str) -> Vec<(String, f64)> {
                 hit["score"].as_f64().unwrap(),
             )
         })
-        .collect()
+        .collect();
+    for pair in hits.windows(2) {
+        let ((url_a, score_a), (url_b, score_b)) = (&pair[0], &pair[1]);
+        assert!(
+            score_a > score_b || (score_a == score_b && url_a < url_b),
+            "not best first, equal scores by URL: {pair:?}"
+        );
+    }
+    hits
 }
 
 /// Asserts that `combined` and `shards` hold what `single` holds, and says what was compared.
@@ -424,4 +432,84 @@ fn spark_builds_the_index_one_machine_builds() {
         started.elapsed().as_secs_f64(),
         report["seconds"]
     );
+}
+
+#[test]
+fn partition_says_what_is_wrong_and_leaves_no_half_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let missing = indexer(
+        &["partition", "--buckets", "4", "--out", path(&out)],
+        &[dir.path().join("no-such.warc.gz")],
+    );
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no-such.warc.gz"));
+
+    let zero = indexer(
+        &["partition", "--buckets", "0", "--out", path(&out)],
+        &sample()[..1],
+    );
+    assert_eq!(zero.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("--buckets must be between 1 and"));
+    assert!(!out.exists());
+
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    let blocked = indexer(
+        &["partition", "--buckets", "4", "--out", path(&file)],
+        &sample()[..1],
+    );
+    assert_eq!(blocked.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&blocked.stderr).contains("a-file"));
+
+    // A broken record is counted in the manifest, with where it lies; the rest is written.
+    let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<title>A</title><p>kept</p>";
+    let mut broken = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://a.example/\r\nContent-Length: {}\r\n\r\n",
+        page.len()
+    )
+    .into_bytes();
+    broken.extend_from_slice(page);
+    broken.extend_from_slice(
+        b"\r\n\r\nWARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://b.example/\r\n\r\nno length\r\n\r\n",
+    );
+    let input = dir.path().join("broken.warc");
+    std::fs::write(&input, &broken).unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(&ok(indexer(
+        &[
+            "partition",
+            "-q",
+            "--json",
+            "--buckets",
+            "2",
+            "--out",
+            path(&out),
+        ],
+        &[&input],
+    )))
+    .unwrap();
+    let skipped: u64 = manifest["skipped"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|count| count.as_u64().unwrap())
+        .sum();
+    let written: u64 = manifest["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["records"].as_u64().unwrap())
+        .sum();
+    assert_eq!(manifest["records"].as_u64().unwrap(), skipped + written);
+    assert_eq!((written, skipped), (1, 1), "{manifest}");
+    assert_eq!(
+        manifest["skipped_records"][0]["input"].as_str(),
+        Some(path(&input))
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".part") || name.starts_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }

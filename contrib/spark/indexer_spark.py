@@ -10,7 +10,7 @@ file names around; the work is done by the `indexer` binary, run as a subprocess
              writes every record to bucket-K.warc.gz by a hash of its host, plus manifest.json.
   2. reduce  one task per non-empty bucket: `indexer build` of that bucket's files from every
              map folder, in map order (so each host's pages keep their crawl order), into the
-             shard index WORK/shards/bucket-KKKKK.
+             shard index WORK/shards/bucket-KKKKK.attempt-N of the attempt that succeeded.
   3. combine on the driver: `indexer combine SHARDS --index OUT --manifest MANIFESTS`, then a
              JSON report on stdout (stage wall times, tasks, bytes and records per bucket).
 
@@ -99,11 +99,18 @@ def stage_input(url, folder, number):
 
 
 def map_task(task, settings):
-    """Stage 1, one task: partition a group of inputs into buckets; returns the manifest."""
+    """Stage 1, one task: partition a group of inputs into buckets; returns the manifest.
+
+    Remote inputs are staged under a folder named after the task, not a random one, so that a
+    retried task passes `partition` the same paths and writes the same bytes (a record's
+    WARC-Record-ID is made from its input's path and offset)."""
     index, inputs = task
     out = os.path.join(settings["work"], "map", f"map-{index:05d}")
     binary = resolve_binary(settings["binary"])
-    with tempfile.TemporaryDirectory(prefix=f"indexer-map-{index:05d}-") as folder:
+    folder = os.path.join(tempfile.gettempdir(), f"indexer-map-{index:05d}")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    try:
         local = [stage_input(url, folder, n) for n, url in enumerate(inputs)]
         command = [binary, "partition", *local, "--buckets", str(settings["buckets"]),
                    "--out", out, "--json", "-q"]
@@ -111,11 +118,19 @@ def map_task(task, settings):
         if index == settings["fail_map"] and TaskContext.get().attemptNumber() == 0:
             damage_map_output(out, manifest)
             raise RuntimeError(f"--fail-first-attempt-of-map {index}: first attempt stopped")
-    # Staged copies are gone: name the inputs as the user gave them.
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    # Staged copies are gone: name the inputs as the user gave them, in the manifest on disk
+    # too (combine reads it), replaced whole.
     renamed = dict(zip(local, inputs))
-    manifest["inputs"] = [renamed.get(path, path) for path in manifest.get("inputs", [])]
-    for skipped in manifest.get("skipped_records", []):
-        skipped["input"] = renamed.get(skipped.get("input"), skipped.get("input"))
+    if any(path != url for path, url in renamed.items()):
+        manifest["inputs"] = [renamed.get(path, path) for path in manifest.get("inputs", [])]
+        for skipped in manifest.get("skipped_records", []):
+            skipped["input"] = renamed.get(skipped.get("input"), skipped.get("input"))
+        path = os.path.join(out, "manifest.json")
+        with open(path + ".renamed", "w") as sink:
+            json.dump(manifest, sink, indent=2)
+        os.replace(path + ".renamed", path)
     manifest["attempt"] = TaskContext.get().attemptNumber()
     return manifest
 
@@ -132,30 +147,25 @@ def damage_map_output(out, manifest):
 def reduce_task(task, settings):
     """Stage 2, one task: build the shard index of one bucket; returns (bucket, shard, seconds).
 
-    The shard is built under a name of this attempt's own, then renamed into place. The Rust
-    build alone already keeps an earlier index intact until the new one is complete, but two
-    attempts of one task can run at once (speculation, a lost executor's task re-run), and two
-    builds into one folder could clash; an attempt's own folder cannot. The rename is the only
-    step two attempts share, and both attempts' shards are the same index."""
+    Each attempt builds into a folder of its own (WORK/shards/bucket-KKKKK.attempt-N) and
+    returns it; the driver combines the folders the successful attempts returned and removes
+    the others. No two attempts ever write, rename or remove the same folder (two can run at
+    once: speculation, a lost executor's task run again), and a late speculative copy cannot
+    disturb the shard combine reads."""
     bucket, files = task
     started = time.monotonic()
-    shard = os.path.join(settings["work"], "shards", f"bucket-{bucket:05d}")
-    attempt = f"{shard}.attempt-{TaskContext.get().taskAttemptId()}"
-    shutil.rmtree(attempt, ignore_errors=True)
-    command = [resolve_binary(settings["binary"]), "build", *files, "--index", attempt,
+    shard = os.path.join(settings["work"], "shards",
+                         f"bucket-{bucket:05d}.attempt-{TaskContext.get().taskAttemptId()}")
+    shutil.rmtree(shard, ignore_errors=True)
+    command = [resolve_binary(settings["binary"]), "build", *files, "--index", shard,
                "--threads", str(settings["threads"]), "-q"]
     if settings["memory_budget"]:
         command += ["--memory-budget", settings["memory_budget"]]
     try:
         run_indexer(command + settings["build_args"])
     except Exception:
-        shutil.rmtree(attempt, ignore_errors=True)  # whatever a failed build left
+        shutil.rmtree(shard, ignore_errors=True)  # whatever a failed build left
         raise
-    if os.path.exists(shard):  # an earlier attempt finished: put ours in its place
-        old = f"{attempt}.replaced"
-        os.rename(shard, old)
-        shutil.rmtree(old, ignore_errors=True)
-    os.rename(attempt, shard)
     return bucket, shard, round(time.monotonic() - started, 3)
 
 
@@ -250,6 +260,11 @@ def main(argv):
     output = run_indexer(command)
     walls["combine"] = time.monotonic() - started
     sc.stop()
+    # Shards of attempts whose result was not used (a speculative copy that also finished).
+    used = {os.path.basename(shard) for _, shard, _ in shards}
+    for name in os.listdir(os.path.join(work, "shards")):
+        if name not in used:
+            shutil.rmtree(os.path.join(work, "shards", name), ignore_errors=True)
 
     skipped = collections.Counter()
     for manifest in manifests:

@@ -60,9 +60,13 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {}", error_message(&error));
-            let interrupted = error
-                .chain()
-                .any(|cause| matches!(cause.downcast_ref(), Some(build::BuildError::Interrupted)));
+            let interrupted = error.chain().any(|cause| {
+                matches!(cause.downcast_ref(), Some(build::BuildError::Interrupted))
+                    || matches!(
+                        cause.downcast_ref(),
+                        Some(indexer::shard::PartitionError::Interrupted)
+                    )
+            });
             ExitCode::from(if interrupted { INTERRUPTED } else { 1 })
         }
     }

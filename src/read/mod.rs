@@ -27,6 +27,7 @@ mod warc;
 pub use inputs::{InputSet, ReadLimits, RecordLocation, Walk};
 pub use page::page_from_record;
 pub use site::site_of;
+pub use warc::PARTIAL_RECORD_FIELD;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -52,8 +53,8 @@ pub struct Record {
     /// files) the record came from.
     pub source_input: u32,
     /// Whether the file ended inside the record: [`Record::block`] holds the part that was
-    /// read, kept because it may still hold a usable page; or the record's writer says it
-    /// cut the block (`WARC-Truncated`).
+    /// read, kept because it may still hold a usable page (or `indexer partition` wrote it so,
+    /// [`PARTIAL_RECORD_FIELD`]).
     pub truncated: bool,
     /// `WARC-Date` as stored (when the page was fetched); `None` for folder files.
     pub date: Option<String>,

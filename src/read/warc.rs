@@ -23,6 +23,13 @@ const ABSURD_CONTENT_LENGTH: u64 = 1 << 40;
 /// How far past a block the parser looks for the next record's version line.
 const ALIGNMENT_LOOKAHEAD: usize = 256;
 
+/// The WARC field with which `indexer partition` marks a record it wrote from the part of a
+/// record read before its file ended, so that the build of its bucket counts the page as the
+/// build of the original file would ([`Record::truncated`]). Not `WARC-Truncated`, which a
+/// crawler sets for its own reasons (a length limit) and which does not make a page partial
+/// in our sense.
+pub const PARTIAL_RECORD_FIELD: &str = "Indexer-Partial-Record";
+
 /// The WARC headers the reader uses.
 #[derive(Debug, Default)]
 struct WarcHeaders {
@@ -31,8 +38,9 @@ struct WarcHeaders {
     content_type: Option<String>,
     content_length: Option<String>,
     date: Option<String>,
-    /// `WARC-Truncated` (any reason): the writer cut the block short.
-    truncated: Option<String>,
+    /// [`PARTIAL_RECORD_FIELD`]: a record `indexer partition` wrote from the part of a record
+    /// read before its file ended.
+    partial: Option<String>,
 }
 
 impl WarcHeaders {
@@ -70,8 +78,8 @@ impl WarcHeaders {
                 &mut headers.content_length
             } else if name.eq_ignore_ascii_case(b"WARC-Date") {
                 &mut headers.date
-            } else if name.eq_ignore_ascii_case(b"WARC-Truncated") {
-                &mut headers.truncated
+            } else if name.eq_ignore_ascii_case(PARTIAL_RECORD_FIELD.as_bytes()) {
+                &mut headers.partial
             } else {
                 last = None;
                 continue;
@@ -338,7 +346,7 @@ impl WarcRecords {
             record_type,
             content_type: headers.content_type,
             date: headers.date,
-            cut_by_writer: headers.truncated.is_some(),
+            partial: headers.partial.is_some(),
             offset,
         };
         // Grow with the data rather than trusting the header for the allocation.
@@ -414,7 +422,7 @@ impl WarcRecords {
             record_type,
             content_type,
             date,
-            cut_by_writer,
+            partial,
             offset,
         } = head;
         match disposition {
@@ -440,7 +448,7 @@ impl WarcRecords {
                         block,
                         source_offset: offset,
                         source_input: self.input,
-                        truncated: truncated || cut_by_writer,
+                        truncated: truncated || partial,
                         date,
                     }));
                 }
@@ -487,8 +495,8 @@ struct RecordHead {
     record_type: String,
     content_type: Option<String>,
     date: Option<String>,
-    /// The headers say the writer cut the block (`WARC-Truncated`).
-    cut_by_writer: bool,
+    /// The record was written from a partial one ([`PARTIAL_RECORD_FIELD`]).
+    partial: bool,
     offset: u64,
 }
 

@@ -12,7 +12,7 @@ use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::columnar::StrColumn;
 use tantivy::query::{
     Bm25StatisticsProvider, BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, QueryParser,
-    TermQuery,
+    TermQuery, Weight,
 };
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::snippet::SnippetGenerator;
@@ -276,14 +276,6 @@ impl Bm25StatisticsProvider for SummedStatistics<'_> {
     }
 }
 
-/// A page found: its score, which shard, and where in it.
-#[derive(Clone, Copy)]
-struct Found {
-    score: Score,
-    shard: usize,
-    address: DocAddress,
-}
-
 /// [`search_many`] with searchers the caller keeps. Pages of equal score are ranked by URL,
 /// so the order does not depend on how pages are spread over indexes and segments.
 pub fn search_shards(
@@ -338,72 +330,32 @@ pub fn search_shards(
         None => parsed.query,
     };
     let statistics = SummedStatistics(shards.iter().map(|(_, searcher)| searcher).collect());
-    let wanted = offset.saturating_add(limit.max(1));
-    // One more than wanted: whether the last wanted page ties with a page after it.
-    let top_docs = || TopDocs::with_limit(wanted.saturating_add(1)).order_by_score();
-    let mut found = Vec::new();
-    for (shard, (_, searcher)) in shards.iter().enumerate() {
-        let (top, count) =
-            searcher.search_with_statistics_provider(&*query, &(top_docs(), Count), &statistics)?;
-        results.total += count;
-        found.extend(top.into_iter().map(|(score, address)| Found {
-            score,
-            shard,
-            address,
-        }));
-    }
-    found.sort_by(|a, b| b.score.total_cmp(&a.score));
-    if found.len() > wanted && found[wanted - 1].score == found[wanted].score {
-        // Pages tie across the cut: take every page of that score, to rank them by URL.
-        let floor = found[wanted - 1].score;
-        found.retain(|page| page.score > floor);
-        for (shard, (_, searcher)) in shards.iter().enumerate() {
-            let tied = searcher.search_with_statistics_provider(
-                &*query,
-                &ScoresAtLeast(floor),
-                &statistics,
-            )?;
-            found.extend(tied.into_iter().filter(|&(score, _)| score == floor).map(
-                |(score, address)| Found {
-                    score,
-                    shard,
-                    address,
-                },
-            ));
+    let wanted = offset.saturating_add(limit);
+    if limit == 0 {
+        for (_, searcher) in shards {
+            results.total += searcher.search(&*query, &Count)?;
         }
-        found.sort_by(|a, b| b.score.total_cmp(&a.score));
-    }
-    if limit == 0 || found.len() <= offset {
         return Ok(results);
     }
-    let url_of = |page: &Found| -> Result<String, SearchError> {
-        let (open, searcher) = &shards[page.shard];
-        let document: TantivyDocument = searcher.doc(page.address)?;
-        Ok(stored_text(&document, open.fields.url))
-    };
-    // Runs of equal score that reach into the page of results asked for, ordered by URL.
-    let end = found.len().min(offset + limit);
-    let mut at = 0;
-    while at < end {
-        let run = found[at..]
-            .iter()
-            .take_while(|page| page.score == found[at].score)
-            .count();
-        if run > 1 && at + run > offset {
-            let mut keyed = found[at..at + run]
-                .iter()
-                .map(|page| Ok((url_of(page)?, *page)))
-                .collect::<Result<Vec<_>, SearchError>>()?;
-            keyed.sort_by(|a, b| a.0.cmp(&b.0));
-            for (slot, (_, page)) in found[at..at + run].iter_mut().zip(keyed) {
-                *slot = page;
-            }
-        }
-        at += run;
+    let mut found: Vec<Found> = Vec::new();
+    for (shard, (_, searcher)) in shards.iter().enumerate() {
+        let (best, count) = searcher.search_with_statistics_provider(
+            &*query,
+            &(BestByScoreThenUrl(wanted), Count),
+            &statistics,
+        )?;
+        results.total += count;
+        found.extend(best.into_iter().map(|page| Found { shard, ..page }));
     }
+    let found = best_first(found, wanted);
+    if found.len() <= offset {
+        return Ok(results);
+    }
+    let end = found.len().min(wanted);
     let mut snippets: Vec<Option<(SnippetGenerator, SnippetGenerator)>> =
         shards.iter().map(|_| None).collect();
     for (at, page) in found[offset..end].iter().enumerate() {
+        let address = page.address;
         let (open, searcher) = &shards[page.shard];
         let generators = match &mut snippets[page.shard] {
             Some(generators) => generators,
@@ -415,7 +367,7 @@ pub fn search_shards(
             }
         };
         let (body, title) = generators;
-        let document: TantivyDocument = searcher.doc(page.address)?;
+        let document: TantivyDocument = searcher.doc(address)?;
         let text = |field| stored_text(&document, field);
         let mut snippet = body.snippet_from_doc(&document);
         if snippet.highlighted().is_empty() {
@@ -446,29 +398,152 @@ pub fn search_shards(
     Ok(results)
 }
 
-/// Collects every matching page scoring at least the given score.
-struct ScoresAtLeast(Score);
-
-/// [`ScoresAtLeast`] in one segment.
-struct SegmentScoresAtLeast {
-    floor: Score,
-    segment: SegmentOrdinal,
-    found: Vec<(Score, DocAddress)>,
+/// A page found: its score, which shard, where in it, and its URL as an ordinal of its
+/// segment's sorted URL dictionary (read as text only where pages of two segments tie).
+#[derive(Clone)]
+struct Found {
+    score: Score,
+    shard: usize,
+    address: DocAddress,
+    url: u64,
+    urls: Option<StrColumn>,
 }
 
-impl Collector for ScoresAtLeast {
-    type Fruit = Vec<(Score, DocAddress)>;
-    type Child = SegmentScoresAtLeast;
+impl Found {
+    /// The page's URL as text (empty in an index built before `url` was a fast field).
+    fn url_text(&self) -> String {
+        let mut url = String::new();
+        if let Some(urls) = &self.urls
+            && self.url != u64::MAX
+            && !urls.ord_to_str(self.url, &mut url).unwrap_or(false)
+        {
+            url.clear();
+        }
+        url
+    }
+}
+
+/// The best `wanted` of `found`: higher score first, equal scores by URL, then by place (a URL
+/// in two indexes).
+fn best_first(mut found: Vec<Found>, wanted: usize) -> Vec<Found> {
+    found.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let mut best = Vec::with_capacity(wanted.min(found.len()));
+    let mut rest = found.into_iter().peekable();
+    while best.len() < wanted {
+        let Some(first) = rest.next() else { break };
+        let mut run = vec![first];
+        while let Some(page) = rest.next_if(|page| page.score == run[0].score) {
+            run.push(page);
+        }
+        let room = wanted - best.len();
+        if run.len() == 1 {
+            best.extend(run);
+        } else {
+            best.extend(by_url(run, room));
+        }
+    }
+    best
+}
+
+/// The first `room` pages of a run of equal score, by URL. Within a segment the dictionary
+/// ordinals are in URL order, so URLs are read as text only to merge segments: the head of
+/// each segment's list, as it is taken.
+fn by_url(run: Vec<Found>, room: usize) -> Vec<Found> {
+    let mut lists: BTreeMap<(usize, SegmentOrdinal), Vec<Found>> = BTreeMap::new();
+    for page in run {
+        lists
+            .entry((page.shard, page.address.segment_ord))
+            .or_default()
+            .push(page);
+    }
+    let mut lists: Vec<std::collections::VecDeque<Found>> = lists
+        .into_values()
+        .map(|mut list| {
+            list.sort_by_key(|page| (page.url, page.address.doc_id));
+            list.into()
+        })
+        .collect();
+    if let [list] = lists.as_mut_slice() {
+        return list.drain(..).take(room).collect();
+    }
+    let mut heads: Vec<Option<String>> = lists
+        .iter()
+        .map(|list| list.front().map(Found::url_text))
+        .collect();
+    let mut out = Vec::with_capacity(room);
+    while out.len() < room {
+        let next = (0..lists.len())
+            .filter_map(|at| {
+                let page = lists[at].front()?;
+                Some((heads[at].as_deref()?, page.shard, page.address, at))
+            })
+            .min()
+            .map(|(_, _, _, at)| at);
+        let Some(at) = next else { break };
+        out.extend(lists[at].pop_front());
+        heads[at] = lists[at].front().map(Found::url_text);
+    }
+    out
+}
+
+/// The best pages by score, pages of equal score ranked by URL: what [`TopDocs`] does, with
+/// ties broken by the `url` fast field instead of by where a page lies, so that the ranking
+/// of a page does not depend on how pages are spread over indexes and segments. A page's URL
+/// is read only when its score could put it among the best. Indexes built before `url` was a
+/// fast field rank ties by place.
+struct BestByScoreThenUrl(usize);
+
+/// [`BestByScoreThenUrl`] in one segment: the best so far, the worst on top of the heap.
+struct SegmentBest {
+    limit: usize,
+    segment: SegmentOrdinal,
+    urls: Option<StrColumn>,
+    best: std::collections::BinaryHeap<Candidate>,
+}
+
+/// A page of one segment among the best: its URL as the ordinal of the segment's sorted URL
+/// dictionary, so URLs compare without being read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Candidate {
+    score: Score,
+    url: u64,
+    doc: DocId,
+}
+
+impl Eq for Candidate {}
+
+impl Ord for Candidate {
+    /// Greater is worse: lower score, then later URL, then later place.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then_with(|| self.url.cmp(&other.url))
+            .then_with(|| self.doc.cmp(&other.doc))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Collector for BestByScoreThenUrl {
+    type Fruit = Vec<Found>;
+    type Child = SegmentBest;
 
     fn for_segment(
         &self,
         segment: SegmentOrdinal,
-        _reader: &SegmentReader,
-    ) -> tantivy::Result<SegmentScoresAtLeast> {
-        Ok(SegmentScoresAtLeast {
-            floor: self.0,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<SegmentBest> {
+        let urls = reader.fast_fields().str("url").ok().flatten();
+        Ok(SegmentBest {
+            limit: self.0,
             segment,
-            found: Vec::new(),
+            urls,
+            best: std::collections::BinaryHeap::with_capacity(self.0.min(1 << 16)),
         })
     }
 
@@ -476,22 +551,83 @@ impl Collector for ScoresAtLeast {
         true
     }
 
+    /// As [`TopDocs`] does, lets the query skip pages that cannot score enough (block-max
+    /// WAND): once the best are full, only pages scoring at least the worst of them are
+    /// visited.
+    fn collect_segment(
+        &self,
+        weight: &dyn Weight,
+        segment: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<Vec<Found>> {
+        let mut best = self.for_segment(segment, reader)?;
+        if self.0 > 0 {
+            let alive = reader.alive_bitset();
+            weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
+                if alive.is_none_or(|alive| alive.is_alive(doc)) {
+                    best.collect(doc, score);
+                }
+                best.threshold()
+            })?;
+        }
+        Ok(best.harvest())
+    }
+
+    /// Every segment's best: ordering them needs URLs across segments, read by
+    /// [`best_first`] only where scores tie.
     fn merge_fruits(&self, fruits: Vec<Self::Fruit>) -> tantivy::Result<Self::Fruit> {
         Ok(fruits.into_iter().flatten().collect())
     }
 }
 
-impl SegmentCollector for SegmentScoresAtLeast {
-    type Fruit = Vec<(Score, DocAddress)>;
+impl SegmentBest {
+    /// Scores a page must exceed to be visited: just below the worst of the best once they
+    /// are full (a page of equal score and earlier URL still gets in).
+    fn threshold(&self) -> Score {
+        match self.best.peek() {
+            Some(worst) if self.best.len() >= self.limit => worst.score.next_down(),
+            _ => Score::MIN,
+        }
+    }
+}
+
+impl SegmentCollector for SegmentBest {
+    type Fruit = Vec<Found>;
 
     fn collect(&mut self, doc: DocId, score: Score) {
-        if score >= self.floor {
-            self.found.push((score, DocAddress::new(self.segment, doc)));
+        if self.limit == 0 {
+            return;
+        }
+        let full = self.best.len() >= self.limit;
+        if full && self.best.peek().is_some_and(|worst| score < worst.score) {
+            return;
+        }
+        let url = self
+            .urls
+            .as_ref()
+            .and_then(|urls| urls.term_ords(doc).next())
+            .unwrap_or(u64::MAX);
+        let candidate = Candidate { score, url, doc };
+        if !full {
+            self.best.push(candidate);
+        } else if self.best.peek().is_some_and(|worst| candidate < *worst) {
+            self.best.pop();
+            self.best.push(candidate);
         }
     }
 
     fn harvest(self) -> Self::Fruit {
-        self.found
+        let (segment, urls) = (self.segment, self.urls);
+        self.best
+            .into_iter()
+            .map(|candidate| Found {
+                score: candidate.score,
+                shard: 0,
+                address: DocAddress::new(segment, candidate.doc),
+                url: candidate.url,
+                urls: urls.clone(),
+            })
+            .collect()
     }
 }
 

@@ -119,9 +119,17 @@ impl Catalog {
         if paths.is_empty() {
             return Err(ServeError::NoIndex);
         }
-        let mut indexes = Vec::with_capacity(paths.len());
+        let mut indexes: Vec<ServedIndex> = Vec::with_capacity(paths.len());
         for path in paths {
-            indexes.push(ServedIndex::open(path)?);
+            let served = ServedIndex::open(path)?;
+            if let Some(first) = indexes.first()
+                && first.open.index.schema() != served.open.index.schema()
+            {
+                return Err(ServeError::Query(crate::search::SearchError::Schemas(
+                    served.name.clone(),
+                )));
+            }
+            indexes.push(served);
         }
         Ok(Catalog { indexes })
     }

@@ -61,6 +61,9 @@ pub enum CombineError {
     /// Nothing to combine.
     #[error("no shard given")]
     NoShards,
+    /// The manifests do not describe the shards.
+    #[error("manifests: {0}")]
+    Manifests(String),
     /// A shard was built differently from the first.
     #[error("{shard} cannot be combined with {first}: {what} differ{details}")]
     Mismatch {
@@ -161,11 +164,34 @@ pub fn combine(
     for shard in &shards[1..] {
         check_alike(first, shard)?;
     }
+    let mut seen_manifests = BTreeSet::new();
+    for path in &options.manifests {
+        let canonical = fs::canonicalize(path).map_err(io("read", path))?;
+        if !seen_manifests.insert(canonical) {
+            return Err(CombineError::Manifests(format!(
+                "{} is given twice",
+                path.display()
+            )));
+        }
+    }
     let manifests: Vec<Manifest> = options
         .manifests
         .iter()
         .map(|path| Manifest::load(path))
         .collect::<Result<_, _>>()?;
+    if !manifests.is_empty() {
+        let written: u64 = manifests
+            .iter()
+            .flat_map(|manifest| &manifest.files)
+            .map(|file| file.records)
+            .sum();
+        let read: u64 = shards.iter().map(|shard| shard.summary.records).sum();
+        if written != read {
+            return Err(CombineError::Manifests(format!(
+                "the manifests list {written} records written to buckets, and the shards were built from {read}: give every map task's manifest, and only those of this run"
+            )));
+        }
+    }
 
     let generation = Generation::begin(output)?;
     let directory = generation.directory().to_path_buf();
@@ -209,6 +235,9 @@ pub fn combine(
     meta["payload"] = Value::Null;
     write_json(&directory.join(META), &meta)?;
     write_json(&directory.join(MANAGED), &Value::from(managed))?;
+    fs::File::open(&directory)
+        .and_then(|folder| folder.sync_all())
+        .map_err(io("sync", &directory))?;
 
     let index = tantivy::Index::open_in_dir(&directory).map_err(tantivy(&directory))?;
     index.tokenizers().register(TOKENIZER_NAME, WebTokenizer);
@@ -359,7 +388,10 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<(), CombineError> {
     if fs::hard_link(from, to).is_ok() {
         return Ok(());
     }
-    fs::copy(from, to).map(|_| ()).map_err(io("copy", from))
+    fs::copy(from, to).map_err(io("copy", from))?;
+    fs::File::open(to)
+        .and_then(|copy| copy.sync_all())
+        .map_err(io("sync", to))
 }
 
 fn write_json(path: &Path, value: &Value) -> Result<(), CombineError> {

@@ -194,6 +194,14 @@ pub fn partition(
         }
     };
     fs::create_dir_all(out).map_err(io("create", out))?;
+    // A folder with a manifest is complete: an earlier run's manifest goes before anything of
+    // this run is renamed into place.
+    let manifest_path = out.join(MANIFEST);
+    match fs::remove_file(&manifest_path) {
+        Ok(()) => sync_folder(out).map_err(io("sync", out))?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(io("remove", &manifest_path)(error)),
+    }
 
     let mut pending: BTreeMap<usize, Pending> = BTreeMap::new();
     let mut buffered = 0usize;
@@ -379,10 +387,12 @@ fn write_manifest(out: &Path, manifest: &Manifest) -> Result<(), PartitionError>
     readable_by_all(file.path()).map_err(failed("sync"))?;
     file.persist(&path)
         .map_err(|error| failed("rename into")(error.error))?;
-    if let Ok(folder) = File::open(out) {
-        let _ = folder.sync_all();
-    }
-    Ok(())
+    sync_folder(out).map_err(failed("sync"))
+}
+
+/// Makes the renames and removals in `folder` durable.
+fn sync_folder(folder: &Path) -> std::io::Result<()> {
+    File::open(folder)?.sync_all()
 }
 
 #[cfg(test)]

@@ -1,13 +1,14 @@
 //! WARC out: a [`Record`] in, one gzip member holding it as a WARC/1.0 record out — the
 //! format [`crate::read`] reads back into the same record (URL, kind, content type, block,
-//! date, and whether it was cut short).
+//! date, and whether it is the part of a record read before its file ended, which the field
+//! [`PARTIAL_RECORD_FIELD`] says). A crawler's own `WARC-Truncated` is not carried over.
 
 use std::io::Write;
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
 
-use crate::read::{Record, RecordKind};
+use crate::read::{PARTIAL_RECORD_FIELD, Record, RecordKind};
 use crate::segment::stable_hash_bytes;
 
 /// The date written for a record that has none (a page read from a folder): the Unix epoch,
@@ -34,7 +35,7 @@ pub fn append_record(out: &mut Vec<u8>, record: &Record, origin: &str) -> std::i
         one_line(content_type),
     );
     if record.truncated {
-        head.push_str("WARC-Truncated: length\r\n");
+        head.push_str(&format!("{PARTIAL_RECORD_FIELD}: end-of-file\r\n"));
     }
     head.push_str(&format!("Content-Length: {}\r\n\r\n", record.block.len()));
     let mut member = GzEncoder::new(out, Compression::new(6));
