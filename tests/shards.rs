@@ -513,3 +513,42 @@ fn partition_says_what_is_wrong_and_leaves_no_half_file() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn a_record_cut_by_the_end_of_its_file_counts_the_same_after_partition() {
+    let clipped = repo().join("tests/data/fixtures/resiliparse-clipped.warc.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let single = dir.path().join("single");
+    ok(indexer(
+        &["build", "-q", "--index", path(&single)],
+        &[&clipped],
+    ));
+    let out = dir.path().join("map");
+    let manifest: serde_json::Value = serde_json::from_str(&ok(indexer(
+        &[
+            "partition",
+            "-q",
+            "--json",
+            "--buckets",
+            "2",
+            "--out",
+            path(&out),
+        ],
+        &[&clipped],
+    )))
+    .unwrap();
+    let files: Vec<PathBuf> = manifest["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| out.join(file["file"].as_str().unwrap()))
+        .collect();
+    let shard = dir.path().join("shard");
+    ok(indexer(&["build", "-q", "--index", path(&shard)], &files));
+    let summary_of =
+        |index: &Path| -> BuildSummary { OpenIndex::open(index).unwrap().summary().unwrap() };
+    let (one, split) = (summary_of(&single), summary_of(&shard));
+    assert_eq!(one.truncated_pages, 1);
+    assert_eq!(split.truncated_pages, 1);
+    assert_eq!(pages_of(&single), pages_of(&shard));
+}
