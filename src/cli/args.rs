@@ -88,14 +88,17 @@ pub enum Command {
         json: bool,
     },
     /// Search an index, or several as one (BM25 over title and body).
-    #[command(after_help = INDEX_EXIT_CODES)]
+    #[command(
+        after_help = INDEX_EXIT_CODES,
+        override_usage = "indexer search [OPTIONS] <INDEX> [INDEX]... <QUERY>..."
+    )]
     Search {
         /// The index directory, then any further index directories (each a folder holding
         /// an index's CURRENT file; shards of one crawl are scored as one index), then the
         /// query: words (any of them), "phrases", +required, -excluded, title:word,
         /// site:host. A query that is not valid syntax (print(), std::vec, a URL) is
         /// searched as its plain words, and stderr says so.
-        #[arg(required = true, num_args = 2.., value_name = "INDEX... QUERY")]
+        #[arg(required = true, num_args = 2.., value_name = "INDEX|QUERY")]
         indexes_and_query: Vec<String>,
         /// How many results; 0 prints only how many pages match.
         #[arg(short = 'n', long, default_value_t = 10)]
@@ -112,8 +115,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Size figures of an index and the summary of the build that made it; of several
-    /// indexes (shards of one crawl), the figures and summaries summed.
+    /// Size figures of an index and the summary of the build that made it.
+    ///
+    /// Of several indexes (shards of one crawl), the figures and summaries summed.
     #[command(after_help = INDEX_EXIT_CODES)]
     Stats {
         /// Index directories.
@@ -134,8 +138,9 @@ pub enum Command {
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: std::net::SocketAddr,
     },
-    /// Two indexes side by side, with ratios (B / A); either side may be several indexes
-    /// (shards), summed: `compare A1 A2 --against B1 B2`.
+    /// Two indexes side by side, with ratios (B / A).
+    ///
+    /// Either side may be several indexes (shards), summed: `compare A1 A2 --against B1 B2`.
     #[command(after_help = INDEX_EXIT_CODES)]
     Compare {
         /// A, the index compared against (usually built with `--detector none`), then B;
@@ -233,10 +238,11 @@ pub enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
-    /// The map step of a build past one machine: split WARC inputs into one WARC file per
-    /// host bucket (bucket-K.warc.gz) and a manifest.json, in a folder of this map task's.
-    /// Build each bucket's files from every map task (in map order) into a shard, then
-    /// `combine` the shards.
+    /// The map step past one machine: WARC inputs split into a WARC file per host bucket.
+    ///
+    /// Writes bucket-K.warc.gz for each bucket with records, and manifest.json, into a folder
+    /// of this map task's. Then build each bucket's files from every map task (in map order)
+    /// into a shard, and `combine` the shards.
     #[command(after_help = PARTITION_EXIT_CODES)]
     Partition {
         /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
