@@ -275,6 +275,28 @@ fn shards_built_by_a_loop_of_processes_equal_one_build() {
         }
     }
     assert!(buckets.len() >= 2, "the crawl fell into one bucket");
+
+    // `extract` of each bucket's files, in map order, gives the lines `extract` of the whole
+    // crawl gives (sorted: buckets come out one after another).
+    let mut split_lines: Vec<String> = Vec::new();
+    for files in buckets.values() {
+        split_lines.extend(
+            ok(indexer(&["extract", "-q"], files))
+                .lines()
+                .map(str::to_string),
+        );
+    }
+    let mut whole_lines: Vec<String> = ok(indexer(&["extract", "-q"], &parts))
+        .lines()
+        .map(str::to_string)
+        .collect();
+    split_lines.sort();
+    whole_lines.sort();
+    assert_eq!(split_lines.len(), whole_lines.len());
+    assert!(
+        split_lines == whole_lines,
+        "extract of the buckets differs from extract of the crawl"
+    );
     let mut shards = Vec::new();
     for (bucket, files) in &buckets {
         let shard = work.join(format!("shard-{bucket}"));
