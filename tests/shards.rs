@@ -3,7 +3,8 @@
 //! one process per bucket), and the shards are joined (`combine`). The result must equal one
 //! build over the whole crawl: the same pages with the same kept text, the same summed
 //! summary, and the same top-10 `(url, score)` for 20 queries from the combined index, from
-//! the shards searched together, and from the single index. The same stages run under Apache
+//! the shards searched together, and from the single index; and `extract` of the buckets,
+//! sorted, prints the lines `extract` of the whole crawl prints. The same stages run under Apache
 //! Spark in `spark_builds_the_index_one_machine_builds` when a PySpark environment exists
 //! (`contrib/spark/setup_venv.sh`, which `.ci/run` runs; `INDEXER_REQUIRE_SPARK=1` makes a
 //! missing one a failure).
