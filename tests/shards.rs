@@ -191,6 +191,24 @@ fn assert_same_as_one_build(single: &Path, combined: &Path, shards: &[PathBuf]) 
     );
 }
 
+/// Runs `partition` of `inputs` into `buckets` buckets in `out`; its manifest.
+fn partition(
+    inputs: &[impl AsRef<std::ffi::OsStr>],
+    buckets: &str,
+    out: &Path,
+) -> serde_json::Value {
+    let args = [
+        "partition",
+        "-q",
+        "--json",
+        "--buckets",
+        buckets,
+        "--out",
+        path(out),
+    ];
+    serde_json::from_str(&ok(indexer(&args, inputs))).unwrap()
+}
+
 /// The map step's files and manifests of a folder, by name.
 fn folder_bytes(folder: &Path) -> BTreeMap<String, Vec<u8>> {
     std::fs::read_dir(folder)
@@ -215,19 +233,7 @@ fn shards_built_by_a_loop_of_processes_equal_one_build() {
     let mut manifests = Vec::new();
     for (task, part) in parts.iter().enumerate() {
         let out = work.join(format!("map-{task:05}"));
-        let manifest: serde_json::Value = serde_json::from_str(&ok(indexer(
-            &[
-                "partition",
-                "-q",
-                "--json",
-                "--buckets",
-                BUCKETS,
-                "--out",
-                path(&out),
-            ],
-            &[part],
-        )))
-        .unwrap();
+        let manifest: serde_json::Value = partition(&[part], BUCKETS, &out);
         manifests.push((out, manifest));
     }
 
@@ -242,17 +248,7 @@ fn shards_built_by_a_loop_of_processes_equal_one_build() {
     }
     std::fs::remove_file(retried.join("manifest.json")).unwrap();
     std::fs::write(retried.join("bucket-7.warc.gz"), b"from an earlier run").unwrap();
-    ok(indexer(
-        &[
-            "partition",
-            "-q",
-            "--buckets",
-            BUCKETS,
-            "--out",
-            path(retried),
-        ],
-        &[&parts[1]],
-    ));
+    partition(&[&parts[1]], BUCKETS, retried);
     let after = folder_bytes(retried);
     assert_eq!(
         before.keys().collect::<Vec<_>>(),
@@ -498,19 +494,7 @@ fn partition_says_what_is_wrong_and_leaves_no_half_file() {
     );
     let input = dir.path().join("broken.warc");
     std::fs::write(&input, &broken).unwrap();
-    let manifest: serde_json::Value = serde_json::from_str(&ok(indexer(
-        &[
-            "partition",
-            "-q",
-            "--json",
-            "--buckets",
-            "2",
-            "--out",
-            path(&out),
-        ],
-        &[&input],
-    )))
-    .unwrap();
+    let manifest: serde_json::Value = partition(&[&input], "2", &out);
     let skipped: u64 = manifest["skipped"]
         .as_object()
         .unwrap()
@@ -547,19 +531,7 @@ fn a_record_cut_by_the_end_of_its_file_counts_the_same_after_partition() {
         &[&clipped],
     ));
     let out = dir.path().join("map");
-    let manifest: serde_json::Value = serde_json::from_str(&ok(indexer(
-        &[
-            "partition",
-            "-q",
-            "--json",
-            "--buckets",
-            "2",
-            "--out",
-            path(&out),
-        ],
-        &[&clipped],
-    )))
-    .unwrap();
+    let manifest: serde_json::Value = partition(&[&clipped], "2", &out);
     let files: Vec<PathBuf> = manifest["files"]
         .as_array()
         .unwrap()

@@ -11,9 +11,9 @@ seeded by COPIES, and the shuffled sequence is cut into FILES contiguous slices 
 equal length, written as OUT_DIR/part-00000.warc.gz, part-00001.warc.gz, ... one gzip member
 per record. Every record is kept, the ones without a target URI (warcinfo) too.
 
-The records, the shuffle and the rewriting are those of benches/scale.py: the parts read in
-order hold the same records in the same order as `scale.py COPIES ONE.warc.gz INPUT...`, so a
-single-machine build of that one file is the baseline of a distributed build of the parts.
+benches/scale.py writes the same records in the same order into one file (it calls
+shuffled_records), so a single-machine build of that file is the baseline of a distributed
+build of the parts.
 The output is byte-for-byte deterministic (gzip members carry no timestamp).
 """
 import gzip
@@ -61,28 +61,35 @@ def copy_header(header, copy):
     return TARGET_URI.sub(lambda m: m.group(1) + b"c%d." % copy, header, count=1)
 
 
+def shuffled_records(copies, inputs):
+    """Every record of `inputs`, `copies` times (copy k under hosts cK.), in the seeded
+    shuffled order, each as the bytes of one whole WARC record."""
+    originals = [record for path in inputs for record in read_records(path)]
+    order = [(copy, index) for copy in range(copies) for index in range(len(originals))]
+    random.Random(copies).shuffle(order)
+    for copy, index in order:
+        header, block = originals[index]
+        yield copy_header(header, copy) + block + b"\r\n\r\n"
+
+
 def main(argv):
     if len(argv) < 4:
         sys.exit(__doc__.split("\n\n")[1])
     copies, files, out_dir, inputs = int(argv[0]), int(argv[1]), argv[2], argv[3:]
     if copies < 1 or files < 1:
         sys.exit("COPIES and FILES must be at least 1")
-    originals = [record for path in inputs for record in read_records(path)]
-    order = [(copy, index) for copy in range(copies) for index in range(len(originals))]
-    random.Random(copies).shuffle(order)
+    records = list(shuffled_records(copies, inputs))
 
     os.makedirs(out_dir, exist_ok=True)
     for part in range(files):
-        first, last = part * len(order) // files, (part + 1) * len(order) // files
+        first, last = part * len(records) // files, (part + 1) * len(records) // files
         path = os.path.join(out_dir, "part-%05d.warc.gz" % part)
         with open(path + ".tmp", "wb") as sink:
-            for copy, index in order[first:last]:
-                header, block = originals[index]
-                record = copy_header(header, copy) + block + b"\r\n\r\n"
+            for record in records[first:last]:
                 sink.write(gzip.compress(record, compresslevel=1, mtime=0))
         os.replace(path + ".tmp", path)
-    print(f"{out_dir}: {len(order)} records in {files} files, {copies} copies of "
-          f"{len(originals)} records from {len(inputs)} inputs", file=sys.stderr)
+    print(f"{out_dir}: {len(records)} records in {files} files, {copies} copies of "
+          f"{len(records) // copies} records from {len(inputs)} inputs", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -223,6 +223,52 @@ impl BuildSummary {
         }
     }
 
+    /// The summaries of shards of one crawl built with the same settings, as one (`combine`,
+    /// `stats IDX...`): counts added and peaks the largest ([`absorb`](Self::absorb)), inputs,
+    /// warnings and the first skips in shard order, wall times added, rounds the most any
+    /// shard needed.
+    pub fn of_shards<'a>(shards: impl IntoIterator<Item = &'a BuildSummary>) -> BuildSummary {
+        let mut summary = BuildSummary::default();
+        let (mut inputs, mut input_bytes, mut seconds, mut rounds) = (Vec::new(), 0, 0.0, 0);
+        let (mut warnings, mut first_skipped) = (Vec::new(), Vec::new());
+        for shard in shards {
+            inputs.extend(shard.inputs.iter().cloned());
+            input_bytes += shard.input_bytes;
+            seconds += shard.seconds;
+            rounds = rounds.max(shard.rounds);
+            warnings.extend(shard.warnings.iter().cloned());
+            first_skipped.extend(shard.first_skipped.iter().cloned());
+            summary.absorb(shard.clone());
+        }
+        first_skipped.truncate(FIRST_SKIPPED);
+        BuildSummary {
+            inputs,
+            input_bytes,
+            seconds,
+            rounds,
+            warnings,
+            first_skipped,
+            ..summary
+        }
+    }
+
+    /// Adds records passed over before this run read its input (a partition step's), to the
+    /// counts and to the first few the summary shows.
+    pub fn add_skipped_records(
+        &mut self,
+        records: &[SkippedRecord],
+        by_reason: &BTreeMap<String, u64>,
+    ) {
+        for (reason, count) in by_reason {
+            *self.skipped.entry(reason.clone()).or_default() += count;
+            self.records += count;
+        }
+        let room = FIRST_SKIPPED.saturating_sub(self.first_skipped.len());
+        self.first_skipped
+            .extend(records.iter().take(room).cloned());
+        self.skipped_records.extend(records.iter().cloned());
+    }
+
     /// Names the input file of every skipped record, and keeps the first few for the
     /// summary.
     pub(crate) fn locate_skips(&mut self, inputs: &crate::read::InputSet) {

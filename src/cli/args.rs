@@ -255,15 +255,8 @@ pub enum Command {
         /// manifest.json last.
         #[arg(long)]
         out: PathBuf,
-        /// Base URL for pages read from a folder (default: file:// + the folder's path).
-        #[arg(long, help_heading = "Input")]
-        base_url: Option<String>,
-        /// Folders: also read hidden files and enter hidden folders.
-        #[arg(long, help_heading = "Input")]
-        hidden: bool,
-        /// Folders: follow symbolic links.
-        #[arg(long, help_heading = "Input")]
-        follow: bool,
+        #[command(flatten)]
+        input: InputArgs,
         /// Print the manifest as JSON.
         #[arg(long, help_heading = "Output")]
         json: bool,
@@ -402,6 +395,30 @@ pub struct TruthArgs {
     pub snippets: Vec<String>,
 }
 
+/// How inputs are read: flags of every command that reads WARC files and folders.
+#[derive(Args)]
+pub struct InputArgs {
+    /// Base URL for pages read from a folder (default: file:// + the folder's path).
+    #[arg(long, help_heading = "Input")]
+    pub base_url: Option<String>,
+    /// Folders: also read hidden files and enter hidden folders (names starting with ".").
+    #[arg(long, help_heading = "Input")]
+    hidden: bool,
+    /// Folders: follow symbolic links (each folder is entered once).
+    #[arg(long, help_heading = "Input")]
+    follow: bool,
+}
+
+impl InputArgs {
+    /// How folders are walked.
+    pub fn walk(&self) -> indexer::read::Walk {
+        indexer::read::Walk {
+            hidden: self.hidden,
+            follow_links: self.follow,
+        }
+    }
+}
+
 /// Flags shared by the commands that run detection (`build`, `extract`, `eval`, `train`).
 #[derive(Args)]
 pub struct RunArgs {
@@ -413,15 +430,8 @@ pub struct RunArgs {
     /// Segmenting threads; 0 or absent: the number of cores (at most 1024).
     #[arg(help_heading = "Memory and limits", long, value_parser = clap::value_parser!(u16).range(0..=1024))]
     threads: Option<u16>,
-    /// Base URL for pages read from a folder (default: file:// + the folder's path).
-    #[arg(long, help_heading = "Input")]
-    base_url: Option<String>,
-    /// Folders: also read hidden files and enter hidden folders (names starting with ".").
-    #[arg(long, help_heading = "Input")]
-    hidden: bool,
-    /// Folders: follow symbolic links (each folder is entered once).
-    #[arg(long, help_heading = "Input")]
-    follow: bool,
+    #[command(flatten)]
+    input: InputArgs,
     /// Write one JSON line per record passed over or page cut short (input, offset, url,
     /// reason, detail) to this file.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
@@ -469,7 +479,7 @@ impl RunArgs {
                 max_blocks: self.max_blocks,
                 max_words: self.max_words,
             },
-            base_url: self.base_url.clone(),
+            base_url: self.input.base_url.clone(),
             batch_memory: self.batch_memory.saturating_mul(1 << 20),
             memory_budget: usize::try_from(self.memory_budget)
                 .unwrap_or(usize::MAX)
@@ -477,10 +487,7 @@ impl RunArgs {
             one_pass: self.one_pass,
             stop: None,
             command_line: std::env::args().collect(),
-            walk: indexer::read::Walk {
-                hidden: self.hidden,
-                follow_links: self.follow,
-            },
+            walk: self.input.walk(),
         })
     }
 }

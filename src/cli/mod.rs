@@ -448,19 +448,14 @@ fn run(cli: Cli) -> Result<()> {
             inputs,
             buckets,
             out,
-            base_url,
-            hidden,
-            follow,
+            input,
             json,
         } => {
             let options = indexer::shard::PartitionOptions {
                 buckets,
                 out: out.clone(),
-                base_url,
-                walk: indexer::read::Walk {
-                    hidden,
-                    follow_links: follow,
-                },
+                walk: input.walk(),
+                base_url: input.base_url,
                 stop: Some(stop_on_interrupt()),
             };
             let progress = TerminalProgress::new();
@@ -588,15 +583,11 @@ fn summed_summaries(opens: &[OpenIndex]) -> Result<BuildSummary> {
     if let [open] = opens {
         return Ok(open.summary()?);
     }
-    let mut summary = BuildSummary::default();
-    for open in opens {
-        let shard: BuildSummary = open.summary()?;
-        summary.inputs.extend(shard.inputs.iter().cloned());
-        summary.input_bytes += shard.input_bytes;
-        summary.seconds += shard.seconds;
-        summary.absorb(shard);
-    }
-    Ok(summary)
+    let shards = opens
+        .iter()
+        .map(|open| open.summary())
+        .collect::<Result<Vec<BuildSummary>, _>>()?;
+    Ok(BuildSummary::of_shards(&shards))
 }
 
 /// `search`'s words: the first is an index; each next one that is an index directory (it

@@ -312,47 +312,20 @@ fn summed(
     options: &CombineOptions,
     started: std::time::SystemTime,
 ) -> BuildSummary {
-    let mut summary = BuildSummary::default();
-    for shard in shards {
-        summary.absorb(shard.summary.clone());
-    }
-    summary.rounds = shards
-        .iter()
-        .map(|shard| shard.summary.rounds)
-        .max()
-        .unwrap_or(1);
-    summary.seconds = shards.iter().map(|shard| shard.summary.seconds).sum();
-    summary.warnings = shards
-        .iter()
-        .flat_map(|shard| shard.summary.warnings.iter().cloned())
-        .collect();
-    summary.memory_budget = shards[0].summary.memory_budget;
+    let mut summary = BuildSummary::of_shards(shards.iter().map(|shard| &shard.summary));
     summary.tool = crate::VERSION.to_string();
     summary.command_line = options.command_line.clone();
     summary.started = crate::build::utc_timestamp(started);
-    if manifests.is_empty() {
-        summary.inputs = shards
-            .iter()
-            .flat_map(|shard| shard.summary.inputs.iter().cloned())
-            .collect();
-        summary.input_bytes = shards.iter().map(|shard| shard.summary.input_bytes).sum();
-    } else {
+    if !manifests.is_empty() {
         summary.inputs = manifests
             .iter()
             .flat_map(|manifest| manifest.inputs.iter().cloned())
             .collect();
         summary.input_bytes = manifests.iter().map(|manifest| manifest.input_bytes).sum();
         for manifest in manifests {
-            for (reason, count) in &manifest.skipped {
-                *summary.skipped.entry(reason.clone()).or_default() += count;
-                summary.records += count;
-            }
-            summary
-                .skipped_records
-                .extend(manifest.skipped_records.iter().cloned());
+            summary.add_skipped_records(&manifest.skipped_records, &manifest.skipped);
         }
     }
-    summary.first_skipped = summary.skipped_records.iter().take(10).cloned().collect();
     summary
 }
 

@@ -94,11 +94,7 @@ pub struct Manifest {
 impl Manifest {
     /// Reads a manifest file.
     pub fn load(path: &Path) -> Result<Manifest, PartitionError> {
-        let bytes = fs::read(path).map_err(|source| PartitionError::Io {
-            action: "read",
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes = fs::read(path).map_err(io("read", path))?;
         let manifest: Manifest =
             serde_json::from_slice(&bytes).map_err(|error| PartitionError::Manifest {
                 path: path.to_path_buf(),
@@ -149,6 +145,16 @@ pub enum PartitionError {
     Interrupted,
 }
 
+/// An [`PartitionError::Io`] of `action` on `path`.
+fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> PartitionError {
+    let path = path.to_path_buf();
+    move |source| PartitionError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
 /// The bucket of a page's site among `buckets`.
 pub fn bucket_of_site(url: &str, buckets: usize) -> usize {
     (stable_hash_bytes(site_of(url).as_bytes()) % buckets as u64) as usize
@@ -185,14 +191,6 @@ pub fn partition(
         ReadLimits::default(),
     )?;
     let out = &options.out;
-    let io = |action: &'static str, path: &Path| {
-        let path = path.to_path_buf();
-        move |source| PartitionError::Io {
-            action,
-            path,
-            source,
-        }
-    };
     fs::create_dir_all(out).map_err(io("create", out))?;
     // A folder with a manifest is complete: an earlier run's manifest goes before anything of
     // this run is renamed into place.
@@ -267,11 +265,7 @@ pub fn partition(
                 .map_err(io("sync", &temporary))?;
             temporary
                 .persist(&path)
-                .map_err(|error| PartitionError::Io {
-                    action: "rename into",
-                    path: path.clone(),
-                    source: error.error,
-                })?;
+                .map_err(|error| io("rename into", &path)(error.error))?;
         }
         files.push(BucketFile {
             bucket,
@@ -306,13 +300,8 @@ fn flush(out: &Path, bucket: usize, file: &mut Pending) -> Result<(), PartitionE
     if file.buffered.is_empty() {
         return Ok(());
     }
-    let failed = |action| {
-        move |source| PartitionError::Io {
-            action,
-            path: out.join(bucket_file_name(bucket)),
-            source,
-        }
-    };
+    let path = out.join(bucket_file_name(bucket));
+    let failed = |action| io(action, &path);
     if file.temporary.is_none() {
         let created = tempfile::Builder::new()
             .prefix(&format!(".{}.", bucket_file_name(bucket)))
@@ -337,20 +326,12 @@ fn flush(out: &Path, bucket: usize, file: &mut Pending) -> Result<(), PartitionE
 /// Removes bucket files of an earlier run into the same folder that this run did not write
 /// (another number of buckets, other inputs), so that no reducer reads them by mistake.
 fn remove_stale_buckets(out: &Path, written: &[BucketFile]) -> Result<(), PartitionError> {
-    let entries = fs::read_dir(out).map_err(|source| PartitionError::Io {
-        action: "read",
-        path: out.to_path_buf(),
-        source,
-    })?;
+    let entries = fs::read_dir(out).map_err(io("read", out))?;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let is_bucket = name.starts_with("bucket-") && name.ends_with(".warc.gz");
         if is_bucket && !written.iter().any(|file| file.file == name) {
-            fs::remove_file(entry.path()).map_err(|source| PartitionError::Io {
-                action: "remove",
-                path: entry.path(),
-                source,
-            })?;
+            fs::remove_file(entry.path()).map_err(io("remove", &entry.path()))?;
         }
     }
     Ok(())
@@ -371,14 +352,7 @@ fn readable_by_all(path: &Path) -> std::io::Result<()> {
 /// Writes the manifest under a temporary name and renames it into place.
 fn write_manifest(out: &Path, manifest: &Manifest) -> Result<(), PartitionError> {
     let path = out.join(MANIFEST);
-    let failed = |action| {
-        let path = path.clone();
-        move |source| PartitionError::Io {
-            action,
-            path,
-            source,
-        }
-    };
+    let failed = |action| io(action, &path);
     let mut file = tempfile::NamedTempFile::new_in(out).map_err(failed("create"))?;
     let json = serde_json::to_vec_pretty(manifest).map_err(std::io::Error::from);
     file.write_all(&json.map_err(failed("write"))?)
