@@ -440,6 +440,16 @@ mod tests {
     }
 
     #[test]
+    fn soft_hyphens_and_ruby_annotations_leave_the_words_whole() {
+        assert_eq!(
+            texts(
+                "<p>Mit&shy;tel\u{00AD}al&shy;ter und <ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>ども</p>"
+            ),
+            ["Mittelalter und 子ども"]
+        );
+    }
+
+    #[test]
     fn block_tree_positions_ignore_siblings_that_start_no_block() {
         let styles = |html: &str, block_tree_positions: bool| -> Vec<BlockStyle> {
             let options = SegmentOptions {

@@ -59,7 +59,8 @@ pub fn is_layout_element(tag: &str) -> bool {
     )
 }
 
-/// Elements whose text is never visible.
+/// Elements whose text is never visible, or is a reading aid over the text rather than part of
+/// it (ruby annotations: `<ruby>漢<rt>かん</rt></ruby>` reads 漢).
 fn hides_text(tag: &str) -> bool {
     matches!(
         tag,
@@ -76,8 +77,12 @@ fn hides_text(tag: &str) -> bool {
             | "math"
             | "select"
             | "datalist"
+            | "rt"
+            | "rp"
     )
 }
+
+const SOFT_HYPHEN: char = '\u{00AD}';
 
 /// Elements that flow inside a line: their boundaries do not separate words.
 fn is_inline(tag: &str) -> bool {
@@ -101,6 +106,10 @@ fn is_inline(tag: &str) -> bool {
             | "label"
             | "mark"
             | "q"
+            | "rb"
+            | "rp"
+            | "rt"
+            | "ruby"
             | "s"
             | "samp"
             | "small"
@@ -892,9 +901,14 @@ fn declares_display_none(style: &str) -> bool {
     compact.contains("display:none") || compact.contains("visibility:hidden")
 }
 
-/// Appends `text` to `out`, collapsing runs of whitespace into one space.
+/// Appends `text` to `out`, collapsing runs of whitespace into one space and leaving out soft
+/// hyphens (shown only where a line breaks, so a word written `Mit&shy;tel&shy;al&shy;ter`
+/// is one word).
 fn append_collapsed(out: &mut String, text: &str) {
     for c in text.chars() {
+        if c == SOFT_HYPHEN {
+            continue;
+        }
         if c.is_whitespace() {
             if !out.is_empty() && !out.ends_with(' ') {
                 out.push(' ');

@@ -5,8 +5,10 @@
 //!
 //! Page evidence: size, link density, punctuation, the elements around the block, its tag and
 //! heading level, position and depth, overlap with the page's title, class and id names
-//! (hashed into [`TOKEN_BUCKETS`] features, learned rather than listed), and a few of the same
-//! figures of the neighbouring blocks, because boilerplate and content come in runs.
+//! (hashed into [`TOKEN_BUCKETS`] features, learned rather than listed), a few of the same
+//! figures of the neighbouring blocks, because boilerplate and content come in runs, and where
+//! the block stands to the page's main region (the element whose own blocks hold the most
+//! words outside links).
 //!
 //! Site evidence: `bloom`'s template-word ratio, the share of the site's pages that carry the
 //! block's exact text, the share that carry its style, and how many pages the site has — so a
@@ -94,6 +96,7 @@ pub fn names() -> Vec<String> {
         "region2_share_of_page_words",
         "levels_to_main_block",
         "is_main_block",
+        "offset_from_main_region",
     ]
     .iter()
     .map(|name| name.to_string())
@@ -112,7 +115,7 @@ pub fn names() -> Vec<String> {
 
 /// How many features a row has.
 pub fn count() -> usize {
-    37 + context::COUNT + TAG_CODES + TOKEN_BUCKETS
+    38 + context::COUNT + TAG_CODES + TOKEN_BUCKETS
 }
 
 /// What is measured of one block alone.
@@ -190,18 +193,36 @@ pub fn rows(
             .and_then(|element| regions.get(element).copied())
             .unwrap_or_default()
     };
-    // The main block: the most words outside links.
+    // The main region: the element whose own blocks hold the most words outside links (an
+    // article's paragraphs share one parent; a comment thread's are spread over one per
+    // entry); the main block: its block with the most such words.
+    let unlinked_words =
+        |shape: &Shape| ((1.0 - shape.link_density()) * shape.words as f32) as usize;
+    let parent_of = |block: &Block| block.evidence.ancestors.get(1).copied().unwrap_or(u32::MAX);
+    let mut parent_words: FxHashMap<u32, usize> = FxHashMap::default();
+    for (block, shape) in page.blocks.iter().zip(&shapes) {
+        *parent_words.entry(parent_of(block)).or_default() += unlinked_words(shape);
+    }
+    let main_region = page
+        .blocks
+        .iter()
+        .map(parent_of)
+        .enumerate()
+        .max_by_key(|&(at, parent)| (parent_words[&parent], std::cmp::Reverse(at)))
+        .map(|(_, parent)| parent);
     let main = shapes
         .iter()
         .enumerate()
-        .max_by_key(|(at, shape)| {
-            let linked = shape.link_density();
-            (
-                ((1.0 - linked) * shape.words as f32) as usize,
-                std::cmp::Reverse(*at),
-            )
-        })
+        .filter(|&(at, _)| Some(parent_of(&page.blocks[at])) == main_region)
+        .max_by_key(|&(at, shape)| (unlinked_words(shape), std::cmp::Reverse(at)))
         .map(|(at, _)| at);
+    let in_main_region: Vec<usize> = (0..blocks)
+        .filter(|&at| Some(parent_of(&page.blocks[at])) == main_region)
+        .collect();
+    let main_span = (
+        in_main_region.first().copied().unwrap_or(0),
+        in_main_region.last().copied().unwrap_or(0),
+    );
     let main_ancestors: &[u32] = main.map_or(&[], |at| &page.blocks[at].evidence.ancestors);
     let width = count();
     let mut rows = vec![0.0f32; blocks * width];
@@ -280,6 +301,11 @@ pub fn rows(
             region2.words as f32 / page_words as f32,
             levels_to_main as f32,
             f32::from(main == Some(index)),
+            if index < main_span.0 {
+                (index as f32 - main_span.0 as f32) / blocks as f32
+            } else {
+                index.saturating_sub(main_span.1) as f32 / blocks as f32
+            },
         ];
         row[..values.len()].copy_from_slice(&values);
         let mut at = values.len();
