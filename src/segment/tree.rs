@@ -82,8 +82,6 @@ fn hides_text(tag: &str) -> bool {
     )
 }
 
-const SOFT_HYPHEN: char = '\u{00AD}';
-
 /// Elements that flow inside a line: their boundaries do not separate words.
 fn is_inline(tag: &str) -> bool {
     matches!(
@@ -900,6 +898,9 @@ fn declares_display_none(style: &str) -> bool {
         .collect();
     compact.contains("display:none") || compact.contains("visibility:hidden")
 }
+
+/// U+00AD, a hyphen shown only where a line breaks.
+const SOFT_HYPHEN: char = '\u{00AD}';
 
 /// Appends `text` to `out`, collapsing runs of whitespace into one space and leaving out soft
 /// hyphens (shown only where a line breaks, so a word written `Mit&shy;tel&shy;al&shy;ter`

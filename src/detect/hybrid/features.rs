@@ -210,18 +210,13 @@ pub fn rows(
         .enumerate()
         .max_by_key(|&(at, parent)| (parent_words[&parent], std::cmp::Reverse(at)))
         .map(|(_, parent)| parent);
-    let main = shapes
-        .iter()
-        .enumerate()
-        .filter(|&(at, _)| Some(parent_of(&page.blocks[at])) == main_region)
-        .max_by_key(|&(at, shape)| (unlinked_words(shape), std::cmp::Reverse(at)))
-        .map(|(at, _)| at);
-    let in_main_region: Vec<usize> = (0..blocks)
-        .filter(|&at| Some(parent_of(&page.blocks[at])) == main_region)
-        .collect();
+    let in_main_region = |at: &usize| Some(parent_of(&page.blocks[*at])) == main_region;
+    let main = (0..blocks)
+        .filter(in_main_region)
+        .max_by_key(|&at| (unlinked_words(&shapes[at]), std::cmp::Reverse(at)));
     let main_span = (
-        in_main_region.first().copied().unwrap_or(0),
-        in_main_region.last().copied().unwrap_or(0),
+        (0..blocks).find(in_main_region).unwrap_or(0),
+        (0..blocks).rfind(in_main_region).unwrap_or(0),
     );
     let main_ancestors: &[u32] = main.map_or(&[], |at| &page.blocks[at].evidence.ancestors);
     let width = count();
