@@ -4,7 +4,9 @@
 # turn and decided by a model fitted on everything else; sites of fewer than 20 labelled pages
 # in ten folds of sites) — the figures for sites never seen. With ABLATION=1 also page-only and
 # site-only models, cross-validated the same way. With ONE_PASS=1 everything runs under
-# --one-pass (features from the one-pass segment table, one-pass detectors beside it).
+# --one-pass (features from the one-pass segment table, one-pass detectors beside it). With
+# EVAL_ONLY=1 the models and held-out text already in OUT_DIR (from an earlier run of the
+# same training code) are measured again, without training.
 #
 # Writes OUT_DIR/model-EVIDENCE.json, OUT_DIR/cv-EVIDENCE.jsonl (held-out kept text) and
 # OUT_DIR/eval-CORPUS.md (`indexer eval`: hybrid with the trained model, bloom, none, the
@@ -33,6 +35,11 @@ fi
 evidences=(both)
 [[ ${ABLATION:-0} == 1 ]] && evidences=(both page site)
 for evidence in "${evidences[@]}"; do
+  if [[ ${EVAL_ONLY:-0} == 1 ]]; then
+    [[ -f $out/model-$evidence.json && -f $out/cv-$evidence.jsonl ]] ||
+      { echo "EVAL_ONLY=1: $out/model-$evidence.json or cv-$evidence.jsonl is missing" >&2; exit 1; }
+    continue
+  fi
   echo "== train --evidence $evidence (with leave-one-site-out)" >&2
   "$bin" train "${inputs[@]}" "${labels[@]}" --evidence "$evidence" "${pass_flags[@]}" \
     --out "$out/model-$evidence.json" --cross-validate "$out/cv-$evidence.jsonl"

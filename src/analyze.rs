@@ -29,6 +29,34 @@ pub fn for_each_word(text: &str, mut emit: impl FnMut(&str, usize, usize)) {
     }
 }
 
+/// Separators between a title and the site name or section around it.
+pub const TITLE_SEPARATORS: [&str; 6] = [" — ", " – ", " - ", " | ", " :: ", " » "];
+
+/// `title` cut at every [`TITLE_SEPARATORS`] occurrence.
+pub fn title_parts(title: &str) -> Vec<&str> {
+    let mut parts = vec![title];
+    for separator in TITLE_SEPARATORS {
+        parts = parts
+            .into_iter()
+            .flat_map(|part| part.split(separator))
+            .collect();
+    }
+    parts
+}
+
+/// The words of `text`, joined by single spaces: the form in which a whole title part and a
+/// whole query are compared.
+pub fn joined_words(text: &str) -> String {
+    let mut joined = String::with_capacity(text.len());
+    for_each_word(text, |word, _, _| {
+        if !joined.is_empty() {
+            joined.push(' ');
+        }
+        joined.push_str(word);
+    });
+    joined
+}
+
 /// A cursor over the words of a text, writing each lower-cased word into a caller's buffer.
 pub struct Words<'a> {
     text: &'a str,

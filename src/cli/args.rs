@@ -179,6 +179,10 @@ pub enum Command {
         /// queries (0: not asked).
         #[arg(long, default_value_t = indexer::search::TITLE_PHRASE_BOOST)]
         title_phrase_boost: f32,
+        /// How much the query's words as a whole part of a page's title (cut at its
+        /// separators) count in the known-item queries (0: not asked).
+        #[arg(long, default_value_t = indexer::search::TITLE_PART_BOOST)]
+        title_part_boost: f32,
         /// Add per-site F1 to the table.
         #[arg(long)]
         sites: bool,

@@ -245,6 +245,7 @@ fn run(cli: Cli) -> Result<()> {
             seed,
             title_boost,
             title_phrase_boost,
+            title_part_boost,
             sites,
             json,
             report,
@@ -276,6 +277,7 @@ fn run(cli: Cli) -> Result<()> {
                     weights: indexer::search::Weights {
                         title: title_boost,
                         title_phrase: title_phrase_boost,
+                        title_part: title_part_boost,
                     },
                 },
                 &progress,

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::Label;
-use crate::analyze::for_each_word;
+use crate::analyze::{TITLE_SEPARATORS, for_each_word, title_parts};
 use crate::detect::title::{SITE_TITLE_MIN_PAGES, SITE_TITLE_SHARE};
 use crate::index::OpenIndex;
 use crate::search::{SearchError, Weights, top_urls};
@@ -92,81 +92,140 @@ pub fn reciprocal_rank(ranked: &[String], url: &str) -> f64 {
         .map_or(0.0, |at| 1.0 / (at + 1) as f64)
 }
 
-/// The words on at least [`SITE_TITLE_SHARE`] of each site's titles (sites of
-/// [`SITE_TITLE_MIN_PAGES`] titles or more): the site's name and tagline, wherever its
-/// titles put them — the same rule `hybrid` applies to a page's title.
-fn site_title_words(labels: &[Label]) -> HashMap<&str, HashSet<String>> {
-    let mut counts: HashMap<&str, (usize, HashMap<String, usize>)> = HashMap::new();
+/// What a site's titles share: the words on at least [`SITE_TITLE_SHARE`] of them, and the
+/// runs of words at least that share of them start and end with (once the parts made only of
+/// shared words are gone).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SiteTitles {
+    /// Words on at least [`SITE_TITLE_SHARE`] of the site's titles: its name and tagline,
+    /// wherever its titles put them.
+    pub shared: HashSet<String>,
+    /// The words that at least [`SITE_TITLE_SHARE`] of the titles start with, in order.
+    pub prefix: Vec<String>,
+    /// The words that at least [`SITE_TITLE_SHARE`] of the titles end with, in order.
+    pub suffix: Vec<String>,
+}
+
+/// Each site's [`SiteTitles`] (sites of [`SITE_TITLE_MIN_PAGES`] titles or more). The
+/// shared words are found by the rule `hybrid` applies to a page's title; the prefix and
+/// suffix are what a query leaves out besides whole parts.
+fn site_titles(labels: &[Label]) -> HashMap<&str, SiteTitles> {
+    let mut titles_of: HashMap<&str, Vec<&str>> = HashMap::new();
     for label in labels {
-        let (titles, words) = counts.entry(&label.site).or_default();
-        *titles += 1;
-        let mut seen = HashSet::new();
-        for_each_word(&label.title, |word, _, _| {
-            if seen.insert(word.to_string()) {
-                *words.entry(word.to_string()).or_default() += 1;
-            }
-        });
+        titles_of.entry(&label.site).or_default().push(&label.title);
     }
-    counts
+    titles_of
         .into_iter()
-        .filter(|(_, (titles, _))| *titles as u32 >= SITE_TITLE_MIN_PAGES)
-        .map(|(site, (titles, words))| {
-            let shared = words
+        .filter(|(_, titles)| titles.len() as u32 >= SITE_TITLE_MIN_PAGES)
+        .map(|(site, titles)| {
+            let mut pages_with: HashMap<String, usize> = HashMap::new();
+            for title in &titles {
+                let mut seen = HashSet::new();
+                for_each_word(title, |word, _, _| {
+                    if seen.insert(word.to_string()) {
+                        *pages_with.entry(word.to_string()).or_default() += 1;
+                    }
+                });
+            }
+            let enough = SITE_TITLE_SHARE * titles.len() as f64;
+            let shared: HashSet<String> = pages_with
                 .into_iter()
-                .filter(|(_, pages)| *pages as f64 >= SITE_TITLE_SHARE * titles as f64)
+                .filter(|(_, pages)| *pages as f64 >= enough)
                 .map(|(word, _)| word)
                 .collect();
-            (site, shared)
+            let kept: Vec<Vec<String>> = titles
+                .iter()
+                .map(|title| words_outside_shared_parts(title, &shared))
+                .collect();
+            let prefix = shared_run(&kept, enough, |words, at| words.get(at));
+            let suffix = shared_run(&kept, enough, |words, at| {
+                words.len().checked_sub(at + 1).map(|at| &words[at])
+            });
+            let suffix = suffix.into_iter().rev().collect();
+            (
+                site,
+                SiteTitles {
+                    shared,
+                    prefix,
+                    suffix,
+                },
+            )
         })
         .collect()
 }
 
-/// A page's title query. When the site's shared title words are known, the title is cut at
-/// its separators and every part made only of shared words is dropped, wherever it stands
-/// ("BBC News - New York to raise …", "… | Ars Technica"); otherwise the part after the last
-/// separator goes ([`title_without_site`]). Leading and trailing shared words go too; `None`
-/// if nothing is left.
-pub fn title_query(title: &str, site_words: Option<&HashSet<String>>) -> Option<String> {
-    let words_of = |text: &str| {
-        let mut words = Vec::new();
-        for_each_word(text, |word, _, _| words.push(word.to_string()));
-        words
-    };
-    let mut words = match site_words {
-        None => words_of(title_without_site(title)),
-        Some(shared) => title_parts(title)
+/// The longest run of words that at least `enough` of `titles` share, read word by word
+/// through `word_at` (from the start or from the end).
+fn shared_run(
+    titles: &[Vec<String>],
+    enough: f64,
+    word_at: impl Fn(&[String], usize) -> Option<&String>,
+) -> Vec<String> {
+    let mut run: Vec<String> = Vec::new();
+    let mut carrying: Vec<&[String]> = titles.iter().map(Vec::as_slice).collect();
+    loop {
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for words in &carrying {
+            if let Some(word) = word_at(words, run.len()) {
+                *counts.entry(word.as_str()).or_default() += 1;
+            }
+        }
+        let Some((word, count)) = counts
             .into_iter()
-            .map(words_of)
-            .filter(|part| !part.iter().all(|word| shared.contains(word)))
-            .flatten()
-            .collect(),
-    };
-    if let Some(shared) = site_words {
-        let start = words.iter().take_while(|w| shared.contains(*w)).count();
-        let end = words.len()
-            - words[start..]
-                .iter()
-                .rev()
-                .take_while(|w| shared.contains(*w))
-                .count();
-        words = words[start..end].to_vec();
+            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
+        else {
+            break;
+        };
+        if (count as f64) < enough {
+            break;
+        }
+        let word = word.to_string();
+        carrying.retain(|words| word_at(words, run.len()) == Some(&word));
+        run.push(word);
     }
-    (!words.is_empty()).then(|| words.join(" "))
+    run
 }
 
-/// Separators between a title and the site name or section around it.
-const TITLE_SEPARATORS: [&str; 6] = [" — ", " – ", " - ", " | ", " :: ", " » "];
+/// The words of `title` without its parts (cut at [`TITLE_SEPARATORS`]) made only of
+/// `shared` words.
+fn words_outside_shared_parts(title: &str, shared: &HashSet<String>) -> Vec<String> {
+    title_parts(title)
+        .into_iter()
+        .map(words_of)
+        .filter(|part| !part.iter().all(|word| shared.contains(word)))
+        .flatten()
+        .collect()
+}
 
-/// `title` cut at every [`TITLE_SEPARATORS`] occurrence.
-fn title_parts(title: &str) -> Vec<&str> {
-    let mut parts = vec![title];
-    for separator in TITLE_SEPARATORS {
-        parts = parts
-            .into_iter()
-            .flat_map(|part| part.split(separator))
-            .collect();
-    }
-    parts
+fn words_of(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for_each_word(text, |word, _, _| words.push(word.to_string()));
+    words
+}
+
+/// A page's title query. When the site's titles are known, the title is cut at its
+/// separators and every part made only of the site's shared words is dropped, wherever it
+/// stands ("BBC News - New York to raise …", "… | Ars Technica"), and then the site's shared
+/// prefix and suffix where the title carries them; the page's own words stay even when they
+/// are common on the site ("CMake 3.12 Release Notes — CMake 3.25 Documentation" asks "cmake
+/// 3 12 release notes"). Otherwise the part after the last separator goes
+/// ([`title_without_site`]). `None` if nothing is left.
+pub fn title_query(title: &str, site: Option<&SiteTitles>) -> Option<String> {
+    let words = match site {
+        None => words_of(title_without_site(title)),
+        Some(site) => {
+            let words = words_outside_shared_parts(title, &site.shared);
+            let mut rest = words.as_slice();
+            if let Some(after) = rest.strip_prefix(site.prefix.as_slice()) {
+                rest = after;
+            }
+            if let Some(before) = rest.strip_suffix(site.suffix.as_slice()) {
+                rest = before;
+            }
+            rest.to_vec()
+        }
+    };
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// Asks every query of `labels` against `open`.
@@ -178,9 +237,9 @@ pub fn evaluate(
 ) -> Result<Retrieval, SearchError> {
     let mut title = Accumulator::default();
     let mut phrase = Accumulator::default();
-    let site_words = site_title_words(labels);
+    let sites = site_titles(labels);
     for label in labels {
-        if let Some(query) = title_query(&label.title, site_words.get(label.site.as_str())) {
+        if let Some(query) = title_query(&label.title, sites.get(label.site.as_str())) {
             title.add(&top_urls(open, &query, CUTOFF, weights)?, &label.url);
         }
         let page_seed = seed ^ crate::segment::stable_hash_bytes(label.url.as_bytes());
@@ -258,8 +317,8 @@ mod tests {
             .iter()
             .map(|page| label(&format!("Django 1.10 {page} notes")))
             .collect();
-        let shared = site_title_words(&labels);
-        let words = shared.get("s");
+        let sites = site_titles(&labels);
+        let words = sites.get("s");
         assert_eq!(
             title_query("Django 1.10 Usage notes", words).as_deref(),
             Some("usage")
@@ -273,7 +332,10 @@ mod tests {
 
     #[test]
     fn a_site_name_part_is_dropped_wherever_it_stands() {
-        let shared: HashSet<String> = ["bbc", "news"].iter().map(|w| w.to_string()).collect();
+        let shared = SiteTitles {
+            shared: ["bbc", "news"].iter().map(|w| w.to_string()).collect(),
+            ..SiteTitles::default()
+        };
         assert_eq!(
             title_query("BBC News - New York to raise sale age", Some(&shared)).as_deref(),
             Some("new york to raise sale age")
@@ -285,6 +347,47 @@ mod tests {
         assert_eq!(
             title_query("Good news - Plans | BBC News", Some(&shared)).as_deref(),
             Some("good news plans")
+        );
+    }
+
+    #[test]
+    fn a_page_s_own_words_stay_when_they_are_common_site_words() {
+        let label = |title: &str| Label {
+            url: title.into(),
+            site: "s".into(),
+            title: title.into(),
+            content_text: String::new(),
+            template_text: String::new(),
+        };
+        let labels: Vec<Label> = [
+            "CMake 3.12 Release Notes",
+            "add_executable",
+            "CMake Tutorial",
+            "ctest(1)",
+            "Step 1: A Basic Starting Point",
+        ]
+        .iter()
+        .map(|page| label(&format!("{page} — CMake 3.25.1 Documentation")))
+        .collect();
+        let sites = site_titles(&labels);
+        let site = sites.get("s");
+        assert_eq!(
+            site.map(|site| (site.prefix.len(), site.suffix.len())),
+            Some((0, 0)),
+            "the site's name is a part of its own, dropped whole"
+        );
+        assert_eq!(
+            title_query(&labels[0].title, site).as_deref(),
+            Some("cmake 3 12 release notes")
+        );
+        assert_eq!(
+            title_query(&labels[2].title, site).as_deref(),
+            Some("cmake tutorial")
+        );
+        assert_eq!(
+            title_query("CMake 3.25.1 Documentation", site),
+            None,
+            "a title of only the site's name asks nothing"
         );
     }
 

@@ -105,6 +105,10 @@ fn tantivy_error(path: &Path) -> impl FnOnce(tantivy::TantivyError) -> IndexErro
     }
 }
 
+/// A title part longer than this (in bytes of its joined words) is not indexed as a whole:
+/// nobody types it as a query.
+pub const MAX_TITLE_PART_BYTES: usize = 1024;
+
 /// The fields of an index.
 #[derive(Debug, Clone, Copy)]
 pub struct Fields {
@@ -114,6 +118,11 @@ pub struct Fields {
     pub site: Field,
     /// The page title: analyzed, stored.
     pub title: Field,
+    /// Each part of the title (cut at its separators: "Spiders — Scrapy 2.8 documentation"
+    /// has "spiders" and "scrapy 2 8 documentation") as one exact term of its words, so that
+    /// a query that is a whole part of a title finds it (indexes built before this field
+    /// existed have none).
+    pub title_parts: Option<Field>,
     /// Text of the kept blocks, one per line: analyzed with positions, stored.
     pub body: Field,
     /// Blocks kept.
@@ -152,6 +161,7 @@ impl Fields {
             url: builder.add_text_field("url", STRING | FAST | STORED),
             site: builder.add_text_field("site", STRING | FAST | STORED),
             title: builder.add_text_field("title", analyzed.clone()),
+            title_parts: Some(builder.add_text_field("title_parts", STRING)),
             body: builder.add_text_field("body", analyzed),
             kept_blocks: builder.add_u64_field("kept_blocks", INDEXED | FAST | STORED),
             dropped_blocks: builder.add_u64_field("dropped_blocks", INDEXED | FAST | STORED),
@@ -171,6 +181,7 @@ impl Fields {
             url: schema.get_field("url")?,
             site: schema.get_field("site")?,
             title: schema.get_field("title")?,
+            title_parts: schema.get_field("title_parts").ok(),
             body: schema.get_field("body")?,
             kept_blocks: schema.get_field("kept_blocks")?,
             dropped_blocks: schema.get_field("dropped_blocks")?,
@@ -444,6 +455,18 @@ impl IndexBuild {
         document.add_text(fields.url, page.url);
         document.add_text(fields.site, page.site);
         document.add_text(fields.title, page.title);
+        if let Some(title_parts) = fields.title_parts {
+            let mut keys: Vec<String> = crate::analyze::title_parts(page.title)
+                .into_iter()
+                .map(crate::analyze::joined_words)
+                .filter(|key| !key.is_empty() && key.len() <= MAX_TITLE_PART_BYTES)
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            for key in keys {
+                document.add_text(title_parts, key);
+            }
+        }
         document.add_text(fields.body, page.body);
         document.add_u64(fields.kept_blocks, page.kept_blocks);
         document.add_u64(fields.dropped_blocks, page.dropped_blocks);

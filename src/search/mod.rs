@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
+use tantivy::collector::{Collector, Count, SegmentCollector};
 use tantivy::columnar::StrColumn;
 use tantivy::query::{
     Bm25StatisticsProvider, BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, QueryParser,
@@ -85,8 +85,8 @@ pub enum SearchError {
 
 /// How much more a title match counts than a body match. Measured with
 /// `benches/title_boost.sh` (`indexer eval --title-boost`) on the docs and news corpora: a
-/// boost of 2 raised title-query MRR@10 by at most 0.01 and cut phrase-query MRR@10 by 0.16
-/// (docs, `hybrid`: 0.818 → 0.662) and 0.08 (news), so titles and bodies count alike.
+/// boost of 2 raised title-query MRR@10 by at most 0.001 and cut phrase-query MRR@10 by 0.16
+/// (docs, `hybrid`: 0.817 → 0.661) and 0.08 (news), so titles and bodies count alike.
 pub const TITLE_BOOST: f32 = 1.0;
 
 /// How much title matches count against body matches.
@@ -96,6 +96,8 @@ pub struct Weights {
     pub title: f32,
     /// The query's words as a phrase in the title ([`TITLE_PHRASE_BOOST`]; 0: not asked).
     pub title_phrase: f32,
+    /// The query's words as a whole part of the title ([`TITLE_PART_BOOST`]; 0: not asked).
+    pub title_part: f32,
 }
 
 impl Default for Weights {
@@ -103,6 +105,7 @@ impl Default for Weights {
         Weights {
             title: TITLE_BOOST,
             title_phrase: TITLE_PHRASE_BOOST,
+            title_part: TITLE_PART_BOOST,
         }
     }
 }
@@ -131,43 +134,67 @@ fn parse(open: &OpenIndex, text: &str, weights: Weights) -> Option<Parsed> {
         ),
     };
     Some(Parsed {
-        query: with_title_phrase(open, query, &words, weights.title_phrase),
+        query: with_title_bonuses(open, query, &words, weights),
         fallback,
     })
 }
 
-/// `parsed` plus, when the query has two words or more (`words`, analysed), the same words as a phrase in the
-/// title, weighted `weight` ([`TITLE_PHRASE_BOOST`] by default): a query that is a page's title (or a run of it)
-/// puts that page first, while a query whose words are merely scattered over titles gains
-/// nothing. The phrase only adds to the score of pages `parsed` matches.
-fn with_title_phrase(
+/// `parsed` plus two bonuses for a query that names a page by its title (`words`, analysed):
+/// the words as a phrase in the title, when there are two or more, weighted
+/// `weights.title_phrase` — a query that is a page's title (or a run of it) puts that page
+/// first, while a query whose words are merely scattered over titles gains nothing — and the
+/// words as a whole part of the title ([`Fields::title_parts`](crate::index::Fields)),
+/// weighted `weights.title_part`, so that "spiders" puts "Spiders — Scrapy" above "Deploying
+/// Spiders — Scrapy". The bonuses only add to the score of pages `parsed` matches.
+fn with_title_bonuses(
     open: &OpenIndex,
     parsed: Box<dyn Query>,
     words: &[String],
-    weight: f32,
+    weights: Weights,
 ) -> Box<dyn Query> {
-    if words.len() < 2 || weight <= 0.0 {
+    let mut bonuses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    if words.len() >= 2 && weights.title_phrase > 0.0 {
+        let terms = words
+            .iter()
+            .map(|word| Term::from_field_text(open.fields.title, word))
+            .collect();
+        let phrase = BoostQuery::new(Box::new(PhraseQuery::new(terms)), weights.title_phrase);
+        bonuses.push((Occur::Should, Box::new(phrase)));
+    }
+    if let Some(field) = open.fields.title_parts
+        && weights.title_part > 0.0
+    {
+        let part = TermQuery::new(
+            Term::from_field_text(field, &words.join(" ")),
+            IndexRecordOption::Basic,
+        );
+        bonuses.push((
+            Occur::Should,
+            Box::new(BoostQuery::new(Box::new(part), weights.title_part)),
+        ));
+    }
+    if bonuses.is_empty() {
         return parsed;
     }
-    let terms = words
-        .iter()
-        .map(|word| Term::from_field_text(open.fields.title, word))
-        .collect();
-    let phrase = BoostQuery::new(Box::new(PhraseQuery::new(terms)), weight);
-    Box::new(BooleanQuery::new(vec![
-        (Occur::Must, parsed),
-        (Occur::Should, Box::new(phrase)),
-    ]))
+    bonuses.insert(0, (Occur::Must, parsed));
+    Box::new(BooleanQuery::new(bonuses))
 }
 
-/// How much a title phrase match counts (see [`with_title_phrase`]). Measured with
+/// How much a title phrase match counts (see [`with_title_bonuses`]). Measured with
 /// `benches/title_boost.sh` (`indexer eval --title-phrase-boost`) on docs
-/// (`benches/results/title-boost.md`): title-query MRR@10 of `hybrid` 0.942 without the
-/// phrase, 0.958, 0.959 and 0.960 at 1, 2 and 4; phrase-query MRR@10 unchanged (0.818).
+/// (`benches/results/title-boost.md`, no title part bonus): title-query MRR@10 of `hybrid`
+/// 0.952 without the phrase, 0.972 at 2 and 4; phrase-query MRR@10 unchanged (0.817).
 pub const TITLE_PHRASE_BOOST: f32 = 2.0;
 
+/// How much a query that is a whole part of a page's title counts (see
+/// [`with_title_bonuses`]). Measured with `benches/title_boost.sh` on docs
+/// (`benches/results/title-boost.md`): title-query MRR@10 of `hybrid` 0.9716 without it,
+/// 0.9757, 0.9760, 0.9761 and 0.9761 at 1, 2, 4 and 8 (`none` 0.9723 → 0.9770 at 2); phrase
+/// queries unchanged (0.8173); news unchanged (1.000).
+pub const TITLE_PART_BOOST: f32 = 2.0;
+
 /// URLs of the best `limit` pages for `query`, best first, without snippets, title matches
-/// weighted by `weights`.
+/// weighted by `weights`; pages of equal score are ranked by URL, as [`search`] ranks them.
 pub fn top_urls(
     open: &OpenIndex,
     query: &str,
@@ -181,10 +208,10 @@ pub fn top_urls(
         return Ok(Vec::new());
     }
     let searcher = open.index.reader()?.searcher();
-    let top = searcher.search(&*parsed.query, &TopDocs::with_limit(limit).order_by_score())?;
-    let mut urls = Vec::with_capacity(top.len());
-    for (_, address) in top {
-        let document: TantivyDocument = searcher.doc(address)?;
+    let found = searcher.search(&*parsed.query, &BestByScoreThenUrl(limit))?;
+    let mut urls = Vec::with_capacity(limit.min(found.len()));
+    for page in best_first(found, limit) {
+        let document: TantivyDocument = searcher.doc(page.address)?;
         urls.push(stored_text(&document, open.fields.url));
     }
     Ok(urls)
@@ -486,8 +513,9 @@ fn by_url(run: Vec<Found>, room: usize) -> Vec<Found> {
     out
 }
 
-/// The best pages by score, pages of equal score ranked by URL: what [`TopDocs`] does, with
-/// ties broken by the `url` fast field instead of by where a page lies, so that the ranking
+/// The best pages by score, pages of equal score ranked by URL: what
+/// [`TopDocs`](tantivy::collector::TopDocs) does, with ties broken by the `url` fast field
+/// instead of by where a page lies, so that the ranking
 /// of a page does not depend on how pages are spread over indexes and segments. A page's URL
 /// is read only when its score could put it among the best. Indexes built before `url` was a
 /// fast field rank ties by place.
@@ -551,7 +579,7 @@ impl Collector for BestByScoreThenUrl {
         true
     }
 
-    /// As [`TopDocs`] does, lets the query skip pages that cannot score enough (block-max
+    /// As [`TopDocs`](tantivy::collector::TopDocs) does, lets the query skip pages that cannot score enough (block-max
     /// WAND): once the best are full, only pages scoring at least the worst of them are
     /// visited.
     fn collect_segment(
@@ -726,6 +754,50 @@ fn char_ranges(text: &str, bytes: &[(usize, usize)]) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::{IndexBuild, IndexedPage};
+
+    #[test]
+    fn a_query_that_is_a_whole_title_part_ranks_that_page_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("index");
+        let mut build = IndexBuild::begin(&root, 1, 15_000_000).unwrap();
+        let pages = [
+            (
+                "https://docs.example/deploy.html",
+                "Deploying Spiders — Example 2.8 documentation",
+                "Deploying spiders: run your spiders on a server. Spiders scheduled, spiders listed.",
+            ),
+            (
+                "https://docs.example/spiders.html",
+                "Spiders — Example 2.8 documentation",
+                "Spiders are classes that define how a site is crawled.",
+            ),
+        ];
+        for (url, title, body) in pages {
+            build
+                .add(&IndexedPage::text(url, "docs.example", title, body))
+                .unwrap();
+        }
+        build.commit(&serde_json::json!({})).unwrap();
+        let open = OpenIndex::open(&root).unwrap();
+        let first = |weights| top_urls(&open, "spiders", 2, weights).unwrap()[0].clone();
+        let without = Weights {
+            title_part: 0.0,
+            ..Weights::default()
+        };
+        assert_eq!(first(without), "https://docs.example/deploy.html");
+        assert_eq!(
+            first(Weights::default()),
+            "https://docs.example/spiders.html"
+        );
+        assert_eq!(
+            top_urls(&open, "example 2 8 documentation", 2, Weights::default())
+                .unwrap()
+                .len(),
+            2,
+            "every page whose title has the part"
+        );
+    }
 
     #[test]
     fn highlights_are_merged_and_counted_in_characters() {
