@@ -24,7 +24,7 @@ for corpus in docs news; do
     IFS=: read -r boost phrase part <<< "$pair"
     part=${part:-0}
     "target/release/indexer" eval "$shared"/corpus/$corpus/*.warc.gz \
-      --labels "$shared/corpus/$corpus/*.labels.jsonl.gz" --detector hybrid,none "${loso[@]}" \
+      --labels "$shared/corpus/$corpus/*.labels.jsonl.gz" --detector hybrid,none ${loso[@]+"${loso[@]}"} \
       --title-boost "$boost" --title-phrase-boost "$phrase" --title-part-boost "$part" --json |
       python3 -c "
 import json, sys

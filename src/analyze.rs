@@ -44,6 +44,10 @@ pub fn title_parts(title: &str) -> Vec<&str> {
     parts
 }
 
+/// A title part longer than this (in bytes of its joined words) is not a key: nobody types
+/// it as a query.
+pub const MAX_TITLE_PART_BYTES: usize = 1024;
+
 /// The words of `text`, joined by single spaces: the form in which a whole title part and a
 /// whole query are compared.
 pub fn joined_words(text: &str) -> String {
@@ -55,6 +59,20 @@ pub fn joined_words(text: &str) -> String {
         joined.push_str(word);
     });
     joined
+}
+
+/// The distinct parts of `title` ([`title_parts`]) as [`joined_words`], sorted; parts
+/// without words or over [`MAX_TITLE_PART_BYTES`] left out. "Spiders — Scrapy 2.8
+/// documentation" has "scrapy 2 8 documentation" and "spiders".
+pub fn title_part_keys(title: &str) -> Vec<String> {
+    let mut keys: Vec<String> = title_parts(title)
+        .into_iter()
+        .map(joined_words)
+        .filter(|key| !key.is_empty() && key.len() <= MAX_TITLE_PART_BYTES)
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
 }
 
 /// A cursor over the words of a text, writing each lower-cased word into a caller's buffer.
@@ -231,6 +249,18 @@ impl TokenStream for WebTokenStream<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn title_part_keys_are_the_distinct_parts_as_words() {
+        assert_eq!(
+            title_part_keys("Spiders — Scrapy 2.8 documentation"),
+            ["scrapy 2 8 documentation", "spiders"]
+        );
+        assert_eq!(title_part_keys("Home | Home | ---"), ["home"]);
+        assert!(title_part_keys("").is_empty());
+        let long = "word ".repeat(MAX_TITLE_PART_BYTES);
+        assert_eq!(title_part_keys(&format!("{long} | Site")), ["site"]);
+    }
 
     fn words(text: &str) -> Vec<String> {
         let mut out = Vec::new();

@@ -28,7 +28,8 @@ pub struct RankFigures {
 /// Known-item retrieval figures of one index.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Retrieval {
-    /// Queries from page titles (site-name suffix and the site's shared title words removed).
+    /// Queries from page titles (the site's shared title parts, prefix and suffix removed:
+    /// [`title_query`]).
     pub title: RankFigures,
     /// Queries from a seeded 6–10-word passage of the page's content.
     pub phrase: RankFigures,

@@ -105,10 +105,6 @@ fn tantivy_error(path: &Path) -> impl FnOnce(tantivy::TantivyError) -> IndexErro
     }
 }
 
-/// A title part longer than this (in bytes of its joined words) is not indexed as a whole:
-/// nobody types it as a query.
-pub const MAX_TITLE_PART_BYTES: usize = 1024;
-
 /// The fields of an index.
 #[derive(Debug, Clone, Copy)]
 pub struct Fields {
@@ -118,10 +114,9 @@ pub struct Fields {
     pub site: Field,
     /// The page title: analyzed, stored.
     pub title: Field,
-    /// Each part of the title (cut at its separators: "Spiders — Scrapy 2.8 documentation"
-    /// has "spiders" and "scrapy 2 8 documentation") as one exact term of its words, so that
-    /// a query that is a whole part of a title finds it (indexes built before this field
-    /// existed have none).
+    /// Each part of the title as one exact term of its words
+    /// ([`title_part_keys`](crate::analyze::title_part_keys)), so that a query that is a whole
+    /// part of a title finds it (indexes built before this field existed have none).
     pub title_parts: Option<Field>,
     /// Text of the kept blocks, one per line: analyzed with positions, stored.
     pub body: Field,
@@ -455,16 +450,9 @@ impl IndexBuild {
         document.add_text(fields.url, page.url);
         document.add_text(fields.site, page.site);
         document.add_text(fields.title, page.title);
-        if let Some(title_parts) = fields.title_parts {
-            let mut keys: Vec<String> = crate::analyze::title_parts(page.title)
-                .into_iter()
-                .map(crate::analyze::joined_words)
-                .filter(|key| !key.is_empty() && key.len() <= MAX_TITLE_PART_BYTES)
-                .collect();
-            keys.sort_unstable();
-            keys.dedup();
-            for key in keys {
-                document.add_text(title_parts, key);
+        if let Some(field) = fields.title_parts {
+            for key in crate::analyze::title_part_keys(page.title) {
+                document.add_text(field, key);
             }
         }
         document.add_text(fields.body, page.body);
