@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::Label;
-use crate::analyze::{TITLE_SEPARATORS, for_each_word, title_parts};
+use crate::analyze::{TITLE_SEPARATORS, for_each_word, joined_words, title_parts};
 use crate::detect::title::{SITE_TITLE_MIN_PAGES, SITE_TITLE_SHARE};
 use crate::index::OpenIndex;
 use crate::search::{SearchError, Weights, top_urls};
@@ -212,8 +212,8 @@ fn words_of(text: &str) -> Vec<String> {
 /// 3 12 release notes"). Otherwise the part after the last separator goes
 /// ([`title_without_site`]). `None` if nothing is left.
 pub fn title_query(title: &str, site: Option<&SiteTitles>) -> Option<String> {
-    let words = match site {
-        None => words_of(title_without_site(title)),
+    let query = match site {
+        None => joined_words(title_without_site(title)),
         Some(site) => {
             let words = words_outside_shared_parts(title, &site.shared);
             let mut rest = words.as_slice();
@@ -223,10 +223,10 @@ pub fn title_query(title: &str, site: Option<&SiteTitles>) -> Option<String> {
             if let Some(before) = rest.strip_suffix(site.suffix.as_slice()) {
                 rest = before;
             }
-            rest.to_vec()
+            rest.join(" ")
         }
     };
-    (!words.is_empty()).then(|| words.join(" "))
+    (!query.is_empty()).then_some(query)
 }
 
 /// Asks every query of `labels` against `open`.
@@ -245,7 +245,7 @@ pub fn evaluate(
         }
         let page_seed = seed ^ crate::segment::stable_hash_bytes(label.url.as_bytes());
         if let Some(query) =
-            sample_phrase(&label.content_text, page_seed).and_then(|p| as_query(&p))
+            sample_phrase(&label.content_text, page_seed).map(|passage| joined_words(&passage))
         {
             phrase.add(&top_urls(open, &query, CUTOFF, weights)?, &label.url);
         }
@@ -254,13 +254,6 @@ pub fn evaluate(
         title: title.figures(),
         phrase: phrase.figures(),
     })
-}
-
-/// The analyzed words of `text` joined by spaces (no query syntax), or `None` if there are none.
-fn as_query(text: &str) -> Option<String> {
-    let mut words = Vec::new();
-    for_each_word(text, |word, _, _| words.push(word.to_string()));
-    (!words.is_empty()).then(|| words.join(" "))
 }
 
 #[derive(Default)]
@@ -305,15 +298,19 @@ mod tests {
         assert_eq!(title_without_site("No suffix here"), "No suffix here");
     }
 
-    #[test]
-    fn a_site_s_shared_title_words_are_not_queried() {
-        let label = |title: &str| Label {
+    /// A labelled page of site "s" with `title` (and the title as its URL).
+    fn label(title: &str) -> Label {
+        Label {
             url: title.into(),
             site: "s".into(),
             title: title.into(),
             content_text: String::new(),
             template_text: String::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn a_site_s_shared_title_words_are_not_queried() {
         let labels: Vec<Label> = ["Intro", "Usage", "Install", "FAQ", "News"]
             .iter()
             .map(|page| label(&format!("Django 1.10 {page} notes")))
@@ -353,13 +350,6 @@ mod tests {
 
     #[test]
     fn a_page_s_own_words_stay_when_they_are_common_site_words() {
-        let label = |title: &str| Label {
-            url: title.into(),
-            site: "s".into(),
-            title: title.into(),
-            content_text: String::new(),
-            template_text: String::new(),
-        };
         let labels: Vec<Label> = [
             "CMake 3.12 Release Notes",
             "add_executable",
