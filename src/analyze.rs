@@ -29,10 +29,17 @@ pub fn for_each_word(text: &str, mut emit: impl FnMut(&str, usize, usize)) {
     }
 }
 
-/// Separators between a title and the site name or section around it.
-pub const TITLE_SEPARATORS: [&str; 6] = [" — ", " – ", " - ", " | ", " :: ", " » "];
+/// Separators between a title and the site name or section around it (" -- " is the ASCII
+/// stand-in for a dash, as in "Erlang -- xmerl").
+pub const TITLE_SEPARATORS: [&str; 9] = [
+    " — ", " – ", " -- ", " - ", " | ", " :: ", " » ", " · ", " • ",
+];
 
-/// `title` cut at every [`TITLE_SEPARATORS`] occurrence.
+/// `title` cut at every [`TITLE_SEPARATORS`] occurrence, and each part's closing
+/// parenthesis group cut off as a part of its own: "ThreadUtils (Apache Commons Lang 3.12.0
+/// API)" has "ThreadUtils" and "Apache Commons Lang 3.12.0 API", as a site name or a
+/// qualifier in parentheses ("Python (programming language)") follows what the page is
+/// about.
 pub fn title_parts(title: &str) -> Vec<&str> {
     let mut parts = vec![title];
     for separator in TITLE_SEPARATORS {
@@ -42,6 +49,38 @@ pub fn title_parts(title: &str) -> Vec<&str> {
             .collect();
     }
     parts
+        .into_iter()
+        .flat_map(|part| match closing_parenthesis_group(part) {
+            Some((head, inside)) => [Some(head), Some(inside)],
+            None => [Some(part), None],
+        })
+        .flatten()
+        .collect()
+}
+
+/// `part` as what comes before its closing parenthesis group and what is inside it, when it
+/// ends with one that follows a space and some text: "Variables (GNU Octave (version
+/// 7.3.0))" → ("Variables", "GNU Octave (version 7.3.0)"); "print()" and "(1984)" → `None`.
+fn closing_parenthesis_group(part: &str) -> Option<(&str, &str)> {
+    let trimmed = part.trim_end();
+    let before_close = trimmed.strip_suffix(')')?;
+    let mut depth = 1usize;
+    for (at, character) in before_close.char_indices().rev() {
+        match character {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    let head = &before_close[..at];
+                    let spaced = head.ends_with(char::is_whitespace);
+                    let head = head.trim();
+                    return (spaced && !head.is_empty()).then_some((head, &before_close[at + 1..]));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A title part longer than this (in bytes of its joined words) is not a key: nobody types
@@ -257,9 +296,28 @@ mod tests {
             ["scrapy 2 8 documentation", "spiders"]
         );
         assert_eq!(title_part_keys("Home | Home | ---"), ["home"]);
+        assert_eq!(
+            title_part_keys("Variables (GNU Octave (version 7.3.0))"),
+            ["gnu octave version 7 3 0", "variables"]
+        );
+        assert_eq!(title_part_keys("Erlang -- xmerl"), ["erlang", "xmerl"]);
+        assert_eq!(title_part_keys("print() · Builtins"), ["builtins", "print"]);
+        assert_eq!(title_part_keys("Mail • Example"), ["example", "mail"]);
         assert!(title_part_keys("").is_empty());
         let long = "word ".repeat(MAX_TITLE_PART_BYTES);
         assert_eq!(title_part_keys(&format!("{long} | Site")), ["site"]);
+    }
+
+    #[test]
+    fn only_a_closing_parenthesis_group_after_a_space_and_some_text_is_cut_off() {
+        assert_eq!(title_parts("Film (1984)"), ["Film", "1984"]);
+        assert_eq!(title_parts("A (B) (C)"), ["A (B)", "C"]);
+        assert_eq!(title_parts("(1984)"), ["(1984)"]);
+        assert_eq!(title_parts("  (1984)"), ["  (1984)"]);
+        assert_eq!(title_parts("f(x)"), ["f(x)"]);
+        assert_eq!(title_parts("a b)"), ["a b)"]);
+        assert_eq!(title_parts("a (b"), ["a (b"]);
+        assert_eq!(title_parts("Ünïcode (café) "), ["Ünïcode", "café"]);
     }
 
     fn words(text: &str) -> Vec<String> {

@@ -107,6 +107,7 @@ fn mrr_on_a_hand_made_three_page_index() {
     );
     // Query "apples" finds a first (RR 1) and b second (RR 1/2); "durian" finds nothing (RR 0).
     let labels = dir.path().join("labels.jsonl");
+    let queries = dir.path().join("queries.jsonl");
     let line = |page: &str, title: &str| {
         format!(
             "{{\"url\": \"http://fruit.example/{page}.html\", \"title\": \"{title} - Fruit\", \"content_text\": \"short\", \"template_text\": \"\"}}\n"
@@ -131,10 +132,47 @@ fn mrr_on_a_hand_made_three_page_index() {
             "http://fruit.example/",
             "--labels",
             labels.to_str().unwrap(),
+            "--queries",
+            queries.to_str().unwrap(),
         ],
         &[site],
     )))
     .unwrap();
+    let asked: Vec<Value> = std::fs::read_to_string(&queries)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .filter(|line: &Value| line["index"] == "none")
+        .collect();
+    let outcome = |page: &str| {
+        let url = format!("http://fruit.example/{page}.html");
+        let found: Vec<&Value> = asked.iter().filter(|line| line["url"] == url).collect();
+        assert_eq!(found.len(), 1, "{asked:?}");
+        (
+            found[0]["kind"].clone(),
+            found[0]["query"].clone(),
+            found[0]["rank"].clone(),
+            found[0]["first"].clone(),
+        )
+    };
+    let first_apples = serde_json::json!("http://fruit.example/a.html");
+    assert_eq!(
+        outcome("a"),
+        (
+            "title".into(),
+            "apples".into(),
+            1.into(),
+            first_apples.clone()
+        )
+    );
+    assert_eq!(
+        outcome("b"),
+        ("title".into(), "apples".into(), 2.into(), first_apples)
+    );
+    assert_eq!(
+        outcome("c"),
+        ("title".into(), "durian".into(), Value::Null, Value::Null)
+    );
     let title = &row(&report, "none")["retrieval"]["title"];
     assert_eq!(title["queries"], 3);
     assert!(

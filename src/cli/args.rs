@@ -180,7 +180,8 @@ pub enum Command {
         #[arg(long, default_value_t = indexer::search::TITLE_PHRASE_BOOST)]
         title_phrase_boost: f32,
         /// How much the query's words as a whole part of a page's title (cut at its
-        /// separators) count in the known-item queries (0: not asked).
+        /// separators and before a closing group in parentheses) count in the known-item
+        /// queries (0: not asked).
         #[arg(long, default_value_t = indexer::search::TITLE_PART_BOOST)]
         title_part_boost: f32,
         /// Add per-site F1 to the table.
@@ -195,6 +196,11 @@ pub enum Command {
         /// Also draw an SVG bar chart (F1, postings reduction, title MRR per index) to this file.
         #[arg(long)]
         chart: Option<PathBuf>,
+        /// Also write every known-item query to this file, a JSON line each: the index, the
+        /// kind (title or phrase), the query, the page's URL, its rank (null: not in the first
+        /// ten) and the first result.
+        #[arg(long, value_name = "FILE")]
+        queries: Option<PathBuf>,
         #[command(flatten)]
         run: RunArgs,
     },

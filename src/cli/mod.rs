@@ -250,6 +250,7 @@ fn run(cli: Cli) -> Result<()> {
             json,
             report,
             chart,
+            queries,
             run,
         } => {
             let options = run.options(DEFAULT_DETECTOR)?;
@@ -302,6 +303,13 @@ fn run(cli: Cli) -> Result<()> {
             }
             if let Some(path) = chart {
                 eval::write_chart(&figures, &path)?;
+            }
+            if let Some(path) = queries {
+                let file = std::fs::File::create(&path)
+                    .with_context(|| format!("creating {}", path.display()))?;
+                figures
+                    .write_queries(std::io::BufWriter::new(file))
+                    .with_context(|| format!("writing {}", path.display()))?;
             }
         }
         Command::Train {

@@ -12,7 +12,10 @@ mod snippets;
 
 pub use chart::write_chart;
 pub use quality::{Prf, Quality, bag, score};
-pub use retrieval::{RankFigures, Retrieval, reciprocal_rank, sample_phrase, title_without_site};
+pub use retrieval::{
+    QueryKind, QueryOutcome, RankFigures, Retrieval, reciprocal_rank, sample_phrase,
+    title_without_site,
+};
 pub use snippets::{SnippetScore, score_snippets};
 
 use std::collections::HashMap;
@@ -208,6 +211,10 @@ pub struct EvalRow {
     pub share_of_oracle_reduction: f64,
     /// Known-item retrieval.
     pub retrieval: Retrieval,
+    /// Every known-item query and where its page ranked (left out of the JSON figures;
+    /// `indexer eval --queries` writes them).
+    #[serde(skip)]
+    pub queries: Vec<QueryOutcome>,
     /// Build wall time, seconds (0 for the oracle).
     pub build_seconds: f64,
 }
@@ -449,6 +456,8 @@ fn measure(
 ) -> Result<EvalRow, EvalError> {
     let open = OpenIndex::open(path)?;
     let kept = stored_bodies(&open)?;
+    let (retrieval, outcomes) =
+        retrieval::evaluate(&open, truth.labels, queries.seed, queries.weights)?;
     Ok(EvalRow {
         name: name.to_string(),
         quality: score(truth.labels, &kept),
@@ -456,7 +465,8 @@ fn measure(
         index: stats(&open)?,
         postings_reduction: 0.0,
         share_of_oracle_reduction: 0.0,
-        retrieval: retrieval::evaluate(&open, truth.labels, queries.seed, queries.weights)?,
+        retrieval,
+        queries: outcomes,
         build_seconds: seconds,
     })
 }
@@ -470,6 +480,30 @@ fn stored_bodies(open: &OpenIndex) -> Result<HashMap<String, String>, EvalError>
 }
 
 impl EvalReport {
+    /// Every index's known-item queries as JSON lines: `index`, then the fields of
+    /// [`QueryOutcome`].
+    pub fn write_queries(&self, mut out: impl std::io::Write) -> std::io::Result<()> {
+        #[derive(Serialize)]
+        struct Line<'a> {
+            index: &'a str,
+            #[serde(flatten)]
+            outcome: &'a QueryOutcome,
+        }
+        for row in &self.rows {
+            for outcome in &row.queries {
+                serde_json::to_writer(
+                    &mut out,
+                    &Line {
+                        index: &row.name,
+                        outcome,
+                    },
+                )?;
+                out.write_all(b"\n")?;
+            }
+        }
+        out.flush()
+    }
+
     /// The report as a markdown table (and per-site F1 with `sites`).
     pub fn to_markdown(&self, sites: bool) -> String {
         let mut out = String::new();

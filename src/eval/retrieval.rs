@@ -187,8 +187,7 @@ fn shared_run(
     run
 }
 
-/// The words of `title` without its parts (cut at [`TITLE_SEPARATORS`]) made only of
-/// `shared` words.
+/// The words of `title` without its parts ([`title_parts`]) made only of `shared` words.
 fn words_outside_shared_parts(title: &str, shared: &HashSet<String>) -> Vec<String> {
     title_parts(title)
         .into_iter()
@@ -204,8 +203,9 @@ fn words_of(text: &str) -> Vec<String> {
     words
 }
 
-/// A page's title query. When the site's titles are known, the title is cut at its
-/// separators and every part made only of the site's shared words is dropped, wherever it
+/// A page's title query. When the site's titles are known, the title is cut into its parts
+/// ([`title_parts`]: at its separators and before a closing group in parentheses) and every
+/// part made only of the site's shared words is dropped, wherever it
 /// stands ("BBC News - New York to raise …", "… | Ars Technica"), and then the site's shared
 /// prefix and suffix where the title carries them; the page's own words stay even when they
 /// are common on the site ("CMake 3.12 Release Notes — CMake 3.25 Documentation" asks "cmake
@@ -229,31 +229,79 @@ pub fn title_query(title: &str, site: Option<&SiteTitles>) -> Option<String> {
     (!query.is_empty()).then_some(query)
 }
 
-/// Asks every query of `labels` against `open`.
+/// Which kind of known-item query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueryKind {
+    /// Made from the page's title ([`title_query`]).
+    Title,
+    /// A passage of the page's content ([`sample_phrase`]).
+    Phrase,
+}
+
+/// One known-item query and where its page ranked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueryOutcome {
+    /// Title or phrase query.
+    pub kind: QueryKind,
+    /// The query as asked.
+    pub query: String,
+    /// The page it should find.
+    pub url: String,
+    /// The page's rank, from 1, within the first [`CUTOFF`] results (`None`: not among them).
+    pub rank: Option<usize>,
+    /// The first result (`None`: nothing matched).
+    pub first: Option<String>,
+}
+
+/// Asks every query of `labels` against `open`: the figures, and every query's outcome in
+/// the order asked.
 pub fn evaluate(
     open: &OpenIndex,
     labels: &[Label],
     seed: u64,
     weights: Weights,
-) -> Result<Retrieval, SearchError> {
+) -> Result<(Retrieval, Vec<QueryOutcome>), SearchError> {
     let mut title = Accumulator::default();
     let mut phrase = Accumulator::default();
+    let mut outcomes = Vec::new();
     let sites = site_titles(labels);
+    let mut ask = |kind: QueryKind, query: String, url: &str| -> Result<(), SearchError> {
+        let ranked = top_urls(open, &query, CUTOFF, weights)?;
+        match kind {
+            QueryKind::Title => title.add(&ranked, url),
+            QueryKind::Phrase => phrase.add(&ranked, url),
+        }
+        outcomes.push(QueryOutcome {
+            kind,
+            rank: ranked
+                .iter()
+                .position(|candidate| candidate == url)
+                .map(|at| at + 1),
+            first: ranked.into_iter().next(),
+            query,
+            url: url.to_string(),
+        });
+        Ok(())
+    };
     for label in labels {
         if let Some(query) = title_query(&label.title, sites.get(label.site.as_str())) {
-            title.add(&top_urls(open, &query, CUTOFF, weights)?, &label.url);
+            ask(QueryKind::Title, query, &label.url)?;
         }
         let page_seed = seed ^ crate::segment::stable_hash_bytes(label.url.as_bytes());
         if let Some(query) =
             sample_phrase(&label.content_text, page_seed).map(|passage| joined_words(&passage))
         {
-            phrase.add(&top_urls(open, &query, CUTOFF, weights)?, &label.url);
+            ask(QueryKind::Phrase, query, &label.url)?;
         }
     }
-    Ok(Retrieval {
-        title: title.figures(),
-        phrase: phrase.figures(),
-    })
+    Ok((
+        Retrieval {
+            title: title.figures(),
+            phrase: phrase.figures(),
+        },
+        outcomes,
+    ))
 }
 
 #[derive(Default)]
