@@ -28,7 +28,8 @@ use crate::index::{OpenIndex, stored_text};
 pub struct Hit {
     /// 1-based rank, counting the results an offset skipped.
     pub rank: usize,
-    /// BM25 score.
+    /// BM25 score (with the title bonuses), its last bits cleared as ranking compares it
+    /// ([`tie_class`]).
     pub score: f32,
     /// Page URL.
     pub url: String,
@@ -614,14 +615,15 @@ impl Collector for BestByScoreThenUrl {
 /// Low bits of a positive score's mantissa that [`tie_class`] clears.
 const SCORE_NOISE_BITS: u32 = 10;
 
-/// `score` with the last [`SCORE_NOISE_BITS`] bits of its mantissa cleared (a relative step
-/// of 2⁻¹³, about 0.01 %), so that pages of the same text score the same. The score of a page
-/// is a float sum whose order tantivy takes from where the page lies among the others (block-max
-/// WAND visits the terms in the order of their next page), so two identical pages could differ
-/// in the last bits by which segment each landed in, and two builds of one crawl rank them
-/// apart; with the bits cleared they tie and rank by URL. Rounding down keeps the pruning
-/// threshold safe: a cleared score is never above the score the query computed. Zero and
-/// negative scores (a negative weight) are left as they are.
+/// `score` rounded down to a multiple of 2¹⁰ units in the last place (a step of 0.006–0.012 %
+/// of the score), so that pages of the same text almost always score the same. A page's score
+/// is a float sum whose order tantivy takes from the page's neighbours in its segment (the
+/// order of the scorers as block-max WAND or an intersection advances them), so two identical
+/// pages could differ in the last bits by where each landed, and two builds of one crawl rank
+/// them apart; with the bits cleared they tie and rank by URL, unless a step boundary falls
+/// between them (odds of about their distance in units over 1024). Rounding down keeps the
+/// pruning threshold safe: a cleared score is never above the score the query computed. Zero
+/// and negative scores (a negative weight) are left as they are.
 fn tie_class(score: Score) -> Score {
     if score > 0.0 && score.is_finite() {
         Score::from_bits(score.to_bits() & !((1 << SCORE_NOISE_BITS) - 1))
@@ -631,11 +633,15 @@ fn tie_class(score: Score) -> Score {
 }
 
 impl SegmentBest {
-    /// Scores a page must exceed to be visited: just below the worst of the best once they
-    /// are full (a page of equal score and earlier URL still gets in).
+    /// Scores a page must exceed to be visited once the best are full: the bottom of the
+    /// [`tie_class`] step below the worst of the best, so that a page of equal class and earlier
+    /// URL still gets in with a whole step to spare against the rounding of tantivy's
+    /// pruning bounds (pages of the step below are turned away by `collect`).
     fn threshold(&self) -> Score {
         match self.best.peek() {
-            Some(worst) if self.best.len() >= self.limit => worst.score.next_down(),
+            Some(worst) if self.best.len() >= self.limit => {
+                tie_class(worst.score.next_down()).next_down()
+            }
             _ => Score::MIN,
         }
     }
@@ -879,6 +885,38 @@ mod tests {
         assert!(tie_class(noisy) <= noisy, "never rounded up");
         assert_eq!(tie_class(0.0), 0.0);
         assert_eq!(tie_class(-1.5), -1.5);
+    }
+
+    #[test]
+    fn the_best_few_are_the_head_of_the_whole_ranking_ties_by_url() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("index");
+        let mut build = IndexBuild::begin(&root, 1, 15_000_000).unwrap();
+        // Copies of two texts, added out of URL order: each copy of one text ties.
+        for at in [7, 3, 11, 0, 9, 5, 1, 10, 2, 8, 6, 4] {
+            let body = if at % 3 == 0 {
+                "alpha alpha beta, a page about alpha"
+            } else {
+                "alpha beta gamma delta, a page about other things"
+            };
+            let url = format!("https://copies.example/{at:02}.html");
+            build
+                .add(&IndexedPage::text(&url, "copies.example", "Copy", body))
+                .unwrap();
+        }
+        build.commit(&serde_json::json!({})).unwrap();
+        let open = OpenIndex::open(&root).unwrap();
+        let all = top_urls(&open, "alpha beta", 12, Weights::default()).unwrap();
+        assert_eq!(all.len(), 12);
+        assert_eq!(all[0], "https://copies.example/00.html");
+        assert_eq!(all[4], "https://copies.example/01.html");
+        for limit in 1..12 {
+            assert_eq!(
+                top_urls(&open, "alpha beta", limit, Weights::default()).unwrap(),
+                all[..limit],
+                "the best {limit}"
+            );
+        }
     }
 
     #[test]
