@@ -286,3 +286,26 @@ fn labelled_pages_missing_from_the_input_are_counted_and_said() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_queries_file_that_cannot_be_written_fails_before_the_evaluation() {
+    let dir = tempfile::tempdir().unwrap();
+    let unwritable = dir.path().join("no such folder").join("queries.jsonl");
+    let labels = repo().join("data/rustbook.labels.jsonl.gz");
+    let output = indexer(
+        &[
+            "eval",
+            "--detector",
+            "none",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--queries",
+            unwritable.to_str().unwrap(),
+        ],
+        &[repo().join("data/rustbook.warc.gz")],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("no such folder"), "{stderr}");
+    assert!(output.stdout.is_empty(), "nothing was measured");
+}

@@ -267,6 +267,15 @@ fn run(cli: Cli) -> Result<()> {
                 labels: &labels,
                 snippets: &snippets,
             };
+            // Created before the indexes are built, so a path that cannot be written fails
+            // at once, not after the whole evaluation.
+            let queries_file = queries
+                .map(|path| {
+                    let file = std::fs::File::create(&path)
+                        .with_context(|| format!("creating {}", path.display()))?;
+                    anyhow::Ok((path, file))
+                })
+                .transpose()?;
             let figures = eval::evaluate(
                 &inputs,
                 truth,
@@ -304,9 +313,7 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(path) = chart {
                 eval::write_chart(&figures, &path)?;
             }
-            if let Some(path) = queries {
-                let file = std::fs::File::create(&path)
-                    .with_context(|| format!("creating {}", path.display()))?;
+            if let Some((path, file)) = queries_file {
                 figures
                     .write_queries(std::io::BufWriter::new(file))
                     .with_context(|| format!("writing {}", path.display()))?;
