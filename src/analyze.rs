@@ -29,6 +29,13 @@ pub fn for_each_word(text: &str, mut emit: impl FnMut(&str, usize, usize)) {
     }
 }
 
+/// The words of `text`, lower-cased, as [`for_each_word`] finds them.
+pub fn words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for_each_word(text, |word, _, _| words.push(word.to_string()));
+    words
+}
+
 /// Separators between a title and the site name or section around it (" -- " is the ASCII
 /// stand-in for a dash, as in "Erlang -- xmerl").
 pub const TITLE_SEPARATORS: [&str; 9] = [

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::Label;
-use crate::analyze::{TITLE_SEPARATORS, for_each_word, joined_words, title_parts};
+use crate::analyze::{TITLE_SEPARATORS, for_each_word, joined_words, title_parts, words};
 use crate::detect::title::{SITE_TITLE_MIN_PAGES, SITE_TITLE_SHARE};
 use crate::index::OpenIndex;
 use crate::search::{SearchError, Weights, top_urls};
@@ -52,8 +52,7 @@ const CANDIDATES: usize = 5;
 /// than six words: of [`CANDIDATES`] seeded passages, the one with the most distinct words
 /// of four or more characters (the fewest stop words and repeats).
 pub fn sample_phrase(content: &str, seed: u64) -> Option<String> {
-    let mut words = Vec::new();
-    for_each_word(content, |word, _, _| words.push(word.to_string()));
+    let words = words(content);
     if words.len() < 6 {
         return None;
     }
@@ -87,10 +86,20 @@ fn split_mix(state: &mut u64) -> u64 {
 
 /// Reciprocal rank of `url` among `ranked` (0 when absent).
 pub fn reciprocal_rank(ranked: &[String], url: &str) -> f64 {
+    reciprocal(rank_of(ranked, url))
+}
+
+/// The rank of `url` among `ranked`, from 1 (`None` when absent).
+fn rank_of(ranked: &[String], url: &str) -> Option<usize> {
     ranked
         .iter()
         .position(|candidate| candidate == url)
-        .map_or(0.0, |at| 1.0 / (at + 1) as f64)
+        .map(|at| at + 1)
+}
+
+/// 1/`rank`, 0 for no rank.
+fn reciprocal(rank: Option<usize>) -> f64 {
+    rank.map_or(0.0, |rank| 1.0 / rank as f64)
 }
 
 /// What a site's titles share: the words on at least [`SITE_TITLE_SHARE`] of them, and the
@@ -191,16 +200,10 @@ fn shared_run(
 fn words_outside_shared_parts(title: &str, shared: &HashSet<String>) -> Vec<String> {
     title_parts(title)
         .into_iter()
-        .map(words_of)
+        .map(words)
         .filter(|part| !part.iter().all(|word| shared.contains(word)))
         .flatten()
         .collect()
-}
-
-fn words_of(text: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    for_each_word(text, |word, _, _| words.push(word.to_string()));
-    words
 }
 
 /// A page's title query. When the site's titles are known, the title is cut into its parts
@@ -268,16 +271,14 @@ pub fn evaluate(
     let sites = site_titles(labels);
     let mut ask = |kind: QueryKind, query: String, url: &str| -> Result<(), SearchError> {
         let ranked = top_urls(open, &query, CUTOFF, weights)?;
+        let rank = rank_of(&ranked, url);
         match kind {
-            QueryKind::Title => title.add(&ranked, url),
-            QueryKind::Phrase => phrase.add(&ranked, url),
+            QueryKind::Title => title.add(rank),
+            QueryKind::Phrase => phrase.add(rank),
         }
         outcomes.push(QueryOutcome {
             kind,
-            rank: ranked
-                .iter()
-                .position(|candidate| candidate == url)
-                .map(|at| at + 1),
+            rank,
             first: ranked.into_iter().next(),
             query,
             url: url.to_string(),
@@ -312,11 +313,10 @@ struct Accumulator {
 }
 
 impl Accumulator {
-    fn add(&mut self, ranked: &[String], url: &str) {
-        let rr = reciprocal_rank(ranked, url);
+    fn add(&mut self, rank: Option<usize>) {
         self.queries += 1;
-        self.reciprocal_ranks += rr;
-        self.first += usize::from(rr == 1.0);
+        self.reciprocal_ranks += reciprocal(rank);
+        self.first += usize::from(rank == Some(1));
     }
 
     fn figures(&self) -> RankFigures {

@@ -185,7 +185,9 @@ impl<'a> PreparedLabels<'a> {
                 labels,
                 content: normalized(&label.content_text),
                 template: normalized(&label.template_text),
-                content_words: features::words(&label.content_text).into_iter().collect(),
+                content_words: crate::analyze::words(&label.content_text)
+                    .into_iter()
+                    .collect(),
             },
             PageLabels::Snippets(_) => PreparedLabels {
                 labels,
@@ -218,7 +220,7 @@ impl<'a> PreparedLabels<'a> {
                     (true, true) => return None,
                     (false, false) => {}
                 }
-                let words = features::words(text);
+                let words = crate::analyze::words(text);
                 if words.is_empty() {
                     return None;
                 }

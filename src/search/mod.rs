@@ -120,8 +120,7 @@ struct Parsed {
 /// `text` as query syntax or, when it does not parse (`print()`, `std::vec`, `[1,2]`, a URL
 /// naming no field), as its plain words; `None` when it has no words at all.
 fn parse(open: &OpenIndex, text: &str, weights: Weights) -> Option<Parsed> {
-    let mut words = Vec::new();
-    crate::analyze::for_each_word(text, |word, _, _| words.push(word.to_string()));
+    let words = crate::analyze::words(text);
     if words.is_empty() {
         return None;
     }
@@ -785,12 +784,25 @@ mod tests {
     use super::*;
     use crate::index::{IndexBuild, IndexedPage};
 
-    #[test]
-    fn a_query_that_is_a_whole_title_part_ranks_that_page_first() {
+    /// An index of `pages` (URL, title, body) of one site, in a temporary folder kept alive
+    /// beside it.
+    fn index_of(pages: &[(&str, &str, &str)]) -> (tempfile::TempDir, OpenIndex) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("index");
         let mut build = IndexBuild::begin(&root, 1, 15_000_000).unwrap();
-        let pages = [
+        for &(url, title, body) in pages {
+            build
+                .add(&IndexedPage::text(url, "docs.example", title, body))
+                .unwrap();
+        }
+        build.commit(&serde_json::json!({})).unwrap();
+        let open = OpenIndex::open(&root).unwrap();
+        (dir, open)
+    }
+
+    #[test]
+    fn a_query_that_is_a_whole_title_part_ranks_that_page_first() {
+        let (_dir, open) = index_of(&[
             (
                 "https://docs.example/deploy.html",
                 "Deploying Spiders — Example 2.8 documentation",
@@ -801,14 +813,7 @@ mod tests {
                 "Spiders — Example 2.8 documentation",
                 "Spiders are classes that define how a site is crawled.",
             ),
-        ];
-        for (url, title, body) in pages {
-            build
-                .add(&IndexedPage::text(url, "docs.example", title, body))
-                .unwrap();
-        }
-        build.commit(&serde_json::json!({})).unwrap();
-        let open = OpenIndex::open(&root).unwrap();
+        ]);
         let first = |weights| top_urls(&open, "spiders", 2, weights).unwrap()[0].clone();
         let without = Weights {
             title_part: 0.0,
@@ -832,10 +837,7 @@ mod tests {
             ("Example -- widgets", "Example -- widgets_extra"),
             ("Widgets (Example API)", "Widgets.Extra (Example API)"),
         ] {
-            let dir = tempfile::tempdir().unwrap();
-            let root = dir.path().join("index");
-            let mut build = IndexBuild::begin(&root, 1, 15_000_000).unwrap();
-            let pages = [
+            let (_dir, open) = index_of(&[
                 (
                     "https://docs.example/extra.html",
                     other_title,
@@ -846,14 +848,7 @@ mod tests {
                     page_title,
                     "Widgets are the parts a window is made of.",
                 ),
-            ];
-            for (url, title, body) in pages {
-                build
-                    .add(&IndexedPage::text(url, "docs.example", title, body))
-                    .unwrap();
-            }
-            build.commit(&serde_json::json!({})).unwrap();
-            let open = OpenIndex::open(&root).unwrap();
+            ]);
             let first = |weights| top_urls(&open, "widgets", 2, weights).unwrap()[0].clone();
             let without = Weights {
                 title_part: 0.0,
@@ -889,23 +884,22 @@ mod tests {
 
     #[test]
     fn the_best_few_are_the_head_of_the_whole_ranking_ties_by_url() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("index");
-        let mut build = IndexBuild::begin(&root, 1, 15_000_000).unwrap();
         // Copies of two texts, added out of URL order: each copy of one text ties.
-        for at in [7, 3, 11, 0, 9, 5, 1, 10, 2, 8, 6, 4] {
-            let body = if at % 3 == 0 {
-                "alpha alpha beta, a page about alpha"
-            } else {
-                "alpha beta gamma delta, a page about other things"
-            };
-            let url = format!("https://copies.example/{at:02}.html");
-            build
-                .add(&IndexedPage::text(&url, "copies.example", "Copy", body))
-                .unwrap();
-        }
-        build.commit(&serde_json::json!({})).unwrap();
-        let open = OpenIndex::open(&root).unwrap();
+        let order = [7, 3, 11, 0, 9, 5, 1, 10, 2, 8, 6, 4];
+        let urls = order.map(|at| format!("https://copies.example/{at:02}.html"));
+        let pages: Vec<(&str, &str, &str)> = order
+            .iter()
+            .zip(&urls)
+            .map(|(at, url)| {
+                let body = if at % 3 == 0 {
+                    "alpha alpha beta, a page about alpha"
+                } else {
+                    "alpha beta gamma delta, a page about other things"
+                };
+                (url.as_str(), "Copy", body)
+            })
+            .collect();
+        let (_dir, open) = index_of(&pages);
         let all = top_urls(&open, "alpha beta", 12, Weights::default()).unwrap();
         assert_eq!(all.len(), 12);
         assert_eq!(all[0], "https://copies.example/00.html");

@@ -16,7 +16,6 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::analyze::for_each_word;
 use crate::detect::title::{self, TitleOverlap};
 use crate::segment::evidence::{MAX_ANCESTORS, TAG_CODES, context};
 use crate::segment::{Block, SegmentedPage};
@@ -146,13 +145,6 @@ impl Shape {
 
 fn log1p(value: usize) -> f32 {
     (value as f32).ln_1p()
-}
-
-/// The words of `text`, lower-cased.
-pub fn words(text: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    for_each_word(text, |word, _, _| words.push(word.to_string()));
-    words
 }
 
 /// One row per block of `page`, in block order, [`count`] features each, one after the other
