@@ -15,6 +15,7 @@ e.g.   indexer eval ../shared/corpus/docs/*.warc.gz --labels '../shared/corpus/d
 import argparse
 import collections
 import json
+import signal
 
 
 def reciprocal(outcome):
@@ -70,4 +71,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output quietly
     main()
