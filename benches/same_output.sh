@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that two builds of `indexer` make the same decisions: `extract` output of every
-# detector (and of the chosen variants) on the shared docs and news corpora, compared byte for
-# byte by SHA-256. Use it around a change meant to leave behaviour alone (a refactoring): keep
+# detector (and of the chosen variants, `hybrid` in two passes and in one) on the shared docs,
+# news and articles corpora, compared byte for byte by SHA-256. Use it around a change meant to leave behaviour alone (a refactoring): keep
 # a binary of the old commit, build the new one, and run
 #
 #   benches/same_output.sh OLD_BINARY NEW_BINARY [SHARED_DIR] [OUT_DIR]
@@ -11,7 +11,8 @@
 # `menu` fills a cache of section pages while pages are decided in parallel, so its output
 # can differ between two runs of the same binary (issue: seed methods); its --threads 1 run is
 # the one that must match. KEEP_OLD=1 reuses the old
-# binary's outputs from an earlier run in OUT_DIR.
+# binary's outputs from an earlier run in OUT_DIR; OLD_ONLY=1 writes the old binary's outputs
+# and stops (run it before the change, then KEEP_OLD=1 after it).
 set -euo pipefail
 old=${1:?usage: same_output.sh OLD_BINARY NEW_BINARY [SHARED_DIR] [OUT_DIR]}
 new=${2:?usage: same_output.sh OLD_BINARY NEW_BINARY [SHARED_DIR] [OUT_DIR]}
@@ -20,6 +21,8 @@ out=${4:-target/same-output}
 mkdir -p "$out"
 # name|options; the name is also the output file's stem.
 runs=(
+  "hybrid|--detector hybrid"
+  "hybrid-one-pass|--detector hybrid --one-pass"
   "bloom|--detector bloom"
   "bloom-paper-headings|--detector bloom --bloom-paper-headings"
   "sandwich|--detector sandwich"
@@ -33,11 +36,13 @@ runs=(
   "bloom-rounds|--detector bloom --memory-budget 64"
 )
 differ=0
-for corpus in docs news; do
+for corpus in docs news articles; do
   warcs=("$shared"/corpus/$corpus/*.warc.gz)
   for run in "${runs[@]}"; do
     IFS='|' read -r name options <<< "$run"
-    for side in old new; do
+    sides=(old new)
+    [[ ${OLD_ONLY:-0} == 1 ]] && sides=(old)
+    for side in "${sides[@]}"; do
       # KEEP_OLD=1 reuses an earlier run's outputs of the old binary.
       if [[ $side == old && ${KEEP_OLD:-0} == 1 && -s $out/$corpus-$name.old.jsonl ]]; then
         continue
@@ -50,6 +55,10 @@ for corpus in docs news; do
       "$bin" extract "${warcs[@]}" "${threads[@]}" $options \
         > "$out/$corpus-$name.$side.jsonl" 2> "$out/$corpus-$name.$side.log"
     done
+    if [[ ${OLD_ONLY:-0} == 1 ]]; then
+      printf '%-8s %-22s old written\n' "$corpus" "$name"
+      continue
+    fi
     a=$(sha256sum < "$out/$corpus-$name.old.jsonl" | cut -c1-16)
     b=$(sha256sum < "$out/$corpus-$name.new.jsonl" | cut -c1-16)
     lines=$(wc -l < "$out/$corpus-$name.new.jsonl")
@@ -58,7 +67,7 @@ for corpus in docs news; do
       verdict=DIFFERENT
       differ=1
     fi
-    printf '%-5s %-22s %s %s %6d lines  %s\n' "$corpus" "$name" "$a" "$b" "$lines" "$verdict"
+    printf '%-8s %-22s %s %s %6d lines  %s\n' "$corpus" "$name" "$a" "$b" "$lines" "$verdict"
   done
 done
 exit "$differ"

@@ -7,10 +7,10 @@
 use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use indexer::build::{BuildOptions, NoProgress, build_index};
 use indexer::detect::bloom::{Bloom, BloomSettings};
 use indexer::detect::{Detector, DetectorKind, NoPages};
 use indexer::read::{InputSet, Page, page_from_record};
+use indexer::run::{BuildOptions, NoProgress, build_index};
 use indexer::segment::{SegmentLimits, SegmentedPage, segment};
 
 fn sample() -> Vec<PathBuf> {

@@ -17,7 +17,7 @@
 //! | `serve` | indexes | an HTTP server: search, page view with verdicts, index view |
 //! | [`shard`] | inputs, then shard indexes | host buckets (the map step); one index from shards |
 //!
-//! [`build`] wires the stages into the [`indexer_pipeline`] stage graph and decides, in one
+//! [`run`] wires the stages into the [`indexer_pipeline`] stage graph and decides, in one
 //! place, whether a build makes one pass over the input or two.
 
 /// The tool and the commit it was built from: "indexer 0.1.0 (commit 1a2b3c4d5e6f)".
@@ -30,12 +30,12 @@ pub const VERSION: &str = concat!(
 );
 
 pub mod analyze;
-pub mod build;
 pub mod detect;
 pub mod eval;
 pub mod index;
 pub mod learn;
 pub mod read;
+pub mod run;
 pub mod search;
 pub mod segment;
 #[cfg(feature = "serve")]

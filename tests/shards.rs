@@ -15,8 +15,8 @@ use std::process::Command;
 
 use tantivy::{DocAddress, TantivyDocument};
 
-use indexer::build::BuildSummary;
 use indexer::index::{OpenIndex, stored_text};
+use indexer::run::BuildSummary;
 
 mod common;
 use common::{indexer, ok, repo, sample};

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use indexer::build::{BuildOptions, DEFAULT_DETECTOR};
 use indexer::detect::DetectorKind;
 use indexer::learn::{BoostSettings, Evidence, Family};
+use indexer::run::{BuildOptions, DEFAULT_DETECTOR};
 use indexer::segment::SegmentLimits;
 
 use super::choice::choice;

@@ -33,11 +33,11 @@ use anyhow::{Context, Result};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
-use indexer::build::{self, BuildOptions, BuildSummary, DEFAULT_DETECTOR, Progress};
 use indexer::detect::DetectorKind;
 use indexer::eval;
 use indexer::index::{OpenIndex, stats_of};
 use indexer::learn;
+use indexer::run::{self, BuildOptions, BuildSummary, DEFAULT_DETECTOR, Progress};
 
 use args::{Cli, Command, RunArgs};
 use interrupt::{INTERRUPTED, stop_on_interrupt};
@@ -61,7 +61,7 @@ pub fn main() -> ExitCode {
         Err(error) => {
             eprintln!("error: {}", error_message(&error));
             let interrupted = error.chain().any(|cause| {
-                matches!(cause.downcast_ref(), Some(build::BuildError::Interrupted))
+                matches!(cause.downcast_ref(), Some(run::BuildError::Interrupted))
                     || matches!(
                         cause.downcast_ref(),
                         Some(indexer::shard::PartitionError::Interrupted)
@@ -155,10 +155,10 @@ fn idle_detector_flags(matches: &ArgMatches, detectors: &[DetectorKind]) -> Vec<
     warnings
 }
 
-/// The detector a run uses (see [`build::choose_detector`]); a two-pass detector under
+/// The detector a run uses (see [`run::choose_detector`]); a two-pass detector under
 /// `--one-pass` is a usage error.
 fn chosen_detector(requested: Option<DetectorKind>, run: &RunArgs) -> DetectorKind {
-    build::choose_detector(requested, run.one_pass).unwrap_or_else(|refused| {
+    run::choose_detector(requested, run.one_pass).unwrap_or_else(|refused| {
         Cli::command()
             .error(clap::error::ErrorKind::ArgumentConflict, refused)
             .exit()
@@ -179,7 +179,7 @@ fn run(cli: Cli) -> Result<()> {
                 ..run.options(chosen_detector(detector, &run))?
             };
             let progress = TerminalProgress::new();
-            let summary = build::build_index(&inputs, &index, &options, &progress)
+            let summary = run::build_index(&inputs, &index, &options, &progress)
                 .with_context(|| format!("building {}", index.display()))?;
             write_skip_log(run.skip_log.as_deref(), &summary)?;
             for warning in &summary.warnings {
@@ -205,7 +205,7 @@ fn run(cli: Cli) -> Result<()> {
             let progress = TerminalProgress::new();
             let stdout = std::io::stdout();
             let mut out = BufWriter::new(stdout.lock());
-            let summary = build::extract(&inputs, &options, &progress, &mut |decided| {
+            let summary = run::extract(&inputs, &options, &progress, &mut |decided| {
                 let mut line = serde_json::json!({
                     "url": decided.page.url,
                     "site": decided.page.site,
@@ -233,7 +233,7 @@ fn run(cli: Cli) -> Result<()> {
                 summary.pages,
                 summary.detector,
                 summary.records,
-                build::format_skips(&summary.skipped),
+                run::format_skips(&summary.skipped),
                 summary.seconds
             );
         }
@@ -488,9 +488,9 @@ fn run(cli: Cli) -> Result<()> {
                     written,
                     manifest.files.len(),
                     manifest.buckets,
-                    build::human_bytes(bytes),
+                    run::human_bytes(bytes),
                     manifest.seconds,
-                    build::format_skips(&manifest.skipped),
+                    run::format_skips(&manifest.skipped),
                 );
                 println!("manifest: {}", out.join(indexer::shard::MANIFEST).display());
             }

@@ -1,7 +1,7 @@
 //! Printing: figures from the library in, text for people on stdout out.
 
-use indexer::build::{BuildSummary, DecidedPage, human_bytes};
 use indexer::index::IndexStats;
+use indexer::run::{BuildSummary, DecidedPage, human_bytes};
 
 pub fn ratio(a: u64, b: u64) -> Option<f64> {
     (a > 0).then(|| b as f64 / a as f64)

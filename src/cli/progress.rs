@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use indexer::build::Progress;
+use indexer::run::Progress;
 
 /// Progress on stderr when it is a terminal; nothing otherwise.
 pub struct TerminalProgress {

@@ -5,7 +5,7 @@
 //! observations into per-site statistics (run in input order), and a *decide* step. Whether a
 //! build makes one pass or two follows from [`Detector::PASSES`] (and `--one-pass` for a
 //! detector with [`Detector::ONE_PASS_TOO`]); it is decided once, in the build's run plan
-//! ([`crate::build::RunPlan`]), and acted on in one place, the build's engine. [`title`] holds
+//! ([`crate::run::RunPlan`]), and acted on in one place, the build's engine. [`title`] holds
 //! the page-title evidence and the title-heading rule any detector can be wrapped in.
 //!
 //! Adding a detector means a folder here (the detector and its settings type) and one entry

@@ -25,13 +25,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use tantivy::{DocAddress, TantivyDocument};
 
-use crate::build::{
-    BuildError, BuildOptions, BuildSummary, PrefixedProgress, Progress, build_index,
-};
 use crate::detect::DetectorKind;
 use crate::index::{
     IndexBuild, IndexError, IndexStats, IndexedPage, OpenIndex, stats, stored_text,
 };
+use crate::run::{BuildError, BuildOptions, BuildSummary, PrefixedProgress, Progress, build_index};
 use crate::search::SearchError;
 
 /// One labelled page.

@@ -19,11 +19,11 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashSet;
 
-use crate::build::{self, BuildError, BuildOptions, Progress};
 use crate::detect::DetectorKind;
 use crate::detect::hybrid::features;
 use crate::detect::hybrid::{Model, ModelSource, Provenance, RecordedPage, keeps};
 use crate::eval::{Label, SnippetLabel};
+use crate::run::{self, BuildError, BuildOptions, Progress};
 
 pub use boost::BoostSettings;
 pub use logistic::LogisticSettings;
@@ -357,7 +357,7 @@ pub fn collect(
         pages: Arc::clone(&recorded),
         only: Some(Arc::new(only)),
     };
-    build::extract(inputs, &run, progress, &mut |_| Ok(()))?;
+    run::extract(inputs, &run, progress, &mut |_| Ok(()))?;
     let mut pages: Vec<RecordedPage> = std::mem::take(
         &mut *recorded
             .lock()

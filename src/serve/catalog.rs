@@ -13,8 +13,8 @@ use tantivy::schema::Value;
 use tantivy::{IndexReader, Searcher, TantivyDocument, Term};
 
 use super::ServeError;
-use crate::build::BuildSummary;
 use crate::index::{IndexStats, OpenIndex, stats, stored_text};
+use crate::run::BuildSummary;
 use crate::search::{Hit, SearchRequest, search_shards};
 
 /// One index being served.

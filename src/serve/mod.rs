@@ -335,7 +335,7 @@ async fn stats_html(State(catalog): State<Arc<Catalog>>) -> Response {
 #[derive(Serialize)]
 struct IndexFigures<'a> {
     index: &'a str,
-    build: &'a crate::build::BuildSummary,
+    build: &'a crate::run::BuildSummary,
     stats: &'a crate::index::IndexStats,
     sites: &'a [SiteText],
 }

@@ -8,9 +8,9 @@
 use serde::Serialize;
 
 use super::catalog::{Catalog, StoredPage};
-use crate::build::segment_record;
 use crate::detect::{DecisionRecord, Verdict};
 use crate::read::{InputSet, RecordLocation};
+use crate::run::segment_record;
 
 /// A page with the verdict on each of its blocks.
 #[derive(Debug, Clone, Serialize)]

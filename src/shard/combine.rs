@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use super::partition::{Manifest, PartitionError};
 use crate::analyze::{TOKENIZER_NAME, WebTokenizer};
-use crate::build::BuildSummary;
 use crate::index::{Generation, IndexError, OpenIndex};
+use crate::run::BuildSummary;
 
 /// tantivy's metadata file, and the list of files it manages.
 const META: &str = "meta.json";
@@ -315,7 +315,7 @@ fn summed(
     let mut summary = BuildSummary::of_shards(shards.iter().map(|shard| &shard.summary));
     summary.tool = crate::VERSION.to_string();
     summary.command_line = options.command_line.clone();
-    summary.started = crate::build::utc_timestamp(started);
+    summary.started = crate::run::utc_timestamp(started);
     if !manifests.is_empty() {
         summary.inputs = manifests
             .iter()

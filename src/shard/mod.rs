@@ -3,7 +3,7 @@
 //! | step | in | out |
 //! |---|---|---|
 //! | [`partition`] (map) | WARC files and folders | one WARC file per host bucket, and a [`Manifest`] |
-//! | [`crate::build::build_index`] (reduce) | one bucket's files from every map task, in map order | a shard index |
+//! | [`crate::run::build_index`] (reduce) | one bucket's files from every map task, in map order | a shard index |
 //! | [`combine`] | shard indexes of the same schema and settings | one index, without re-indexing |
 //!
 //! A site's pages all land in one bucket, so one detector sees all of them, in input order
@@ -17,6 +17,5 @@ mod warc_out;
 
 pub use combine::{CombineError, CombineOptions, Combined, combine};
 pub use partition::{
-    BucketFile, MANIFEST, Manifest, PartitionError, PartitionOptions, bucket_file_name,
-    bucket_of_site, partition,
+    BucketFile, MANIFEST, Manifest, PartitionError, PartitionOptions, bucket_file_name, partition,
 };

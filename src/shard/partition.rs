@@ -3,7 +3,7 @@
 //! [`Manifest`] (`manifest.json`) saying what was written and what was passed over.
 //!
 //! A record's bucket is a hash of its site, the same hash that groups a build's rounds
-//! ([`crate::build::bucket_of`]), modulo the number of buckets. Every file is written under
+//! ([`crate::run::bucket_of_site`]), modulo the number of buckets. Every file is written under
 //! a temporary name and renamed when complete, the manifest last: a map task that fails and
 //! runs again never leaves half a file where a reduce step reads, and a folder with a
 //! manifest is complete.
@@ -19,9 +19,8 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::warc_out::append_record;
-use crate::build::{BuildSummary, Progress, SkippedRecord};
-use crate::read::{InputSet, ReadError, ReadLimits, Walk, site_of};
-use crate::segment::stable_hash_bytes;
+use crate::read::{InputSet, ReadError, ReadLimits, Walk};
+use crate::run::{BuildSummary, Progress, SkippedRecord, bucket_of_site};
 
 /// The manifest's file name inside a partition folder.
 pub const MANIFEST: &str = "manifest.json";
@@ -153,11 +152,6 @@ fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Parti
         path,
         source,
     }
-}
-
-/// The bucket of a page's site among `buckets`.
-pub fn bucket_of_site(url: &str, buckets: usize) -> usize {
-    (stable_hash_bytes(site_of(url).as_bytes()) % buckets as u64) as usize
 }
 
 /// The name of bucket `bucket`'s file in a partition folder.
@@ -372,7 +366,7 @@ fn sync_folder(folder: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build::NoProgress;
+    use crate::run::NoProgress;
 
     #[test]
     fn a_site_keeps_one_bucket_whatever_its_page() {

@@ -6,7 +6,6 @@ use std::sync::RwLock;
 
 use rustc_hash::FxHashMap;
 
-use crate::build::engine::read_lock;
 use crate::detect::{Detector, PageSource, normalized_url};
 use crate::read::{InputSet, Record, RecordLocation, Skip, SkipReason, page_from_record};
 use crate::segment::{SegmentLimits, SegmentOptions, SegmentedPage, html_read, segment_with};
@@ -171,4 +170,10 @@ impl PageSource for InputPages<'_> {
         page.html.truncate(read);
         Some(page.html)
     }
+}
+
+/// The value behind `lock`, read even if a worker panicked while holding it (the pipeline
+/// reports that panic itself).
+pub(super) fn read_lock<D>(lock: &RwLock<D>) -> std::sync::RwLockReadGuard<'_, D> {
+    lock.read().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -11,9 +11,9 @@
 
 use std::path::Path;
 
-use crate::build::partition::{PartitionWriter, Partitions};
-use crate::build::{BuildError, BuildOptions, BuildSummary, Progress, RunPlan};
 use crate::read::{InputSet, Record, Skip, site_of};
+use crate::run::partition::{PartitionWriter, Partitions};
+use crate::run::{BuildError, BuildOptions, BuildSummary, Progress, RunPlan};
 use crate::segment::stable_hash_bytes;
 
 /// Rounds at most (each is a temporary file open while the input is split): past this, a
@@ -23,9 +23,11 @@ const MAX_ROUNDS: usize = 256;
 /// Site buckets: a site's bucket is a hash of its host; rounds are made of whole buckets.
 pub const SITE_BUCKETS: usize = 4096;
 
-/// The site bucket of a URL.
-pub fn bucket_of(url: &str) -> usize {
-    (stable_hash_bytes(site_of(url).as_bytes()) % SITE_BUCKETS as u64) as usize
+/// The bucket of a page's site among `buckets`: a stable hash of its host, so that a site's
+/// pages always share one bucket — the rounds of a build ([`SITE_BUCKETS`] of them) and the
+/// files of `partition` alike.
+pub fn bucket_of_site(url: &str, buckets: usize) -> usize {
+    (stable_hash_bytes(site_of(url).as_bytes()) % buckets as u64) as usize
 }
 
 /// Where one read of a run takes its records from.
@@ -95,7 +97,7 @@ fn bucket_bytes(
             return Err(BuildError::Interrupted);
         }
         if let Ok(record) = item {
-            bytes[bucket_of(&record.url)] += record.block.len() as u64;
+            bytes[bucket_of_site(&record.url, SITE_BUCKETS)] += record.block.len() as u64;
         }
         progress.record_done(0);
     }
@@ -144,7 +146,7 @@ fn partition(
         }
         match item {
             Ok(record) => {
-                let round = round_of_bucket[bucket_of(&record.url)] as usize;
+                let round = round_of_bucket[bucket_of_site(&record.url, SITE_BUCKETS)] as usize;
                 writer.write(round, &record).map_err(scratch_error(&dir))?;
             }
             Err(skip) => {

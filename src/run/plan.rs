@@ -2,11 +2,11 @@
 //! threads and memory budget and whether it splits its sites into rounds, decided once
 //! before the run starts and read (never changed) by every stage after.
 
-use crate::build::BuildOptions;
-use crate::build::summary::BuildSummary;
 use crate::detect::Passes;
 use crate::index::IndexBuild;
 use crate::read::InputSet;
+use crate::run::BuildOptions;
+use crate::run::summary::BuildSummary;
 
 /// Memory the run needs besides detector state and waiting pages (buffers, pages in flight
 /// on the workers), bytes.

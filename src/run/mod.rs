@@ -1,4 +1,4 @@
-//! Build: the stages wired into one run — read → prepare (segment, on worker threads) →
+//! Run: the stages wired into one run — read → prepare (segment, on worker threads) →
 //! detect → index or extract — from [`BuildOptions`] and input paths to a tantivy index
 //! ([`build_index`]) or to the caller's sink ([`extract`]), with a [`BuildSummary`].
 //!
@@ -31,7 +31,7 @@ pub use options::{
 };
 pub use plan::{Output, RunPlan};
 pub use prepare::segment_record;
-pub use rounds::{SITE_BUCKETS, bucket_of};
+pub use rounds::{SITE_BUCKETS, bucket_of_site};
 pub use summary::{
     BuildSummary, DecidedPage, SkippedRecord, format_skips, human_bytes, utc_timestamp,
 };

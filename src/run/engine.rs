@@ -20,13 +20,13 @@ use std::time::Instant;
 
 use indexer_pipeline::Pipeline;
 
-use crate::build::prepare::{InputPages, Observed, Origin, Prepared, observe};
-use crate::build::rounds::RecordSource;
-use crate::build::{
-    BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan, SkippedRecord,
-};
 use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Verdict};
 use crate::read::InputSet;
+use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
+use crate::run::rounds::RecordSource;
+use crate::run::{
+    BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan, SkippedRecord,
+};
 
 /// Everything one read of a run needs besides its detector.
 pub(super) struct Read<'a, 'e> {
@@ -287,10 +287,6 @@ fn tally_and_emit(
             })
         }
     }
-}
-
-pub(super) fn read_lock<D>(lock: &RwLock<D>) -> std::sync::RwLockReadGuard<'_, D> {
-    lock.read().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn write_lock<D>(lock: &RwLock<D>) -> std::sync::RwLockWriteGuard<'_, D> {

@@ -30,7 +30,7 @@ pub enum BuildError {
     /// A stage failed unexpectedly.
     #[error("pipeline stopped: {0}")]
     Pipeline(String),
-    /// The run was stopped before it finished (see [`crate::build::BuildOptions::stop`]).
+    /// The run was stopped before it finished (see [`crate::run::BuildOptions::stop`]).
     #[error("interrupted; the previous index, if any, is unchanged")]
     Interrupted,
     /// `one_pass` was asked of a detector that needs two passes.
