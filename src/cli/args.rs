@@ -1,17 +1,18 @@
-//! Arguments: the command line parsed ([`Cli`], [`RunArgs`]), then resolved once into the
+//! Arguments: the command line parsed ([`Cli`], one [`Command`] whose flags live beside its
+//! run in `cli/commands/`), the flag groups several commands share ([`Inputs`], [`RunArgs`],
+//! [`InputArgs`], [`TruthArgs`]), and [`RunArgs::options`], which resolves them once into the
 //! library's [`BuildOptions`].
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use indexer::detect::DetectorKind;
-use indexer::learn::{BoostSettings, Evidence, Family};
-use indexer::run::{BuildOptions, DEFAULT_DETECTOR};
+use indexer::run::BuildOptions;
 use indexer::segment::SegmentLimits;
 
 use super::choice::choice;
+use super::commands;
 use super::detectors::DetectorFlags;
 
 /// Exit codes of the whole tool (`indexer --help`).
@@ -65,330 +66,93 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The commands; each one's flags and its run are in `cli/commands/<name>.rs`.
 #[derive(Subcommand)]
 pub enum Command {
     /// Build (or rebuild) an index from WARC files and folders of HTML pages.
     #[command(after_help = BUILD_EXIT_CODES)]
-    Build {
-        /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
-        #[arg(required = true)]
-        inputs: Vec<PathBuf>,
-        /// The index directory; replaced only when the new index is complete.
-        #[arg(long)]
-        index: PathBuf,
-        /// Template detector [default: hybrid]. Pick hybrid for real crawls (it learned from
-        /// labelled pages and works from one page of a site up); the others are the papers'
-        /// methods, for comparison, and none keeps everything.
-        #[arg(long, value_parser = choice::<DetectorKind>())]
-        detector: Option<DetectorKind>,
-        #[command(flatten)]
-        run: RunArgs,
-        /// Print the build summary as JSON.
-        #[arg(long, help_heading = "Output")]
-        json: bool,
-    },
+    Build(commands::build::BuildArgs),
     /// Search an index, or several as one (BM25 over title and body).
     #[command(
         after_help = INDEX_EXIT_CODES,
         override_usage = "indexer search [OPTIONS] <INDEX> [INDEX]... <QUERY>..."
     )]
-    Search {
-        /// The index directory, then any further index directories (each a folder holding
-        /// an index's CURRENT file; shards of one crawl are scored as one index), then the
-        /// query: words (any of them), "phrases", +required, -excluded, title:word,
-        /// site:host. A query that is not valid syntax (print(), std::vec, a URL) is
-        /// searched as its plain words, and stderr says so.
-        #[arg(required = true, num_args = 2.., value_name = "INDEX|QUERY")]
-        indexes_and_query: Vec<String>,
-        /// How many results; 0 prints only how many pages match.
-        #[arg(short = 'n', long, default_value_t = 10)]
-        limit: usize,
-        /// Results to skip first (the next page of results: --offset 10).
-        #[arg(long, default_value_t = 0)]
-        offset: usize,
-        /// Mark matched words in colour: auto (when stdout is a terminal and NO_COLOR is
-        /// not set), always or never.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-        /// Print results as JSON: {query, fallback, total, offset, hits: [{rank, score, url,
-        /// title, snippet, highlights (character offsets), highlight_bytes}]}.
-        #[arg(long)]
-        json: bool,
-    },
+    Search(commands::search::SearchArgs),
     /// Size figures of an index and the summary of the build that made it.
     ///
     /// Of several indexes (shards of one crawl), the figures and summaries summed.
     #[command(after_help = INDEX_EXIT_CODES)]
-    Stats {
-        /// Index directories.
-        #[arg(required = true)]
-        indexes: Vec<PathBuf>,
-        /// Print as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Stats(commands::stats::StatsArgs),
     /// Search indexes in the browser and see on each page what was dropped and why.
     #[command(after_help = SERVE_EXIT_CODES)]
-    Serve {
-        /// Index directories (a query searches them all; the hits are merged by score).
-        #[arg(required = true)]
-        indexes: Vec<PathBuf>,
-        /// Address to listen on (port 0: any free port). The first line on stdout names the
-        /// address taken: "listening on http://ADDRESS".
-        #[arg(long, default_value = "127.0.0.1:8080")]
-        listen: std::net::SocketAddr,
-    },
+    Serve(commands::serve::ServeArgs),
     /// Two indexes side by side, with ratios (B / A).
     ///
     /// Either side may be several indexes (shards), summed: `compare A1 A2 --against B1 B2`.
     #[command(after_help = INDEX_EXIT_CODES)]
-    Compare {
-        /// A, the index compared against (usually built with `--detector none`), then B;
-        /// with --against, all of these are A.
-        #[arg(required = true)]
-        a: Vec<PathBuf>,
-        /// B, the other side, when A is several indexes.
-        #[arg(long, num_args = 1..)]
-        against: Vec<PathBuf>,
-        /// Print as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Compare(commands::compare::CompareArgs),
     /// Measure detectors on labelled pages: extraction quality, index size, known-item retrieval.
     #[command(after_help = RUN_EXIT_CODES)]
-    Eval {
-        /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
-        #[arg(required = true)]
-        inputs: Vec<PathBuf>,
-        #[command(flatten)]
-        truth: TruthArgs,
-        /// Also measure kept text from a file (`NAME=FILE`, JSON lines with `url` and `text`,
-        /// as `extract` or `train --cross-validate` write it) as an index of its own.
-        #[arg(long, value_name = "NAME=FILE")]
-        predictions: Vec<String>,
-        /// Detectors to measure, comma-separated; `none` is always measured as the baseline.
-        #[arg(long = "detector", value_parser = choice::<DetectorKind>(), value_delimiter = ',', default_values_t = [DEFAULT_DETECTOR])]
-        detectors: Vec<DetectorKind>,
-        /// Seed for the sampled phrase queries.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// How much a title match counts against a body match in the known-item queries.
-        #[arg(long, default_value_t = indexer::search::TITLE_BOOST)]
-        title_boost: f32,
-        /// How much the query's words as a phrase in a page's title count in the known-item
-        /// queries (0: not asked).
-        #[arg(long, default_value_t = indexer::search::TITLE_PHRASE_BOOST)]
-        title_phrase_boost: f32,
-        /// How much the query's words as a whole part of a page's title (cut at its
-        /// separators and before a closing group in parentheses) count in the known-item
-        /// queries (0: not asked).
-        #[arg(long, default_value_t = indexer::search::TITLE_PART_BOOST)]
-        title_part_boost: f32,
-        /// Add per-site F1 to the table.
-        #[arg(long)]
-        sites: bool,
-        /// Print the figures as JSON.
-        #[arg(long)]
-        json: bool,
-        /// Also write the table as a markdown report to this file.
-        #[arg(long)]
-        report: Option<PathBuf>,
-        /// Also draw an SVG bar chart (F1, postings reduction, title MRR per index) to this file.
-        #[arg(long)]
-        chart: Option<PathBuf>,
-        /// Also write every known-item query to this file, a JSON line each: the index, the
-        /// kind (title or phrase), the query, the page's URL, its rank (null: not in the first
-        /// ten) and the first result.
-        #[arg(long, value_name = "FILE")]
-        queries: Option<PathBuf>,
-        #[command(flatten)]
-        run: RunArgs,
-    },
+    Eval(commands::eval::EvalArgs),
     /// Train a `hybrid` model on labelled pages (labels with `content_text`, or snippets).
     #[command(after_help = RUN_EXIT_CODES)]
-    Train {
-        /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
-        #[arg(required = true)]
-        inputs: Vec<PathBuf>,
-        #[command(flatten)]
-        truth: TruthArgs,
-        /// Where to write the model (replaced only when complete).
-        #[arg(long)]
-        out: PathBuf,
-        /// The model family.
-        #[arg(long, value_parser = choice::<Family>(), default_value = "trees")]
-        family: Family,
-        /// Which evidence the model may use (for ablations).
-        #[arg(long, value_parser = choice::<Evidence>(), default_value = "both")]
-        evidence: Evidence,
-        /// Seed of the training's random choices.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Trees: how many.
-        #[arg(long, default_value_t = BoostSettings::default().trees)]
-        trees: usize,
-        /// Trees: levels of splits at most.
-        #[arg(long, default_value_t = BoostSettings::default().depth)]
-        depth: usize,
-        /// Trees: learning rate.
-        #[arg(long, default_value_t = BoostSettings::default().learning_rate)]
-        learning_rate: f32,
-        /// The keep threshold written into the model (0.6 measured best of 0.5 and 0.6 in
-        /// leave-one-site-out runs on all three shared corpora).
-        #[arg(long, default_value_t = 0.6, value_parser = super::detectors::share)]
-        threshold: f64,
-        /// Also hold out each site in turn (sites with fewer than 20 labelled pages in ten
-        /// folds of sites), fit on the rest, and write the held-out pages' kept text to this
-        /// file as JSON lines {"url","text","fold"} — the figures to quote for unseen sites.
-        #[arg(long)]
-        cross_validate: Option<PathBuf>,
-        /// Print the result as JSON.
-        #[arg(long)]
-        json: bool,
-        #[command(flatten)]
-        run: RunArgs,
-    },
+    Train(commands::train::TrainArgs),
     /// The map step past one machine: WARC inputs split into a WARC file per host bucket.
     ///
     /// Writes bucket-K.warc.gz for each bucket with records, and manifest.json, into a folder
     /// of this map task's. Then build each bucket's files from every map task (in map order)
     /// into a shard, and `combine` the shards.
     #[command(after_help = PARTITION_EXIT_CODES)]
-    Partition {
-        /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
-        #[arg(required = true)]
-        inputs: Vec<PathBuf>,
-        /// Host buckets: a site's pages all go to one bucket (a hash of its host).
-        #[arg(long)]
-        buckets: usize,
-        /// The folder to write (one per map task); files appear complete or not at all,
-        /// manifest.json last.
-        #[arg(long)]
-        out: PathBuf,
-        #[command(flatten)]
-        input: InputArgs,
-        /// Print the manifest as JSON.
-        #[arg(long, help_heading = "Output")]
-        json: bool,
-    },
+    Partition(commands::partition::PartitionArgs),
     /// One index from shard indexes built with the same settings, without indexing again.
     #[command(after_help = COMBINE_EXIT_CODES)]
-    Combine {
-        /// Shard index directories.
-        #[arg(required = true)]
-        shards: Vec<PathBuf>,
-        /// The index directory to write; replaced only when the new index is complete.
-        #[arg(long)]
-        index: PathBuf,
-        /// Merge the shards' segments into one (slower; a smaller index, faster searches).
-        #[arg(long)]
-        merge: bool,
-        /// A manifest of the partition step (manifest.json; the flag once per file): the
-        /// records it passed over are added to the combined summary, which then counts what
-        /// one build over the whole crawl would.
-        #[arg(long = "manifest", value_name = "FILE")]
-        manifests: Vec<PathBuf>,
-        /// Threads for --merge; 0 or absent: the number of cores.
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Print the combined summary as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Combine(commands::combine::CombineArgs),
     /// Print the kept text of every HTML page as JSON lines {"url","site","title","text"}.
     #[command(after_help = RUN_EXIT_CODES)]
-    Extract {
-        /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
-        #[arg(required = true)]
-        inputs: Vec<PathBuf>,
-        /// Template detector [default: hybrid]. Pick hybrid for real crawls (it learned from
-        /// labelled pages and works from one page of a site up); the others are the papers'
-        /// methods, for comparison, and none keeps everything.
-        #[arg(long, value_parser = choice::<DetectorKind>())]
-        detector: Option<DetectorKind>,
-        /// Also print every block of the page in order with its decision and the evidence:
-        /// "blocks": [{"text", "kept", "rule", "score", "threshold"}] — the rule that decided
-        /// (template_word_ratio, content_probability, title_heading, …; see the README), the
-        /// figure it compared and its threshold. To check a site before trusting a build.
-        #[arg(long, visible_alias = "show-dropped", help_heading = "Output")]
-        explain: bool,
-        #[command(flatten)]
-        run: RunArgs,
-    },
+    Extract(commands::extract::ExtractArgs),
 }
 
-/// The options of `search` and whether each takes a value.
-const SEARCH_OPTIONS: &[(&str, bool)] = &[
-    ("-n", true),
-    ("--limit", true),
-    ("--offset", true),
-    ("--color", true),
-    ("--json", false),
-    ("-h", false),
-    ("--help", false),
-];
-
-/// The command line with `search`'s query words moved behind a `--`, so that query syntax
-/// starting with a hyphen (`-loop +asyncio`, `-excluded`) is read as the query, and options
-/// may stand before, among or after the words. Other commands pass unchanged.
-pub fn with_search_words_last(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
-    let mut args = args.into_iter();
-    let mut out: Vec<OsString> = args.by_ref().take(2).collect();
-    if out.get(1).and_then(|command| command.to_str()) != Some("search") {
-        out.extend(args);
-        return out;
-    }
-    let mut words = Vec::new();
-    let mut rest = args.peekable();
-    while let Some(arg) = rest.next() {
-        let text = arg.to_string_lossy();
-        if text == "--" {
-            words.extend(rest.by_ref());
-            break;
-        }
-        let option = SEARCH_OPTIONS.iter().find(|(name, _)| {
-            text == *name
-                || (text.starts_with("--") && text.starts_with(&format!("{name}=")))
-                || (*name == "-n" && text.starts_with("-n") && text[2..].parse::<usize>().is_ok())
-        });
-        match option {
-            Some(&(name, takes_value)) => {
-                let joined = text.len() > name.len();
-                out.push(arg);
-                if takes_value && !joined {
-                    out.extend(rest.next());
-                }
-            }
-            None => words.push(arg),
-        }
-    }
-    out.push("--".into());
-    out.extend(words);
-    out
-}
-
-/// When to mark matched words with terminal colours.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
-    /// When stdout is a terminal and NO_COLOR is not set.
-    Auto,
-    /// Always.
-    Always,
-    /// Never (matches are shown in [brackets]).
-    Never,
-}
-
-impl ColorChoice {
-    /// Whether to colour output written to stdout.
-    pub fn colours_stdout(self) -> bool {
+impl Command {
+    /// The detectors the command runs, if it runs any (for the warning about flags of
+    /// detectors that do not run).
+    pub fn detectors_used(&self) -> Option<Vec<DetectorKind>> {
         match self {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::IsTerminal::is_terminal(&std::io::stdout())
-                    && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
-            }
+            Command::Build(args) => Some(vec![args.detector.chosen(&args.run)]),
+            Command::Extract(args) => Some(vec![args.detector.chosen(&args.run)]),
+            Command::Eval(args) => Some(args.detectors.clone()),
+            Command::Train(_) => Some(vec![DetectorKind::Hybrid]),
+            _ => None,
         }
+    }
+}
+
+/// The inputs of every command that reads a crawl.
+#[derive(Args)]
+pub struct Inputs {
+    /// WARC files (.warc, .warc.gz) and folders (walked for .html/.htm pages and WARC files).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+}
+
+/// `--detector` of the commands that run one detector (`build`, `extract`).
+#[derive(Args)]
+pub struct DetectorChoice {
+    /// Template detector [default: hybrid]. Pick hybrid for real crawls (it learned from
+    /// labelled pages and works from one page of a site up); the others are the papers'
+    /// methods, for comparison, and none keeps everything.
+    #[arg(long, value_parser = choice::<DetectorKind>())]
+    detector: Option<DetectorKind>,
+}
+
+impl DetectorChoice {
+    /// The detector a run uses (see [`indexer::run::choose_detector`]); a two-pass detector
+    /// under `--one-pass` is a usage error.
+    pub fn chosen(&self, run: &RunArgs) -> DetectorKind {
+        indexer::run::choose_detector(self.detector, run.one_pass).unwrap_or_else(|refused| {
+            Cli::command()
+                .error(clap::error::ErrorKind::ArgumentConflict, refused)
+                .exit()
+        })
     }
 }
 
@@ -499,36 +263,5 @@ impl RunArgs {
             command_line: std::env::args().collect(),
             walk: self.input.walk(),
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn normalized(line: &str) -> String {
-        let args = line.split('|').map(OsString::from);
-        let out: Vec<String> = with_search_words_last(args)
-            .into_iter()
-            .map(|arg| arg.to_string_lossy().into_owned())
-            .collect();
-        out.join("|")
-    }
-
-    #[test]
-    fn search_words_go_last_and_options_stay_options() {
-        assert_eq!(
-            normalized("indexer|search|IDX|-loop +asyncio|-n|5"),
-            "indexer|search|-n|5|--|IDX|-loop +asyncio"
-        );
-        assert_eq!(
-            normalized("indexer|search|IDX|ownership|rules|--json|--offset=10|-n3"),
-            "indexer|search|--json|--offset=10|-n3|--|IDX|ownership|rules"
-        );
-        assert_eq!(
-            normalized("indexer|search|--color|never|IDX|-x|--|--json"),
-            "indexer|search|--color|never|--|IDX|-x|--json"
-        );
-        assert_eq!(normalized("indexer|build|-n|x"), "indexer|build|-n|x");
     }
 }

@@ -1,0 +1,51 @@
+//! `indexer build`: inputs and options in, a new index generation and its summary out.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use indexer::run::{self, BuildOptions};
+
+use crate::cli::args::{DetectorChoice, Inputs, RunArgs};
+use crate::cli::interrupt::stop_on_interrupt;
+use crate::cli::print::print_summary;
+use crate::cli::progress::TerminalProgress;
+use crate::cli::{print_warnings, write_skip_log};
+
+/// `build`'s flags.
+#[derive(Args)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    inputs: Inputs,
+    /// The index directory; replaced only when the new index is complete.
+    #[arg(long)]
+    index: PathBuf,
+    #[command(flatten)]
+    pub detector: DetectorChoice,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print the build summary as JSON.
+    #[arg(long, help_heading = "Output")]
+    json: bool,
+}
+
+/// Builds the index and prints its summary.
+pub fn run(args: BuildArgs) -> Result<()> {
+    let options = BuildOptions {
+        stop: Some(stop_on_interrupt()),
+        ..args.run.options(args.detector.chosen(&args.run))?
+    };
+    let progress = TerminalProgress::new();
+    let summary = run::build_index(&args.inputs.inputs, &args.index, &options, &progress)
+        .with_context(|| format!("building {}", args.index.display()))?;
+    write_skip_log(args.run.skip_log.as_deref(), &summary)?;
+    print_warnings(&summary);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        print_summary(&summary);
+        println!("index: {}", args.index.display());
+    }
+    Ok(())
+}

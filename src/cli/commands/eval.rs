@@ -1,0 +1,138 @@
+//! `indexer eval`: inputs, labelled pages and detectors in; one index per detector (and an
+//! oracle of the labelled content), then a table of quality, index size and known-item
+//! retrieval out (markdown, JSON, an SVG chart, every query's rank).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use indexer::detect::DetectorKind;
+use indexer::eval;
+use indexer::run::DEFAULT_DETECTOR;
+
+use crate::cli::args::{Inputs, RunArgs, TruthArgs};
+use crate::cli::choice::choice;
+use crate::cli::load_truth;
+use crate::cli::progress::TerminalProgress;
+
+/// `eval`'s flags.
+#[derive(Args)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    inputs: Inputs,
+    #[command(flatten)]
+    truth: TruthArgs,
+    /// Also measure kept text from a file (`NAME=FILE`, JSON lines with `url` and `text`,
+    /// as `extract` or `train --cross-validate` write it) as an index of its own.
+    #[arg(long, value_name = "NAME=FILE")]
+    predictions: Vec<String>,
+    /// Detectors to measure, comma-separated; `none` is always measured as the baseline.
+    #[arg(long = "detector", value_parser = choice::<DetectorKind>(), value_delimiter = ',', default_values_t = [DEFAULT_DETECTOR])]
+    pub detectors: Vec<DetectorKind>,
+    /// Seed for the sampled phrase queries.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// How much a title match counts against a body match in the known-item queries.
+    #[arg(long, default_value_t = indexer::search::TITLE_BOOST)]
+    title_boost: f32,
+    /// How much the query's words as a phrase in a page's title count in the known-item
+    /// queries (0: not asked).
+    #[arg(long, default_value_t = indexer::search::TITLE_PHRASE_BOOST)]
+    title_phrase_boost: f32,
+    /// How much the query's words as a whole part of a page's title (cut at its
+    /// separators and before a closing group in parentheses) count in the known-item
+    /// queries (0: not asked).
+    #[arg(long, default_value_t = indexer::search::TITLE_PART_BOOST)]
+    title_part_boost: f32,
+    /// Add per-site F1 to the table.
+    #[arg(long)]
+    sites: bool,
+    /// Print the figures as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Also write the table as a markdown report to this file.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Also draw an SVG bar chart (F1, postings reduction, title MRR per index) to this file.
+    #[arg(long)]
+    chart: Option<PathBuf>,
+    /// Also write every known-item query to this file, a JSON line each: the index, the
+    /// kind (title or phrase), the query, the page's URL, its rank (null: not in the first
+    /// ten) and the first result.
+    #[arg(long, value_name = "FILE")]
+    queries: Option<PathBuf>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// Measures the detectors and prints (and writes) the figures.
+pub fn run(args: EvalArgs) -> Result<()> {
+    let options = args.run.options(DEFAULT_DETECTOR)?;
+    let (labels, snippets) = load_truth(&args.truth)?;
+    let predictions = args
+        .predictions
+        .iter()
+        .map(|given| {
+            let (name, path) = given.split_once('=').unwrap_or(("predictions", given));
+            Ok(eval::load_predictions(name, std::path::Path::new(path))?)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let progress = TerminalProgress::new();
+    let truth = eval::Truth {
+        labels: &labels,
+        snippets: &snippets,
+    };
+    // Created before the indexes are built, so a path that cannot be written fails at once,
+    // not after the whole evaluation.
+    let queries_file = args
+        .queries
+        .map(|path| {
+            let file = std::fs::File::create(&path)
+                .with_context(|| format!("creating {}", path.display()))?;
+            anyhow::Ok((path, file))
+        })
+        .transpose()?;
+    let figures = eval::evaluate(
+        &args.inputs.inputs,
+        truth,
+        &args.detectors,
+        &predictions,
+        &options,
+        eval::QuerySettings {
+            seed: args.seed,
+            weights: indexer::search::Weights {
+                title: args.title_boost,
+                title_phrase: args.title_phrase_boost,
+                title_part: args.title_part_boost,
+            },
+        },
+        &progress,
+    )?;
+    if figures.labelled_pages_missing > 0 {
+        notice!(
+            "warning: {} of {} labelled pages are not in the input and score as empty; \
+             check the inputs and the --labels patterns (quote globs)",
+            figures.labelled_pages_missing,
+            labels.len() + snippets.len()
+        );
+    }
+    let markdown = figures.to_markdown(args.sites);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&figures)?);
+    } else {
+        print!("{markdown}");
+    }
+    if let Some(path) = args.report {
+        std::fs::write(&path, &markdown).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = args.chart {
+        eval::write_chart(&figures, &path)?;
+    }
+    if let Some((path, file)) = queries_file {
+        figures
+            .write_queries(std::io::BufWriter::new(file))
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}

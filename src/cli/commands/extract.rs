@@ -1,0 +1,73 @@
+//! `indexer extract`: inputs and options in, one JSON line per decided page on stdout out
+//! (`{url, site, title, text}`, and every block with its verdict under `--explain`).
+
+use std::io::{BufWriter, Write};
+
+use anyhow::Result;
+use clap::Args;
+
+use indexer::run::{self, BuildOptions};
+
+use crate::cli::args::{DetectorChoice, Inputs, RunArgs};
+use crate::cli::interrupt::stop_on_interrupt;
+use crate::cli::print::explained_blocks;
+use crate::cli::progress::TerminalProgress;
+use crate::cli::{print_warnings, write_skip_log};
+
+/// `extract`'s flags.
+#[derive(Args)]
+pub struct ExtractArgs {
+    #[command(flatten)]
+    inputs: Inputs,
+    #[command(flatten)]
+    pub detector: DetectorChoice,
+    /// Also print every block of the page in order with its decision and the evidence:
+    /// "blocks": [{"text", "kept", "rule", "score", "threshold"}] — the rule that decided
+    /// (template_word_ratio, content_probability, title_heading, …; see the README), the
+    /// figure it compared and its threshold. To check a site before trusting a build.
+    #[arg(long, visible_alias = "show-dropped", help_heading = "Output")]
+    explain: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Prints the kept text of every page, then a one-line summary on stderr.
+pub fn run(args: ExtractArgs) -> Result<()> {
+    let options = BuildOptions {
+        stop: Some(stop_on_interrupt()),
+        ..args.run.options(args.detector.chosen(&args.run))?
+    };
+    let progress = TerminalProgress::new();
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let summary = run::extract(&args.inputs.inputs, &options, &progress, &mut |decided| {
+        let mut line = serde_json::json!({
+            "url": decided.page.url,
+            "site": decided.page.site,
+            "title": decided.page.title,
+            "text": decided.kept_text(),
+        });
+        if args.explain {
+            line["blocks"] = explained_blocks(&decided).into();
+        }
+        serde_json::to_writer(&mut out, &line).map_err(std::io::Error::from)?;
+        out.write_all(b"\n")?;
+        Ok(())
+    })?;
+    out.flush()?;
+    write_skip_log(args.run.skip_log.as_deref(), &summary)?;
+    print_warnings(&summary);
+    let truncated = match summary.truncated_pages {
+        0 => String::new(),
+        count => format!("; {count} truncated, kept in part"),
+    };
+    notice!(
+        "extracted {} pages with {} ({} records{}{truncated}) in {:.1}s",
+        summary.pages,
+        summary.detector,
+        summary.records,
+        run::format_skips(&summary.skipped),
+        summary.seconds
+    );
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! `indexer partition`: inputs in, a WARC file per host bucket and a manifest out (the map
+//! step of a build over several machines).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use indexer::run;
+
+use crate::cli::args::{InputArgs, Inputs};
+use crate::cli::interrupt::stop_on_interrupt;
+use crate::cli::progress::TerminalProgress;
+
+/// `partition`'s flags.
+#[derive(Args)]
+pub struct PartitionArgs {
+    #[command(flatten)]
+    inputs: Inputs,
+    /// Host buckets: a site's pages all go to one bucket (a hash of its host).
+    #[arg(long)]
+    buckets: usize,
+    /// The folder to write (one per map task); files appear complete or not at all,
+    /// manifest.json last.
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    input: InputArgs,
+    /// Print the manifest as JSON.
+    #[arg(long, help_heading = "Output")]
+    json: bool,
+}
+
+/// Splits the inputs into bucket files and says what was written.
+pub fn run(args: PartitionArgs) -> Result<()> {
+    let options = indexer::shard::PartitionOptions {
+        buckets: args.buckets,
+        out: args.out.clone(),
+        walk: args.input.walk(),
+        base_url: args.input.base_url,
+        stop: Some(stop_on_interrupt()),
+    };
+    let progress = TerminalProgress::new();
+    let manifest = indexer::shard::partition(&args.inputs.inputs, &options, &progress)
+        .with_context(|| format!("partitioning into {}", args.out.display()))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&manifest)?);
+        return Ok(());
+    }
+    let written: u64 = manifest.files.iter().map(|file| file.records).sum();
+    let bytes: u64 = manifest.files.iter().map(|file| file.bytes).sum();
+    println!(
+        "{} records into {} of {} buckets ({}) in {:.1}s{}",
+        written,
+        manifest.files.len(),
+        manifest.buckets,
+        run::human_bytes(bytes),
+        manifest.seconds,
+        run::format_skips(&manifest.skipped),
+    );
+    println!(
+        "manifest: {}",
+        args.out.join(indexer::shard::MANIFEST).display()
+    );
+    Ok(())
+}

@@ -1,0 +1,55 @@
+//! `indexer stats`: indexes in, their size figures and build summaries (summed over shards)
+//! out.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use indexer::index::{OpenIndex, stats_of};
+use indexer::run::BuildSummary;
+
+use crate::cli::open_indexes;
+use crate::cli::print::{print_stats, print_summary};
+
+/// `stats`'s flags.
+#[derive(Args)]
+pub struct StatsArgs {
+    /// Index directories.
+    #[arg(required = true)]
+    indexes: Vec<PathBuf>,
+    /// Print as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Prints the figures and the summary.
+pub fn run(args: StatsArgs) -> Result<()> {
+    let opens = open_indexes(&args.indexes)?;
+    let figures = stats_of(&opens)?;
+    let summary = summed_summaries(&opens)?;
+    if args.json {
+        let both = serde_json::json!({ "index": figures, "build": summary });
+        println!("{}", serde_json::to_string_pretty(&both)?);
+    } else {
+        if args.indexes.len() > 1 {
+            println!("{} indexes, taken as one\n", args.indexes.len());
+        }
+        print_stats(&figures);
+        println!();
+        print_summary(&summary);
+    }
+    Ok(())
+}
+
+/// The build summaries of `opens`, summed (one index: its own).
+fn summed_summaries(opens: &[OpenIndex]) -> Result<BuildSummary> {
+    if let [open] = opens {
+        return Ok(open.summary()?);
+    }
+    let shards = opens
+        .iter()
+        .map(|open| open.summary())
+        .collect::<Result<Vec<BuildSummary>, _>>()?;
+    Ok(BuildSummary::of_shards(&shards))
+}
