@@ -113,16 +113,17 @@ pub enum Command {
 }
 
 impl Command {
-    /// The detectors the command runs, if it runs any (for the warning about flags of
-    /// detectors that do not run).
-    pub fn detectors_used(&self) -> Option<Vec<DetectorKind>> {
-        match self {
-            Command::Build(args) => Some(vec![args.detector.chosen(&args.run)]),
-            Command::Extract(args) => Some(vec![args.detector.chosen(&args.run)]),
-            Command::Eval(args) => Some(args.detectors.clone()),
-            Command::Train(_) => Some(vec![DetectorKind::Hybrid]),
-            _ => None,
-        }
+    /// The detector flags given that the detectors this command runs do not read, each as a
+    /// sentence (none for commands that run no detector).
+    pub fn idle_detector_flags(&self) -> Vec<String> {
+        let (run, detectors) = match self {
+            Command::Build(args) => (&args.run, vec![args.detector.chosen(&args.run)]),
+            Command::Extract(args) => (&args.run, vec![args.detector.chosen(&args.run)]),
+            Command::Eval(args) => (&args.run, args.detectors.clone()),
+            Command::Train(args) => (&args.run, vec![DetectorKind::Hybrid]),
+            _ => return Vec::new(),
+        };
+        run.detectors.idle(&detectors)
     }
 }
 

@@ -32,10 +32,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::parser::ValueSource;
-use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use clap::Parser;
 
-use indexer::detect::DetectorKind;
 use indexer::eval;
 use indexer::index::OpenIndex;
 use indexer::run::{self, BuildSummary};
@@ -46,14 +44,10 @@ use interrupt::INTERRUPTED;
 /// Parses the command line, runs it and says how it ended.
 pub fn main() -> ExitCode {
     quiet_on_closed_pipe();
-    let matches = Cli::command()
-        .get_matches_from(commands::search::with_search_words_last(std::env::args_os()));
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    let cli = Cli::parse_from(commands::search::with_search_words_last(std::env::args_os()));
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
-    if let Some(detectors) = cli.command.detectors_used() {
-        for warning in idle_detector_flags(&matches, &detectors) {
-            notice!("warning: {warning}");
-        }
+    for warning in cli.command.idle_detector_flags() {
+        notice!("warning: {warning}");
     }
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
@@ -99,47 +93,6 @@ fn write_skip_log(path: Option<&std::path::Path>, summary: &BuildSummary) -> Res
         lines.push(b'\n');
     }
     write_atomically(path, &lines).with_context(|| format!("writing {}", path.display()))
-}
-
-/// The detector flags given on the command line that none of `detectors` reads, each as a
-/// sentence: a flag group is headed by its detector's name (`cli/detectors.rs`).
-fn idle_detector_flags(matches: &ArgMatches, detectors: &[DetectorKind]) -> Vec<String> {
-    let Some((name, given)) = matches.subcommand() else {
-        return Vec::new();
-    };
-    let command = Cli::command();
-    let Some(subcommand) = command.find_subcommand(name) else {
-        return Vec::new();
-    };
-    let used: Vec<&str> = detectors.iter().map(|kind| kind.name()).collect();
-    let listed = used.join(", ");
-    let mut warnings = Vec::new();
-    for arg in subcommand.get_arguments() {
-        let on_command_line =
-            given.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine);
-        let Some(long) = arg.get_long().filter(|_| on_command_line) else {
-            continue;
-        };
-        if long == "keep-title-headings" {
-            if used.iter().all(|&kind| kind == "hybrid") {
-                warnings.push(
-                    "--keep-title-headings does nothing for hybrid, which keeps title headings \
-                     itself (see --hybrid-no-title-rule)"
-                        .to_string(),
-                );
-            }
-            continue;
-        }
-        if let Some(owner) = arg.get_help_heading()
-            && DetectorKind::ALL.iter().any(|kind| kind.name() == owner)
-            && !used.contains(&owner)
-        {
-            warnings.push(format!(
-                "--{long} does nothing here: it is a setting of {owner}, and this run uses {listed}"
-            ));
-        }
-    }
-    warnings
 }
 
 /// Runs the command the line names.

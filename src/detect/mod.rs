@@ -8,10 +8,45 @@
 //! ([`crate::run::RunPlan`]), and acted on in one place, the build's engine. [`title`] holds
 //! the page-title evidence and the title-heading rule any detector can be wrapped in.
 //!
-//! Adding a detector means a folder here (the detector and its settings type) and one entry
-//! in [`registry`], the only list of detectors; the command line adds one flag group.
+//! Adding a detector means a folder here (the detector, its settings type, its [`Rule`]s and
+//! its settings' [`Flag`]s) and one entry in [`registry`], the only list of detectors; the
+//! command line makes the detector's flag group from the registry.
+
+/// Declares an enum of named choices ([`Choice`]): each variant's name and its one line of
+/// help (its doc comment) are written once, beside it.
+macro_rules! named_choices {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[doc = $about:literal])+ $variant:ident = $text:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        $vis enum $name {
+            $( $(#[doc = $about])+ $variant, )+
+        }
+
+        impl $crate::detect::Choice for $name {
+            const ALL: &'static [Self] = &[$($name::$variant),+];
+
+            fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)+
+                }
+            }
+
+            fn about(self) -> &'static str {
+                match self {
+                    $($name::$variant => concat!($($about),+).trim().trim_end_matches('.'),)+
+                }
+            }
+        }
+    };
+}
+pub(crate) use named_choices;
 
 pub mod bloom;
+pub mod flags;
 pub mod hybrid;
 pub mod incremental;
 pub mod menu;
@@ -22,7 +57,8 @@ pub mod table_chunk;
 pub mod title;
 mod verdict;
 
-pub use registry::{DetectorKind, DetectorSettings, DetectorVisitor, UnknownName};
+pub use flags::{Flag, FlagSpec, FlagValue};
+pub use registry::{DetectorKind, DetectorSettings, DetectorVisitor, UnknownName, every_rule};
 pub use verdict::{BadDecisionRecord, DecisionRecord, Rule, Verdict};
 
 use crate::segment::{SegmentOptions, SegmentedPage};
@@ -81,7 +117,25 @@ pub fn url_directory(url: &str) -> (&str, &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::url_directory;
+    use super::{Choice, url_directory};
+
+    /// A choice's name is the name its settings are written with.
+    fn names_match_serde<T: Choice + serde::Serialize + std::fmt::Debug>() {
+        for &value in T::ALL {
+            assert_eq!(serde_json::to_value(value).unwrap(), value.name());
+            assert!(!value.about().is_empty() && !value.about().ends_with('.'));
+            assert_eq!(T::from_name(value.name()), Some(value));
+        }
+    }
+
+    #[test]
+    fn choices_are_written_by_their_names() {
+        names_match_serde::<super::sandwich::Unit>();
+        names_match_serde::<super::sandwich::OnePassPeer>();
+        names_match_serde::<super::table_chunk::Cluster>();
+        names_match_serde::<crate::learn::Family>();
+        names_match_serde::<crate::learn::Evidence>();
+    }
 
     #[test]
     fn directories_of_urls() {
@@ -225,6 +279,10 @@ pub trait Detector: Send + Sync + Sized {
     /// One pass or two, by default.
     const PASSES: Passes;
 
+    /// The rules its verdicts name (declared in its folder; each with a code of its own
+    /// across every detector, as an index stores it).
+    const RULES: &'static [Rule];
+
     /// Whether a two-pass detector can also run in one pass (`--one-pass`): deciding each
     /// page as it arrives from what the site's earlier pages taught it.
     const ONE_PASS_TOO: bool = false;
@@ -234,7 +292,13 @@ pub trait Detector: Send + Sync + Sized {
     const STATE_PER_HTML_BYTE: f64;
 
     /// Its thresholds and options; the defaults are the detector's defaults.
-    type Settings: Clone + Default + serde::Serialize + Send + Sync;
+    type Settings: Clone + Default + serde::Serialize + Send + Sync + 'static;
+
+    /// Its settings as flags (`--bloom-similarity`), for front ends to offer: declared here,
+    /// beside the settings, so that the command line needs no code of its own per detector.
+    fn flags() -> Vec<Flag<Self::Settings>> {
+        Vec::new()
+    }
 
     /// What the learn step takes from one page; made on worker threads.
     type Observation: Send;

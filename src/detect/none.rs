@@ -15,6 +15,7 @@ impl Detector for KeepEverything {
     const NAME: &'static str = "none";
     const ABOUT: &'static str = "Keeps every block: the baseline";
     const PASSES: Passes = Passes::One;
+    const RULES: &'static [Rule] = &[Rule::KEEPS_EVERYTHING];
     const STATE_PER_HTML_BYTE: f64 = 0.0;
 
     type Settings = NoSettings;
@@ -34,7 +35,7 @@ impl Detector for KeepEverything {
         _observation: &(),
         _pages: &dyn PageSource,
     ) -> Vec<Verdict> {
-        vec![Verdict::kept(Rule::KeepsEverything); page.blocks.len()]
+        vec![Verdict::kept(Rule::KEEPS_EVERYTHING); page.blocks.len()]
     }
 
     fn state_bytes(&self) -> usize {

@@ -11,7 +11,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::{
-    Choice, Detector, Passes, bloom, hybrid, incremental, menu, none, sandwich, table_chunk, title,
+    Choice, Detector, FlagSpec, Passes, Rule, bloom, hybrid, incremental, menu, none, sandwich,
+    table_chunk, title,
 };
 
 /// Something to do with a concrete detector, whichever [`DetectorKind`] names: the build
@@ -70,6 +71,30 @@ macro_rules! registry {
                 }
             }
 
+            /// The rules its verdicts name ([`Detector::RULES`]).
+            pub const fn rules(self) -> &'static [Rule] {
+                match self {
+                    $(DetectorKind::$variant => <$detector as Detector>::RULES,)*
+                }
+            }
+
+            /// Whether it applies the title-heading rule itself ([`Detector::OWN_TITLE_RULE`]).
+            pub const fn own_title_rule(self) -> bool {
+                match self {
+                    $(DetectorKind::$variant => <$detector as Detector>::OWN_TITLE_RULE,)*
+                }
+            }
+
+            /// Its settings' flags, as a front end shows them ([`Detector::flags`]).
+            pub fn flags(self) -> Vec<FlagSpec> {
+                match self {
+                    $(DetectorKind::$variant => <$detector as Detector>::flags()
+                        .into_iter()
+                        .map(|flag| flag.spec)
+                        .collect(),)*
+                }
+            }
+
             /// [`Detector::STATE_PER_HTML_BYTE`].
             pub const fn state_per_html_byte(self) -> f64 {
                 match self {
@@ -119,6 +144,23 @@ macro_rules! registry {
             /// says ([`title::KeepTitleHeadings`]); `hybrid` applies the rule itself.
             pub keep_title_headings: bool,
         }
+
+        impl DetectorSettings {
+            /// Sets the flag `long` of `kind`'s settings from its value's text (a switch
+            /// takes any text); the reason when the flag is unknown or the value refused.
+            pub fn set_flag(&mut self, kind: DetectorKind, long: &str, text: &str) -> Result<(), String> {
+                match kind {
+                    $(DetectorKind::$variant => {
+                        let flags = <$detector as Detector>::flags();
+                        let flag = flags
+                            .iter()
+                            .find(|flag| flag.spec.long == long)
+                            .ok_or_else(|| format!("{kind} has no flag --{long}"))?;
+                        flag.set(&mut self.$field, text).map_err(|reason| format!("--{long}: {reason}"))
+                    })*
+                }
+            }
+        }
     };
 }
 
@@ -132,6 +174,18 @@ registry! {
     Incremental => incremental: incremental::Incremental,
     Menu => menu: menu::Menu,
     None => none: none::KeepEverything,
+}
+
+/// Every rule a verdict can name: the shared ones (kept without a test, the title-heading
+/// rule) and each detector's own.
+pub fn every_rule() -> impl Iterator<Item = Rule> {
+    [Rule::KEEPS_EVERYTHING, title::TITLE_HEADING]
+        .into_iter()
+        .chain(
+            DetectorKind::ALL
+                .iter()
+                .flat_map(|kind| kind.rules().iter().copied()),
+        )
 }
 
 impl DetectorKind {
@@ -222,6 +276,41 @@ mod tests {
         }
         let unknown = "blom".parse::<DetectorKind>().unwrap_err();
         assert!(unknown.to_string().contains("bloom, sandwich"), "{unknown}");
+    }
+
+    /// A rule's code means one rule: codes are what an index stores.
+    #[test]
+    fn rule_codes_are_unique_and_read_back() {
+        let mut names_of_codes = std::collections::BTreeMap::new();
+        for rule in every_rule() {
+            let name = names_of_codes.entry(rule.code()).or_insert(rule.name());
+            assert_eq!(*name, rule.name(), "code {} names two rules", rule.code());
+            assert_eq!(Rule::from_code(rule.code()), Some(rule));
+        }
+        let names: std::collections::BTreeSet<_> = names_of_codes.values().collect();
+        assert_eq!(names.len(), names_of_codes.len(), "a name with two codes");
+        assert_eq!(Rule::from_code(250), None);
+    }
+
+    /// Flag names are unique across detectors, and each flag's default is a value it takes.
+    #[test]
+    fn flags_are_unique_and_their_defaults_are_valid() {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut settings = DetectorSettings::default();
+        for &kind in DetectorKind::ALL {
+            for flag in kind.flags() {
+                assert!(seen.insert(flag.long), "--{} twice", flag.long);
+                if let Some(default) = &flag.default {
+                    flag.value.check(default).unwrap();
+                    settings.set_flag(kind, flag.long, default).unwrap();
+                }
+            }
+        }
+        assert!(
+            settings
+                .set_flag(DetectorKind::Bloom, "menu-pages", "3")
+                .is_err()
+        );
     }
 
     struct Facts;

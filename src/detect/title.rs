@@ -15,6 +15,10 @@ use super::{Counter, Detector, PageSource, Passes, Rule, Verdict};
 use crate::analyze::for_each_word;
 use crate::segment::{SegmentOptions, SegmentedPage, WordId, stable_hash_bytes};
 
+/// A heading made mostly of the page's own title words, kept whatever the detector's figure
+/// (which the verdict still shows).
+pub const TITLE_HEADING: Rule = Rule::new(4, "title_heading");
+
 /// A title word on at least this share of a site's titles is the site's, not the page's.
 pub const SITE_TITLE_SHARE: f64 = 0.9;
 
@@ -198,6 +202,7 @@ impl<D: Detector> Detector for KeepTitleHeadings<D> {
     const NAME: &'static str = D::NAME;
     const ABOUT: &'static str = D::ABOUT;
     const PASSES: Passes = D::PASSES;
+    const RULES: &'static [Rule] = D::RULES;
     const ONE_PASS_TOO: bool = D::ONE_PASS_TOO;
     const STATE_PER_HTML_BYTE: f64 = D::STATE_PER_HTML_BYTE;
 
@@ -262,7 +267,7 @@ impl<D: Detector> Detector for KeepTitleHeadings<D> {
             verdicts.iter_mut().zip(&page.blocks).zip(&shares)
         {
             if !verdict.keep && is_title_heading(block.heading, title_in_block, block_in_title) {
-                *verdict = verdict.overruled(Rule::TitleHeading);
+                *verdict = verdict.overruled(TITLE_HEADING);
                 self.kept.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -312,6 +317,7 @@ mod tests {
         const NAME: &'static str = "drop-everything";
         const ABOUT: &'static str = "drops every block";
         const PASSES: Passes = Passes::Two;
+        const RULES: &'static [Rule] = &[];
         const STATE_PER_HTML_BYTE: f64 = 0.0;
         type Settings = ();
         type Observation = ();
@@ -322,7 +328,10 @@ mod tests {
         fn observe(&self, _: &SegmentedPage, _: &str) {}
         fn learn(&mut self, _: &()) {}
         fn decide(&self, page: &SegmentedPage, _: &(), _: &dyn PageSource) -> Vec<Verdict> {
-            vec![Verdict::scored(false, Rule::TemplateWordRatio, 1.0, 0.8); page.blocks.len()]
+            vec![
+                Verdict::scored(false, crate::detect::bloom::TEMPLATE_WORD_RATIO, 1.0, 0.8);
+                page.blocks.len()
+            ]
         }
         fn state_bytes(&self) -> usize {
             0

@@ -4,84 +4,50 @@
 
 use bitvec::prelude::{BitVec, Lsb0};
 
-/// The rule that decided a block, one per way a detector decides. Stored as one byte.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[repr(u8)]
-pub enum Rule {
-    /// Kept without a test: the detector keeps every block (`none`), or had no model.
-    KeepsEverything = 0,
-    /// `bloom`: the share of the block's distinct words that are template words of the
-    /// block's style cluster; dropped at or above the threshold.
-    TemplateWordRatio = 1,
-    /// `bloom`'s heading rule (on unless `--bloom-paper-headings`): a heading kept because
-    /// the block after it is.
-    HeadingOfKeptBlock = 2,
-    /// `hybrid`: the model's probability that the block is content; kept at or above the
-    /// threshold.
-    ContentProbability = 3,
-    /// A heading made mostly of the page's own title words, kept whatever the detector's
-    /// figure (which the verdict still shows).
-    TitleHeading = 4,
-    /// `incremental`: the share of the block's text segments seen on at least the minimum
-    /// number of the site's pages; dropped above the threshold.
-    FrequentSegmentShare = 5,
-    /// `sandwich`: the share of the block's units also found, in order, in the peer page;
-    /// dropped when all are (at the threshold 1).
-    SharedWithPeer = 6,
-    /// `sandwich`: the page had no peer in its directory, so every block is kept.
-    NoPeer = 7,
-    /// `table-chunk`: how many of the cluster's pages hold the chunk; dropped at or above
-    /// the threshold.
-    ChunkDocumentFrequency = 8,
-    /// `menu`: 1 when one of the block's nodes is in the template (mapped in every linked
-    /// page compared), else 0; dropped at the threshold 1.
-    MappedInLinkedPages = 9,
-    /// `menu`: no linked pages to compare with, so every block is kept.
-    NoLinkedPages = 10,
+/// The rule that decided a block: one per way a detector decides, declared in the detector's
+/// folder and listed in its [`Detector::RULES`](super::Detector::RULES). Its code is what an
+/// index stores (one byte, so codes are never reused); its name is what people and JSON read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Rule {
+    code: u8,
+    name: &'static str,
 }
 
 impl Rule {
-    /// Every rule, in code order.
-    pub const ALL: &'static [Rule] = &[
-        Rule::KeepsEverything,
-        Rule::TemplateWordRatio,
-        Rule::HeadingOfKeptBlock,
-        Rule::ContentProbability,
-        Rule::TitleHeading,
-        Rule::FrequentSegmentShare,
-        Rule::SharedWithPeer,
-        Rule::NoPeer,
-        Rule::ChunkDocumentFrequency,
-        Rule::MappedInLinkedPages,
-        Rule::NoLinkedPages,
-    ];
+    /// Kept without a test: the detector keeps every block (`none`), or had no model.
+    pub const KEEPS_EVERYTHING: Rule = Rule::new(0, "keeps_everything");
+
+    /// A rule with its one-byte code (unique across every detector: the registry's tests
+    /// check it) and its snake_case name.
+    pub const fn new(code: u8, name: &'static str) -> Rule {
+        Rule { code, name }
+    }
 
     /// The rule's name (snake_case, as in JSON).
     pub fn name(self) -> &'static str {
-        match self {
-            Rule::KeepsEverything => "keeps_everything",
-            Rule::TemplateWordRatio => "template_word_ratio",
-            Rule::HeadingOfKeptBlock => "heading_of_kept_block",
-            Rule::ContentProbability => "content_probability",
-            Rule::TitleHeading => "title_heading",
-            Rule::FrequentSegmentShare => "frequent_segment_share",
-            Rule::SharedWithPeer => "shared_with_peer",
-            Rule::NoPeer => "no_peer",
-            Rule::ChunkDocumentFrequency => "chunk_document_frequency",
-            Rule::MappedInLinkedPages => "mapped_in_linked_pages",
-            Rule::NoLinkedPages => "no_linked_pages",
-        }
-    }
-
-    /// The rule with code `code` ([`Rule::code`]).
-    pub fn from_code(code: u8) -> Option<Rule> {
-        Rule::ALL.get(usize::from(code)).copied()
+        self.name
     }
 
     /// The rule's one-byte code.
     pub fn code(self) -> u8 {
-        self as u8
+        self.code
+    }
+
+    /// The rule with code `code`, among every detector's rules.
+    pub fn from_code(code: u8) -> Option<Rule> {
+        super::registry::every_rule().find(|rule| rule.code == code)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl serde::Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name)
     }
 }
 
@@ -120,7 +86,7 @@ impl Verdict {
     }
 
     /// The same figures, with the block kept by `rule` instead (a rule that overrules the
-    /// detector, such as [`Rule::TitleHeading`]).
+    /// detector, such as `title::TITLE_HEADING`).
     pub fn overruled(self, rule: Rule) -> Self {
         Verdict {
             keep: true,
@@ -220,7 +186,7 @@ impl DecisionRecord {
         })
     }
 
-    /// The verdicts, in block order (kept blocks as [`Rule::KeepsEverything`] without
+    /// The verdicts, in block order (kept blocks as [`Rule::KEEPS_EVERYTHING`] without
     /// figures: the record does not hold why they were kept).
     pub fn verdicts(&self) -> Vec<Verdict> {
         let mut dropped = self.dropped.iter();
@@ -228,9 +194,11 @@ impl DecisionRecord {
             .iter()
             .map(|keep| {
                 if *keep {
-                    return Verdict::kept(Rule::KeepsEverything);
+                    return Verdict::kept(Rule::KEEPS_EVERYTHING);
                 }
-                let &(rule, score) = dropped.next().unwrap_or(&(Rule::KeepsEverything, f32::NAN));
+                let &(rule, score) = dropped
+                    .next()
+                    .unwrap_or(&(Rule::KEEPS_EVERYTHING, f32::NAN));
                 let threshold = self
                     .thresholds
                     .iter()
@@ -268,27 +236,23 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detect::bloom::TEMPLATE_WORD_RATIO;
+    use crate::detect::hybrid::CONTENT_PROBABILITY;
+    use crate::detect::title::TITLE_HEADING;
 
     #[test]
-    fn rule_codes_round_trip_and_names_are_distinct() {
-        let mut names = std::collections::HashSet::new();
-        for &rule in Rule::ALL {
-            assert_eq!(Rule::from_code(rule.code()), Some(rule));
-            assert!(names.insert(rule.name()));
-            assert_eq!(
-                serde_json::to_value(rule).unwrap(),
-                serde_json::Value::from(rule.name())
-            );
-        }
-        assert_eq!(Rule::from_code(Rule::ALL.len() as u8), None);
+    fn a_rule_is_written_as_its_name() {
+        let rule = Rule::new(200, "some_rule");
+        assert_eq!(serde_json::to_value(rule).unwrap(), "some_rule");
+        assert_eq!(rule.to_string(), "some_rule");
     }
 
     #[test]
     fn an_overruled_verdict_keeps_its_figures() {
-        let dropped = Verdict::scored(false, Rule::TemplateWordRatio, 0.9, 0.8);
-        let kept = dropped.overruled(Rule::TitleHeading);
+        let dropped = Verdict::scored(false, TEMPLATE_WORD_RATIO, 0.9, 0.8);
+        let kept = dropped.overruled(TITLE_HEADING);
         assert!(kept.keep);
-        assert_eq!(kept.rule, Rule::TitleHeading);
+        assert_eq!(kept.rule, TITLE_HEADING);
         assert_eq!((kept.score, kept.threshold), (0.9, 0.8));
     }
 
@@ -296,9 +260,9 @@ mod tests {
     fn a_decision_record_round_trips_and_refuses_damage() {
         let verdicts: Vec<Verdict> = (0..19)
             .map(|at| match at % 3 {
-                0 => Verdict::scored(false, Rule::ContentProbability, at as f32 / 100.0, 0.6),
-                1 => Verdict::scored(true, Rule::ContentProbability, 0.9, 0.6),
-                _ => Verdict::kept(Rule::TitleHeading),
+                0 => Verdict::scored(false, CONTENT_PROBABILITY, at as f32 / 100.0, 0.6),
+                1 => Verdict::scored(true, CONTENT_PROBABILITY, 0.9, 0.6),
+                _ => Verdict::kept(TITLE_HEADING),
             })
             .collect();
         let record = DecisionRecord::of(&verdicts);

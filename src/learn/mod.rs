@@ -19,72 +19,38 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashSet;
 
-use crate::detect::DetectorKind;
 use crate::detect::hybrid::features;
 use crate::detect::hybrid::{Model, ModelSource, Provenance, RecordedPage, keeps};
+use crate::detect::{DetectorKind, named_choices};
 use crate::eval::{Label, SnippetLabel};
 use crate::run::{self, BuildError, BuildOptions, Progress};
 
 pub use boost::BoostSettings;
 pub use logistic::LogisticSettings;
 
-/// Which model family to fit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Family {
-    /// Gradient-boosted trees.
-    Trees,
-    /// Logistic regression.
-    Logistic,
-}
-
-impl crate::detect::Choice for Family {
-    const ALL: &'static [Self] = &[Family::Trees, Family::Logistic];
-
-    fn name(self) -> &'static str {
-        match self {
-            Family::Trees => "trees",
-            Family::Logistic => "logistic",
-        }
-    }
-
-    fn about(self) -> &'static str {
-        match self {
-            Family::Trees => "gradient-boosted regression trees (the default)",
-            Family::Logistic => "logistic regression on standardised features",
-        }
+named_choices! {
+    /// Which model family to fit.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum Family {
+        /// Gradient-boosted regression trees (the default).
+        Trees = "trees",
+        /// Logistic regression on standardised features.
+        Logistic = "logistic",
     }
 }
 
-/// Which evidence a model may use (for ablations: the others are blanked before fitting).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Evidence {
-    /// Page and site evidence.
-    Both,
-    /// The page's own markup alone.
-    Page,
-    /// What the site's pages say alone (and the block's size).
-    Site,
-}
-
-impl crate::detect::Choice for Evidence {
-    const ALL: &'static [Self] = &[Evidence::Both, Evidence::Page, Evidence::Site];
-
-    fn name(self) -> &'static str {
-        match self {
-            Evidence::Both => "both",
-            Evidence::Page => "page",
-            Evidence::Site => "site",
-        }
-    }
-
-    fn about(self) -> &'static str {
-        match self {
-            Evidence::Both => "page and site evidence (the default)",
-            Evidence::Page => "the page's own markup only",
-            Evidence::Site => "site evidence only, with the block's size",
-        }
+named_choices! {
+    /// Which evidence a model may use (for ablations: the others are blanked before fitting).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum Evidence {
+        /// Page and site evidence (the default).
+        Both = "both",
+        /// The page's own markup only.
+        Page = "page",
+        /// Site evidence only, with the block's size.
+        Site = "site",
     }
 }
 

@@ -63,7 +63,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "FILE")]
     queries: Option<PathBuf>,
     #[command(flatten)]
-    run: RunArgs,
+    pub run: RunArgs,
 }
 
 /// Measures the detectors and prints (and writes) the figures.

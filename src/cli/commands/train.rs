@@ -58,7 +58,7 @@ pub struct TrainArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    run: RunArgs,
+    pub run: RunArgs,
 }
 
 /// Fits the model (and the held-out models) and says what was written.

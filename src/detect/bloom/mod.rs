@@ -22,8 +22,15 @@ use std::sync::Mutex;
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-use super::{Counter, Detector, PageSource, Passes, Rule, Verdict};
+use super::{Counter, Detector, Flag, PageSource, Passes, Rule, Verdict};
 use crate::segment::{Block, BlockStyle, SegmentOptions, SegmentedPage, WordId, stable_hash_bytes};
+
+/// The share of the block's distinct words that are template words of the block's style
+/// cluster; dropped at or above the threshold.
+pub const TEMPLATE_WORD_RATIO: Rule = Rule::new(1, "template_word_ratio");
+/// The heading rule (on unless `--bloom-paper-headings`): a heading kept because the block
+/// after it is.
+pub const HEADING_OF_KEPT_BLOCK: Rule = Rule::new(2, "heading_of_kept_block");
 
 /// Identifies a block by its site, style and text.
 fn block_key(site: u64, block: &Block) -> u64 {
@@ -160,7 +167,7 @@ impl Bloom {
         let template = !block.words.is_empty() && ratio >= self.settings.drop_ratio - 1e-12;
         Verdict::scored(
             !template,
-            Rule::TemplateWordRatio,
+            TEMPLATE_WORD_RATIO,
             ratio as f32,
             self.settings.drop_ratio as f32,
         )
@@ -172,12 +179,59 @@ impl Detector for Bloom {
     const ABOUT: &'static str =
         "Chen, Ye & Li (2006): offset signatures within block-style clusters";
     const PASSES: Passes = Passes::Two;
+    const RULES: &'static [Rule] = &[TEMPLATE_WORD_RATIO, HEADING_OF_KEPT_BLOCK];
     // Measured 0.99 on the docs corpus (148 MB of model for 150 MB of HTML), but a site's
     // tables double as they grow, so its share swings by up to 2× about the tight size; at
     // 1.2 one round of the 32× docs crawl held 330 MB where 302 MB were planned.
     const STATE_PER_HTML_BYTE: f64 = 1.4;
 
     type Settings = BloomSettings;
+
+    fn flags() -> Vec<Flag<BloomSettings>> {
+        vec![
+            Flag::share(
+                "bloom-similarity",
+                "Two offset signatures are similar when they share this share of set bits.",
+                |s| &mut s.similarity,
+            ),
+            Flag::count(
+                "bloom-min-blocks",
+                "A word is template when this many blocks of its style cluster share its signature.",
+                0,
+                |s| &mut s.min_cluster_blocks,
+            ),
+            Flag::share(
+                "bloom-drop-ratio",
+                "A block is dropped when its share of template words reaches this.",
+                |s| &mut s.drop_ratio,
+            ),
+            Flag::count(
+                "bloom-min-word-frequency",
+                "Words in fewer blocks of a style cluster than this are not looked up (chosen, \
+                 not in the paper).",
+                0,
+                |s| &mut s.min_word_frequency,
+            ),
+            Flag::count(
+                "bloom-max-site-words",
+                "Distinct (style, word) pairs learned per site at most (about 40 bytes each).",
+                0,
+                |s| &mut s.max_site_words,
+            ),
+            Flag::switch(
+                "bloom-paper-headings",
+                "Judge headings by the block they title, as in the paper (no rescue of a \
+                 heading whose following block is kept).",
+                |s| s.keep_headings_of_kept_blocks = false,
+            ),
+            Flag::switch(
+                "bloom-element-positions",
+                "Place blocks by their index among all sibling elements (our earlier variant), \
+                 not by their index in each layer of the block tree (the paper).",
+                |s| s.block_tree_positions = false,
+            ),
+        ]
+    }
     type Observation = PageSignatures;
 
     /// A detector with the given thresholds and an empty model.
@@ -249,7 +303,7 @@ impl Detector for Bloom {
         if self.settings.keep_headings_of_kept_blocks {
             for at in (0..verdicts.len().saturating_sub(1)).rev() {
                 if page.blocks[at].heading && !verdicts[at].keep && verdicts[at + 1].keep {
-                    verdicts[at] = verdicts[at].overruled(Rule::HeadingOfKeptBlock);
+                    verdicts[at] = verdicts[at].overruled(HEADING_OF_KEPT_BLOCK);
                 }
             }
         }

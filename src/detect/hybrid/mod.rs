@@ -31,9 +31,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::bloom::{BlockSignatures, BloomSettings, TemplateModel};
 use super::incremental::{IncrementalSettings, SegmentTables, block_segments, template_share};
-use super::title::{TitleOverlap, own_title_words};
-use super::{Counter, Detector, PageSource, Passes, Rule, Verdict};
+use super::title::{self, TitleOverlap, own_title_words};
+use super::{Counter, Detector, Flag, FlagValue, PageSource, Passes, Rule, Verdict, flags};
 use crate::segment::{SegmentOptions, SegmentedPage, stable_hash_bytes};
+
+/// The model's probability that the block is content; kept at or above the threshold.
+pub const CONTENT_PROBABILITY: Rule = Rule::new(3, "content_probability");
 
 /// One page's feature rows, as a training run records them (see [`ModelSource::Record`]).
 #[derive(Debug, Clone)]
@@ -283,12 +286,51 @@ impl Detector for Hybrid {
     const NAME: &'static str = "hybrid";
     const ABOUT: &'static str = "Site and page evidence weighed by a model learned from labelled pages; works from one page of a site";
     const PASSES: Passes = Passes::Two;
+    const RULES: &'static [Rule] = &[
+        CONTENT_PROBABILITY,
+        Rule::KEEPS_EVERYTHING,
+        title::TITLE_HEADING,
+    ];
     const ONE_PASS_TOO: bool = true;
     const OWN_TITLE_RULE: bool = true;
     // bloom's model (1.4) and the site tables of texts and styles.
     const STATE_PER_HTML_BYTE: f64 = 1.5;
 
     type Settings = HybridSettings;
+
+    fn flags() -> Vec<Flag<HybridSettings>> {
+        vec![
+            Flag::with(
+                "model",
+                "A model file written by `indexer train` (default: the model built in).",
+                FlagValue::Path,
+                |s: &mut HybridSettings, path| {
+                    let model = Model::load(std::path::Path::new(path))
+                        .map_err(|error| error.to_string())?;
+                    s.model = ModelSource::Loaded {
+                        path: path.to_string(),
+                        model: Arc::new(model),
+                    };
+                    Ok(())
+                },
+            ),
+            Flag::with(
+                "hybrid-threshold",
+                "Keep a block when its probability of being content reaches this (default: \
+                 the model's threshold).",
+                FlagValue::Share,
+                |s: &mut HybridSettings, text| {
+                    s.threshold = Some(flags::parse_share(text)? as f32);
+                    Ok(())
+                },
+            ),
+            Flag::switch(
+                "hybrid-no-title-rule",
+                "Let the model drop a heading made of the page's own title words.",
+                |s| s.keep_title_heading = false,
+            ),
+        ]
+    }
     type Observation = PageFacts;
 
     fn new(settings: HybridSettings) -> Self {
@@ -396,10 +438,10 @@ impl Detector for Hybrid {
                     pages.push(recorded);
                 }
             }
-            return vec![Verdict::kept(Rule::KeepsEverything); page.blocks.len()];
+            return vec![Verdict::kept(Rule::KEEPS_EVERYTHING); page.blocks.len()];
         }
         let Some(model) = &self.model else {
-            return vec![Verdict::kept(Rule::KeepsEverything); page.blocks.len()];
+            return vec![Verdict::kept(Rule::KEEPS_EVERYTHING); page.blocks.len()];
         };
         let threshold = self.settings.threshold.unwrap_or(model.threshold);
         let title_rule = self.settings.keep_title_heading;
@@ -411,7 +453,7 @@ impl Detector for Hybrid {
                 };
                 let verdict = Verdict::scored(
                     probability >= threshold,
-                    Rule::ContentProbability,
+                    CONTENT_PROBABILITY,
                     probability,
                     threshold,
                 );
@@ -420,7 +462,7 @@ impl Detector for Hybrid {
                 }
                 self.kept_for_title
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                verdict.overruled(Rule::TitleHeading)
+                verdict.overruled(title::TITLE_HEADING)
             })
             .collect()
     }

@@ -22,8 +22,12 @@ use std::hash::Hasher;
 
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
-use super::{Counter, Detector, PageSource, Passes, Rule, Verdict};
+use super::{Counter, Detector, Flag, PageSource, Passes, Rule, Verdict};
 use crate::segment::{SegmentedPage, stable_hash_bytes};
+
+/// The share of the block's text segments seen on at least the minimum number of the site's
+/// pages; dropped above the threshold.
+pub const FREQUENT_SEGMENT_SHARE: Rule = Rule::new(5, "frequent_segment_share");
 
 /// The settings of `incremental`.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -271,10 +275,57 @@ impl Detector for Incremental {
     const ABOUT: &'static str =
         "Wang, Fang, Cheng, Guo & Xu (2008): one pass, a text-segment table with shrinkage";
     const PASSES: Passes = Passes::One;
+    const RULES: &'static [Rule] = &[FREQUENT_SEGMENT_SHARE];
     // Measured 0.11 on the docs corpus (16 MB of table for 150 MB of HTML).
     const STATE_PER_HTML_BYTE: f64 = 0.15;
 
     type Settings = IncrementalSettings;
+
+    fn flags() -> Vec<Flag<IncrementalSettings>> {
+        vec![
+            Flag::count(
+                "incremental-min-frequency",
+                "A text segment on at least this many pages is template.",
+                0,
+                |s| &mut s.min_frequency,
+            ),
+            Flag::share(
+                "incremental-drop-ratio",
+                "A block whose template share of text exceeds this is dropped.",
+                |s| &mut s.drop_ratio,
+            ),
+            Flag::count(
+                "incremental-base-lifetime",
+                "Tb, pages a segment seen once survives unseen.",
+                1,
+                |s| &mut s.base_lifetime,
+            ),
+            Flag::number(
+                "incremental-lifetime-factor",
+                "N, how many times Tb a frequent segment survives unseen.",
+                1.0,
+                |s| &mut s.lifetime_factor,
+            ),
+            Flag::count(
+                "incremental-max-segments",
+                "Text segments held per site at most.",
+                0,
+                |s| &mut s.max_segments_per_site,
+            ),
+            Flag::switch(
+                "incremental-judge-first",
+                "Judge a page before counting it in its segments' frequencies (our earlier \
+                 order; the paper counts it first).",
+                |s| s.count_page_first = false,
+            ),
+            Flag::switch(
+                "incremental-shrink-every-page",
+                "Shrink the table after every page, as the paper does (default: every Tb/2 \
+                 pages, measured the same).",
+                |s| s.shrink_every_page = true,
+            ),
+        ]
+    }
     type Observation = PageSegments;
 
     /// A detector with `settings` and empty tables.
@@ -318,7 +369,7 @@ impl Detector for Incremental {
                 });
                 Verdict::scored(
                     share <= self.settings.drop_ratio,
-                    Rule::FrequentSegmentShare,
+                    FREQUENT_SEGMENT_SHARE,
                     share as f32,
                     self.settings.drop_ratio as f32,
                 )

@@ -26,8 +26,14 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Counter, Detector, PageSource, Passes, Rule, Verdict, normalized_url};
+use super::{Counter, Detector, Flag, PageSource, Passes, Rule, Verdict, normalized_url};
 use crate::segment::{DomTree, Granularity, SegmentOptions, SegmentedPage};
+
+/// 1 when one of the block's nodes is in the template (mapped in every linked page compared),
+/// else 0; dropped at the threshold 1.
+pub const MAPPED_IN_LINKED_PAGES: Rule = Rule::new(9, "mapped_in_linked_pages");
+/// No linked pages to compare with, so every block is kept.
+pub const NO_LINKED_PAGES: Rule = Rule::new(10, "no_linked_pages");
 
 /// The settings of `menu`.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -350,10 +356,28 @@ impl Detector for Menu {
     const ABOUT: &'static str =
         "Alarte, Insa, Silva & Tamarit (2015): tree mapping with mutually linked menu pages";
     const PASSES: Passes = Passes::Two;
+    const RULES: &'static [Rule] = &[MAPPED_IN_LINKED_PAGES, NO_LINKED_PAGES];
     // Measured 0.02 on the docs corpus (its waiting pages are bounded by the batch).
     const STATE_PER_HTML_BYTE: f64 = 0.05;
 
     type Settings = MenuSettings;
+
+    fn flags() -> Vec<Flag<MenuSettings>> {
+        vec![
+            Flag::count(
+                "menu-pages",
+                "Pages in the complete subdigraph, besides the key page (the paper's n = 4).",
+                1,
+                |s| &mut s.pages,
+            ),
+            Flag::count(
+                "menu-max-links",
+                "Links of a page considered, in document order.",
+                0,
+                |s| &mut s.max_links,
+            ),
+        ]
+    }
     type Observation = PageLinks;
 
     /// A detector with `settings` and no link graph.
@@ -418,7 +442,7 @@ impl Detector for Menu {
         _observation: &PageLinks,
         pages: &dyn PageSource,
     ) -> Vec<Verdict> {
-        let unjudged = vec![Verdict::kept(Rule::NoLinkedPages); page.blocks.len()];
+        let unjudged = vec![Verdict::kept(NO_LINKED_PAGES); page.blocks.len()];
         let Some(tree) = &page.tree else {
             return unjudged;
         };
@@ -452,14 +476,14 @@ impl Detector for Menu {
         }
         // A block is template when one of its nodes is in the template.
         let mut verdicts =
-            vec![Verdict::scored(true, Rule::MappedInLinkedPages, 0.0, 1.0); page.blocks.len()];
+            vec![Verdict::scored(true, MAPPED_IN_LINKED_PAGES, 0.0, 1.0); page.blocks.len()];
         for (node, &in_template) in tree.nodes.iter().zip(&template) {
             if let (Some(verdict), true) = (
                 node.block
                     .and_then(|block| verdicts.get_mut(block as usize)),
                 in_template,
             ) {
-                *verdict = Verdict::scored(false, Rule::MappedInLinkedPages, 1.0, 1.0);
+                *verdict = Verdict::scored(false, MAPPED_IN_LINKED_PAGES, 1.0, 1.0);
             }
         }
         verdicts

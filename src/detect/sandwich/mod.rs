@@ -31,69 +31,37 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Choice, Counter, Detector, PageSource, Passes, Rule, Verdict, url_directory};
+use super::{Counter, Detector, Flag, PageSource, Passes, Rule, Verdict, url_directory};
 use crate::segment::{Granularity, SegmentOptions, SegmentedPage, stable_hash_bytes};
 
-/// What a page is compared in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Unit {
-    /// Physical lines of the HTML source, leading and trailing whitespace ignored.
-    Line,
-    /// HTML tokens: each tag, comment and run of text between tags.
-    Token,
-}
+/// The share of the block's units also found, in order, in the peer page; dropped when all
+/// are (at the threshold 1).
+pub const SHARED_WITH_PEER: Rule = Rule::new(6, "shared_with_peer");
+/// The page had no peer in its directory, so every block is kept.
+pub const NO_PEER: Rule = Rule::new(7, "no_peer");
 
-impl Choice for Unit {
-    const ALL: &'static [Self] = &[Unit::Line, Unit::Token];
-
-    fn name(self) -> &'static str {
-        match self {
-            Unit::Line => "line",
-            Unit::Token => "token",
-        }
-    }
-
-    fn about(self) -> &'static str {
-        match self {
-            Unit::Line => {
-                "Physical lines of the HTML source, leading and trailing whitespace ignored"
-            }
-            Unit::Token => "HTML tokens: each tag, comment and run of text between tags",
-        }
+named_choices! {
+    /// What a page is compared in.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum Unit {
+        /// Physical lines of the HTML source, leading and trailing whitespace ignored.
+        Line = "line",
+        /// HTML tokens: each tag, comment and run of text between tags.
+        Token = "token",
     }
 }
 
-/// How a one-pass run picks a page's peer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OnePassPeer {
-    /// The page crawled last from the directory: the paper's rule during a crawl.
-    LastCrawled,
-    /// Of the directory's last [`SandwichSettings::peers_per_directory`] pages, the one whose
-    /// name is closest by edit distance (our earlier variant).
-    ClosestRecent,
-}
-
-impl Choice for OnePassPeer {
-    const ALL: &'static [Self] = &[OnePassPeer::LastCrawled, OnePassPeer::ClosestRecent];
-
-    fn name(self) -> &'static str {
-        match self {
-            OnePassPeer::LastCrawled => "last-crawled",
-            OnePassPeer::ClosestRecent => "closest-recent",
-        }
-    }
-
-    fn about(self) -> &'static str {
-        match self {
-            OnePassPeer::LastCrawled => {
-                "The page crawled last from the directory (the paper's rule during a crawl)"
-            }
-            OnePassPeer::ClosestRecent => {
-                "The closest name among the directory's recent pages (our earlier variant)"
-            }
-        }
+named_choices! {
+    /// How a one-pass run picks a page's peer.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum OnePassPeer {
+        /// The page crawled last from the directory (the paper's rule during a crawl).
+        LastCrawled = "last-crawled",
+        /// The closest name by edit distance among the directory's recent pages
+        /// (`peers_per_directory` of them; our earlier variant).
+        ClosestRecent = "closest-recent",
     }
 }
 
@@ -324,11 +292,41 @@ impl Detector for Sandwich {
     const ABOUT: &'static str =
         "Rowlands, Thomas & Wan (2009): lines shared with a peer page of the same directory";
     const PASSES: Passes = Passes::Two;
+    const RULES: &'static [Rule] = &[SHARED_WITH_PEER, NO_PEER];
     const ONE_PASS_TOO: bool = true;
     // Measured 0.07 (lines) and 0.32 (tokens) on the docs corpus.
     const STATE_PER_HTML_BYTE: f64 = 0.4;
 
     type Settings = SandwichSettings;
+
+    fn flags() -> Vec<Flag<SandwichSettings>> {
+        vec![
+            Flag::choice(
+                "sandwich-unit",
+                "Compare pages by source lines or by HTML tokens (for pages on few lines).",
+                |s| &mut s.unit,
+            ),
+            Flag::choice(
+                "sandwich-one-pass-peer",
+                "Under --one-pass: the peer rule (two passes compare with the closest name of \
+                 all the directory's pages).",
+                |s| &mut s.one_pass_peer,
+            ),
+            Flag::count(
+                "sandwich-max-cost",
+                "Differences explored per comparison before the rest counts as not shared.",
+                0,
+                |s| &mut s.max_cost,
+            ),
+            Flag::count(
+                "sandwich-peers",
+                "Under --one-pass --sandwich-one-pass-peer closest-recent: pages remembered per \
+                 URL directory as peers.",
+                0,
+                |s| &mut s.peers_per_directory,
+            ),
+        ]
+    }
     type Observation = PageUnits;
 
     /// A two-pass detector with `settings` and no pages seen: each page's peer is the
@@ -425,7 +423,7 @@ impl Detector for Sandwich {
     ) -> Vec<Verdict> {
         let no_peer = || {
             self.without_peer.fetch_add(1, Ordering::Relaxed);
-            vec![Verdict::kept(Rule::NoPeer); page.blocks.len()]
+            vec![Verdict::kept(NO_PEER); page.blocks.len()]
         };
         let read_again;
         let peer_units: &[u64] = if self.names.is_some() {
@@ -474,7 +472,7 @@ impl Detector for Sandwich {
                     in_peer as f32 / overlapping as f32
                 };
                 let template = overlapping > 0 && in_peer == overlapping;
-                Verdict::scored(!template, Rule::SharedWithPeer, share, 1.0)
+                Verdict::scored(!template, SHARED_WITH_PEER, share, 1.0)
             })
             .collect()
     }

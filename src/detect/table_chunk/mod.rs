@@ -14,24 +14,26 @@ use std::hash::Hasher;
 
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
-use super::{Choice, Counter, Detector, PageSource, Passes, Rule, Verdict, url_directory};
+use super::{Counter, Detector, Flag, PageSource, Passes, Rule, Verdict, url_directory};
 use crate::segment::{Granularity, SegmentOptions, SegmentedPage, stable_hash_bytes};
 
-/// How pages are grouped before chunks are counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Cluster {
-    /// All pages of a site.
-    Site,
-    /// Pages whose URL directories match once digits are ignored
-    /// (`/2009/05/a.html` and `/2010/11/b.html` group together).
-    UrlPattern,
-    /// Pages of a site grouped by structure and URL, in the spirit of the clustering the
-    /// paper runs first (Crescenzi et al.): a page joins the site's cluster whose first page
-    /// it is most like — 0.7 × the Jaccard similarity of their sets of block styles (the
-    /// element paths and attributes of their blocks) + 0.3 if their URL patterns match — when
-    /// that reaches [`STRUCTURE_LIKENESS`], and starts a cluster otherwise.
-    Structure,
+/// How many of the cluster's pages hold the chunk; dropped at or above the threshold.
+pub const CHUNK_DOCUMENT_FREQUENCY: Rule = Rule::new(8, "chunk_document_frequency");
+
+named_choices! {
+    /// How pages are grouped before chunks are counted.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum Cluster {
+        /// All pages of a site.
+        Site = "site",
+        /// Pages whose URL directories match once digits are ignored (`/2009/05/a.html` and
+        /// `/2010/11/b.html` group together).
+        UrlPattern = "url-pattern",
+        /// Pages of a site grouped by their block styles and URL pattern, as the paper clusters
+        /// pages first.
+        Structure = "structure",
+    }
 }
 
 /// How alike a page must be to a cluster's first page to join it ([`Cluster::Structure`]).
@@ -40,30 +42,6 @@ pub const STRUCTURE_LIKENESS: f64 = 0.5;
 /// Clusters per site at most under [`Cluster::Structure`]; past it a page joins the most
 /// alike.
 const MAX_CLUSTERS_PER_SITE: usize = 64;
-
-impl Choice for Cluster {
-    const ALL: &'static [Self] = &[Cluster::Site, Cluster::UrlPattern, Cluster::Structure];
-
-    fn name(self) -> &'static str {
-        match self {
-            Cluster::Site => "site",
-            Cluster::UrlPattern => "url-pattern",
-            Cluster::Structure => "structure",
-        }
-    }
-
-    fn about(self) -> &'static str {
-        match self {
-            Cluster::Site => "All pages of a site",
-            Cluster::UrlPattern => {
-                "Pages whose URL directories match once digits are ignored (`/2009/05/a.html` and `/2010/11/b.html` group together)"
-            }
-            Cluster::Structure => {
-                "Pages of a site grouped by their block styles and URL pattern, as the paper clusters pages first"
-            }
-        }
-    }
-}
 
 /// The settings of `table-chunk`.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -263,10 +241,40 @@ impl Detector for TableChunk {
     const ABOUT: &'static str =
         "Ma, Goharian & Chowdhury (2003): frequent text chunks between table tags";
     const PASSES: Passes = Passes::Two;
+    const RULES: &'static [Rule] = &[CHUNK_DOCUMENT_FREQUENCY];
     // Measured 0.005 (table tags) and 0.03 (layout tags) on the docs corpus.
     const STATE_PER_HTML_BYTE: f64 = 0.05;
 
     type Settings = TableChunkSettings;
+
+    fn flags() -> Vec<Flag<TableChunkSettings>> {
+        vec![
+            Flag::count(
+                "table-chunk-min-documents",
+                "A chunk on at least this many pages of its cluster is template.",
+                0,
+                |s| &mut s.min_documents,
+            ),
+            Flag::choice("table-chunk-cluster", "How pages are clustered.", |s| {
+                &mut s.cluster
+            }),
+            Flag::switch(
+                "table-chunk-layout-tags",
+                "Cut chunks at layout elements (div, p, lists…) as well as table elements.",
+                |s| s.layout_tags = true,
+            ),
+            Flag::switch(
+                "table-chunk-key-by-path",
+                "Count chunks by element position and attributes as well as text.",
+                |s| s.key_by_path = true,
+            ),
+            Flag::switch(
+                "table-chunk-ignore-alt",
+                "Leave images' ALT text out (the paper counts it as text).",
+                |s| s.image_alt = false,
+            ),
+        ]
+    }
     type Observation = PageChunks;
 
     /// A detector with `settings` and nothing counted.
@@ -350,7 +358,7 @@ impl Detector for TableChunk {
                 let frequency = self.document_frequency(cluster, chunk);
                 Verdict::scored(
                     frequency < self.settings.min_documents,
-                    Rule::ChunkDocumentFrequency,
+                    CHUNK_DOCUMENT_FREQUENCY,
                     frequency as f32,
                     self.settings.min_documents as f32,
                 )
