@@ -115,6 +115,11 @@ mod tests {
         }
     }
 
+    /// Why the response `block` is not a page.
+    fn skip_reason_of(block: &[u8]) -> SkipReason {
+        page_from_record(response(block), MAX).unwrap_err().reason
+    }
+
     fn pages_of(name: &str) -> Vec<Result<Page, Skip>> {
         let inputs = InputSet::open_with(&[fixture(name)], None, ReadLimits::default()).unwrap();
         inputs
@@ -124,11 +129,16 @@ mod tests {
             .collect()
     }
 
+    /// The one item [`pages_of`] gives for `name`.
+    fn only_item_of(name: &str) -> Result<Page, Skip> {
+        let mut pages = pages_of(name);
+        assert_eq!(pages.len(), 1);
+        pages.remove(0)
+    }
+
     #[test]
     fn warcio_example_page_is_gunzipped() {
-        let pages = pages_of("warcio-example.warc.gz");
-        assert_eq!(pages.len(), 1);
-        let page = pages[0].as_ref().unwrap();
+        let page = only_item_of("warcio-example.warc.gz").unwrap();
         assert_eq!(page.site, "example.com");
         assert!(
             page.html.contains("<title>Example Domain</title>"),
@@ -140,9 +150,7 @@ mod tests {
 
     #[test]
     fn chunked_iana_page_decodes_to_html() {
-        let pages = pages_of("warcio-example-iana.org-chunked.warc");
-        assert_eq!(pages.len(), 1);
-        let page = pages[0].as_ref().unwrap();
+        let page = only_item_of("warcio-example-iana.org-chunked.warc").unwrap();
         assert_eq!(page.url, "http://www.iana.org/");
         assert!(
             page.html.starts_with("<!doctype html>"),
@@ -157,26 +165,20 @@ mod tests {
 
     #[test]
     fn record_over_several_gzip_members_decodes() {
-        let pages = pages_of("warcio-example-wrong-chunks.warc.gz");
-        assert_eq!(pages.len(), 1);
-        let page = pages[0].as_ref().unwrap();
+        let page = only_item_of("warcio-example-wrong-chunks.warc.gz").unwrap();
         assert!(page.html.contains("<title>Example Domain</title>"));
         assert!(page.html.trim_end().ends_with("</html>"));
     }
 
     #[test]
     fn gzip_body_missing_its_trailer_still_decodes() {
-        let pages = pages_of("warcio-example-trunc.warc");
-        assert_eq!(pages.len(), 1);
-        let page = pages[0].as_ref().unwrap();
+        let page = only_item_of("warcio-example-trunc.warc").unwrap();
         assert!(page.html.contains("<title>Example Domain</title>"));
     }
 
     #[test]
     fn png_resource_with_space_in_uri_is_not_html() {
-        let pages = pages_of("warcio-example-space-in-target-uri.warc.gz");
-        assert_eq!(pages.len(), 1);
-        let skip = pages[0].as_ref().unwrap_err();
+        let skip = only_item_of("warcio-example-space-in-target-uri.warc.gz").unwrap_err();
         assert_eq!(skip.reason, SkipReason::NotHtml);
         assert_eq!(skip.url.as_deref(), Some("file:///example with spaces.png"));
     }
@@ -218,34 +220,34 @@ mod tests {
 
     #[test]
     fn non_2xx_is_skipped() {
-        let skip =
-            page_from_record(response(b"HTTP/1.1 404 Not Found\r\n\r\n<html>"), MAX).unwrap_err();
-        assert_eq!(skip.reason, SkipReason::HttpStatus);
-        let skip = page_from_record(response(b"HTTP/1.1 301 Moved\r\nLocation: /\r\n\r\n"), MAX)
-            .unwrap_err();
-        assert_eq!(skip.reason, SkipReason::HttpStatus);
+        assert_eq!(
+            skip_reason_of(b"HTTP/1.1 404 Not Found\r\n\r\n<html>"),
+            SkipReason::HttpStatus
+        );
+        assert_eq!(
+            skip_reason_of(b"HTTP/1.1 301 Moved\r\nLocation: /\r\n\r\n"),
+            SkipReason::HttpStatus
+        );
     }
 
     #[test]
     fn bad_http_is_skipped() {
-        let skip = page_from_record(response(b"<html>no head</html>"), MAX).unwrap_err();
-        assert_eq!(skip.reason, SkipReason::BadHttpMessage);
+        assert_eq!(
+            skip_reason_of(b"<html>no head</html>"),
+            SkipReason::BadHttpMessage
+        );
     }
 
     #[test]
     fn not_html_is_skipped_and_generic_types_are_sniffed() {
-        let skip = page_from_record(
-            response(b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n<html>"),
-            MAX,
-        )
-        .unwrap_err();
-        assert_eq!(skip.reason, SkipReason::NotHtml);
-        let skip = page_from_record(
-            response(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nplain words"),
-            MAX,
-        )
-        .unwrap_err();
-        assert_eq!(skip.reason, SkipReason::NotHtml);
+        assert_eq!(
+            skip_reason_of(b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n<html>"),
+            SkipReason::NotHtml
+        );
+        assert_eq!(
+            skip_reason_of(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nplain words"),
+            SkipReason::NotHtml
+        );
         for block in [
             &b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n  <!DOCTYPE  HTML><p>x"[..],
             b"HTTP/1.1 200 OK\r\n\r\n\xef\xbb\xbf<?xml version='1.0'?><!-- c --><HTML lang=en>",
@@ -257,12 +259,10 @@ mod tests {
 
     #[test]
     fn bad_content_encoding_is_skipped() {
-        let skip = page_from_record(
-            response(b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Type: text/html\r\n\r\n\x00\xffnot brotli"),
-            MAX,
-        )
-        .unwrap_err();
-        assert_eq!(skip.reason, SkipReason::BadContentEncoding);
+        assert_eq!(
+            skip_reason_of(b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Type: text/html\r\n\r\n\x00\xffnot brotli"),
+            SkipReason::BadContentEncoding
+        );
     }
 
     #[test]

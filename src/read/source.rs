@@ -429,23 +429,17 @@ impl Stream {
     /// Copies the next `n` bytes into `out` (appending). Returns `false` if the stream
     /// ends first, with the bytes read so far in `out`.
     pub(crate) fn read_into(&mut self, n: u64, out: &mut Vec<u8>) -> Result<bool, Fault> {
-        let mut remaining = n;
-        while remaining > 0 {
-            if self.ensure(1)? == 0 {
-                return Ok(false);
-            }
-            let take = usize::try_from(remaining)
-                .unwrap_or(usize::MAX)
-                .min(self.end - self.start);
-            out.extend_from_slice(&self.buf[self.start..self.start + take]);
-            self.consume(take);
-            remaining -= take as u64;
-        }
-        Ok(true)
+        self.advance(n, |bytes| out.extend_from_slice(bytes))
     }
 
     /// Discards the next `n` bytes. Returns `false` if the stream ends first.
     pub(crate) fn skip(&mut self, n: u64) -> Result<bool, Fault> {
+        self.advance(n, |_| {})
+    }
+
+    /// Consumes the next `n` bytes, handing each stretch of them to `on_bytes` before it is
+    /// consumed. Returns `false` if the stream ends first.
+    fn advance(&mut self, n: u64, mut on_bytes: impl FnMut(&[u8])) -> Result<bool, Fault> {
         let mut remaining = n;
         while remaining > 0 {
             if self.ensure(1)? == 0 {
@@ -454,6 +448,7 @@ impl Stream {
             let take = usize::try_from(remaining)
                 .unwrap_or(usize::MAX)
                 .min(self.end - self.start);
+            on_bytes(&self.buf[self.start..self.start + take]);
             self.consume(take);
             remaining -= take as u64;
         }

@@ -7,110 +7,50 @@
 //! Each record is read by its `Content-Length`, then the parser checks that the next record
 //! (or the end of the file) follows. When a length lies, the parser recovers: if the block it
 //! read contains the start of the next record, those bytes are read again as a record;
-//! otherwise it moves on to the next line that starts with `WARC/`.
+//! otherwise it moves on to the next line that starts with `WARC/` (`resync`). The header
+//! block of a record is parsed in `headers`.
+
+mod headers;
+mod resync;
+
+pub use headers::PARTIAL_RECORD_FIELD;
 
 use std::collections::VecDeque;
 
 use super::source::{Fault, HeaderEnd, Stream};
 use super::{Record, RecordKind, Skip, SkipReason};
+use headers::{WarcHeaders, clean_target_uri};
+use resync::find_embedded_record;
 
 /// Longest WARC header block accepted.
 const MAX_HEADER_BYTES: usize = 256 * 1024;
-
-/// A `Content-Length` above this is taken for garbage rather than a big record.
-const ABSURD_CONTENT_LENGTH: u64 = 1 << 40;
-
-/// How far past a block the parser looks for the next record's version line.
-const ALIGNMENT_LOOKAHEAD: usize = 256;
-
-/// The WARC field with which `indexer partition` marks a record it wrote from the part of a
-/// record read before its file ended, so that the build of its bucket counts the page as the
-/// build of the original file would ([`Record::truncated`]). Not `WARC-Truncated`, which a
-/// crawler sets for its own reasons (a length limit) and which does not make a page partial
-/// in our sense.
-pub const PARTIAL_RECORD_FIELD: &str = "Indexer-Partial-Record";
-
-/// The WARC headers the reader uses.
-#[derive(Debug, Default)]
-struct WarcHeaders {
-    record_type: Option<String>,
-    target_uri: Option<String>,
-    content_type: Option<String>,
-    content_length: Option<String>,
-    date: Option<String>,
-    /// [`PARTIAL_RECORD_FIELD`]: a record `indexer partition` wrote from the part of a record
-    /// read before its file ended.
-    partial: Option<String>,
-}
-
-impl WarcHeaders {
-    /// Parses a header block (version line first). Folded lines continue the previous
-    /// field; lines without a colon are ignored.
-    fn parse(block: &[u8]) -> WarcHeaders {
-        let mut headers = WarcHeaders::default();
-        let mut last: Option<&mut Option<String>> = None;
-        for line in block.split(|&b| b == b'\n').skip(1) {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if line.is_empty() {
-                break;
-            }
-            if line.starts_with(b" ") || line.starts_with(b"\t") {
-                if let Some(Some(value)) = last.as_deref_mut() {
-                    value.push(' ');
-                    value.push_str(String::from_utf8_lossy(line).trim());
-                }
-                continue;
-            }
-            let Some(colon) = line.iter().position(|&b| b == b':') else {
-                last = None;
-                continue;
-            };
-            let (name, value) = (&line[..colon], &line[colon + 1..]);
-            let value = String::from_utf8_lossy(value).trim().to_string();
-            let name = name.trim_ascii();
-            let field = if name.eq_ignore_ascii_case(b"WARC-Type") {
-                &mut headers.record_type
-            } else if name.eq_ignore_ascii_case(b"WARC-Target-URI") {
-                &mut headers.target_uri
-            } else if name.eq_ignore_ascii_case(b"Content-Type") {
-                &mut headers.content_type
-            } else if name.eq_ignore_ascii_case(b"Content-Length") {
-                &mut headers.content_length
-            } else if name.eq_ignore_ascii_case(b"WARC-Date") {
-                &mut headers.date
-            } else if name.eq_ignore_ascii_case(PARTIAL_RECORD_FIELD.as_bytes()) {
-                &mut headers.partial
-            } else {
-                last = None;
-                continue;
-            };
-            // The first occurrence of a field wins.
-            if field.is_none() {
-                *field = Some(value);
-                last = Some(field);
-            } else {
-                last = None;
-            }
-        }
-        headers
-    }
-}
-
-/// `WARC-Target-URI` as stored, trimmed, without the `<>` of the WARC 1.1 draft syntax.
-fn clean_target_uri(raw: &str) -> String {
-    let trimmed = raw.trim();
-    trimmed
-        .strip_prefix('<')
-        .and_then(|s| s.strip_suffix('>'))
-        .unwrap_or(trimmed)
-        .trim()
-        .to_string()
-}
 
 /// What to do with a record once its headers are read.
 enum Disposition {
     Keep(RecordKind),
     PassOver,
+}
+
+impl Disposition {
+    /// A `response` record is kept as an HTTP response (as a bare document when its
+    /// `Content-Type` says it is not HTTP), a `resource` record as a document; any other
+    /// record type is passed over.
+    fn of(record_type: &str, content_type: Option<&str>) -> Disposition {
+        match record_type {
+            "response" => {
+                let is_http = content_type.is_none_or(|ct| {
+                    ct.to_ascii_lowercase().contains("application/http") || ct.trim().is_empty()
+                });
+                Disposition::Keep(if is_http {
+                    RecordKind::Response
+                } else {
+                    RecordKind::Resource
+                })
+            }
+            "resource" => Disposition::Keep(RecordKind::Resource),
+            _ => Disposition::PassOver,
+        }
+    }
 }
 
 /// The records of one WARC file.
@@ -166,19 +106,6 @@ impl WarcRecords {
         } else {
             self.skip(SkipReason::BadCompression, url, offset, &message);
             self.at_line_start = true;
-        }
-    }
-
-    /// Moves to the next `WARC/` line after a broken record.
-    fn resync(&mut self) {
-        let at_line_start = std::mem::replace(&mut self.at_line_start, false);
-        match self.stream.seek_version_line(at_line_start) {
-            Ok(true) => self.at_line_start = true,
-            Ok(false) => {}
-            Err(fault) => {
-                let offset = self.stream.file_offset();
-                self.fault(fault, None, offset);
-            }
         }
     }
 
@@ -269,86 +196,65 @@ impl WarcRecords {
 
     /// Reads (or skips) the block of a record whose headers are parsed.
     fn read_block(&mut self, headers: WarcHeaders, offset: u64) {
-        let url = headers.target_uri.as_deref().map(clean_target_uri);
-        let record_type = headers
-            .record_type
-            .as_deref()
-            .unwrap_or("")
-            .to_ascii_lowercase();
-
-        let Some(raw_length) = headers.content_length.as_deref() else {
-            self.skip(
-                SkipReason::BrokenRecordHeaders,
-                url,
-                offset,
-                "no Content-Length",
-            );
-            return self.resync();
-        };
-        let length = match raw_length.trim().parse::<u64>() {
-            Ok(length) if length <= ABSURD_CONTENT_LENGTH => length,
-            _ => {
-                let message = format!("unusable Content-Length {raw_length:?}");
-                self.skip(SkipReason::BrokenRecordHeaders, url, offset, &message);
+        let length = headers.content_length();
+        let head = RecordHead::of(headers, offset);
+        let length = match length {
+            Ok(length) => length,
+            Err(message) => {
+                self.skip(SkipReason::BrokenRecordHeaders, head.url, offset, &message);
                 return self.resync();
             }
         };
-
-        let disposition = match record_type.as_str() {
-            "response" => {
-                let is_http = headers.content_type.as_deref().is_none_or(|ct| {
-                    ct.to_ascii_lowercase().contains("application/http") || ct.trim().is_empty()
-                });
-                Disposition::Keep(if is_http {
-                    RecordKind::Response
-                } else {
-                    RecordKind::Resource
-                })
-            }
-            "resource" => Disposition::Keep(RecordKind::Resource),
-            _ => Disposition::PassOver,
-        };
-
         if length > self.max_record_bytes as u64 {
-            let message = format!(
-                "{record_type} record of {length} bytes is over the limit of {} bytes",
-                self.max_record_bytes
-            );
-            let reason = match disposition {
-                Disposition::Keep(_) => SkipReason::TooLarge,
-                Disposition::PassOver => SkipReason::NonPageRecord,
-            };
-            match self.stream.skip(length) {
-                Ok(true) => {
-                    self.skip(reason, url, offset, &message);
-                    match self.junk_before_next_record() {
-                        Ok(Some(junk)) => self.stream.consume(junk),
-                        Ok(None) => self.resync(),
-                        Err(fault) => {
-                            let at = self.stream.file_offset();
-                            self.fault(fault, None, at);
-                        }
-                    }
-                }
-                Ok(false) => {
-                    let message = "the file ends inside the record";
-                    self.skip(SkipReason::TruncatedRecord, url, offset, message);
-                    self.finished = true;
-                }
-                Err(fault) => self.fault(fault, url, offset),
-            }
-            return;
+            self.pass_over_block(head, length);
+        } else {
+            self.read_framed_block(head, length);
         }
+    }
 
-        let head = RecordHead {
+    /// Skips, unread, the `length` bytes of a block over `max_record_bytes`: too large for a
+    /// record that may hold a page, passed over for any other.
+    fn pass_over_block(&mut self, head: RecordHead, length: u64) {
+        let RecordHead {
             disposition,
             url,
             record_type,
-            content_type: headers.content_type,
-            date: headers.date,
-            partial: headers.partial.is_some(),
             offset,
+            ..
+        } = head;
+        let message = format!(
+            "{record_type} record of {length} bytes is over the limit of {} bytes",
+            self.max_record_bytes
+        );
+        let reason = match disposition {
+            Disposition::Keep(_) => SkipReason::TooLarge,
+            Disposition::PassOver => SkipReason::NonPageRecord,
         };
+        match self.stream.skip(length) {
+            Ok(true) => {
+                self.skip(reason, url, offset, &message);
+                match self.junk_before_next_record() {
+                    Ok(Some(junk)) => self.stream.consume(junk),
+                    Ok(None) => self.resync(),
+                    Err(fault) => {
+                        let at = self.stream.file_offset();
+                        self.fault(fault, None, at);
+                    }
+                }
+            }
+            Ok(false) => {
+                let message = "the file ends inside the record";
+                self.skip(SkipReason::TruncatedRecord, url, offset, message);
+                self.finished = true;
+            }
+            Err(fault) => self.fault(fault, url, offset),
+        }
+    }
+
+    /// Reads the `length` bytes of a block and checks that the next record (or the end of
+    /// the file) follows them.
+    fn read_framed_block(&mut self, head: RecordHead, length: u64) {
+        let offset = head.offset;
         // Grow with the data rather than trusting the header for the allocation.
         let mut block = Vec::with_capacity(usize::try_from(length).unwrap_or(0).min(1 << 20));
         let complete = match self.stream.read_into(length, &mut block) {
@@ -380,8 +286,21 @@ impl WarcRecords {
             self.stream.consume(junk);
             return;
         }
-        // The block does not end where a record ends: the Content-Length lies, or the file
-        // is cut short.
+        self.recover_from_misframed_block(head, block, length, complete, embedded);
+    }
+
+    /// Deals with a block that does not end where a record ends: the `Content-Length`
+    /// lies, or the file is cut short. `complete`: all `length` bytes were read;
+    /// `embedded`: where a record starts inside the block.
+    fn recover_from_misframed_block(
+        &mut self,
+        head: RecordHead,
+        block: Vec<u8>,
+        length: u64,
+        complete: bool,
+        embedded: Option<usize>,
+    ) {
+        let offset = head.offset;
         if let Some(next) = embedded {
             self.stream.unread(&block[next..]);
             self.at_line_start = true;
@@ -459,32 +378,6 @@ impl WarcRecords {
             },
         }
     }
-
-    /// How many bytes stand between the current position and the next record: `Some(0)`
-    /// if only blank lines (or the end of the file) follow, `Some(n)` if a `WARC/` line
-    /// starts `n` bytes ahead within [`ALIGNMENT_LOOKAHEAD`], `None` if no record start is
-    /// in view. Consumes nothing. A gzip fault met while looking is returned: the bytes it
-    /// cost are gone, and must be reported.
-    fn junk_before_next_record(&mut self) -> Result<Option<usize>, Fault> {
-        let available = self.stream.ensure(ALIGNMENT_LOOKAHEAD)?;
-        let window = &self.stream.available()[..available.min(ALIGNMENT_LOOKAHEAD)];
-        let blank = window
-            .iter()
-            .take_while(|b| b.is_ascii_whitespace())
-            .count();
-        let rest = &window[blank..];
-        // Only blank bytes in view: the end of the file, or a long run of padding.
-        if rest.is_empty()
-            || rest.starts_with(b"WARC/")
-            || (b"WARC/".starts_with(rest) && available < 5)
-        {
-            return Ok(Some(0));
-        }
-        Ok(window
-            .windows(6)
-            .position(|w| w.starts_with(b"\nWARC/"))
-            .map(|newline| newline + 1))
-    }
 }
 
 /// What a record's headers said: what to do with it, its URL, type and content type, and
@@ -498,6 +391,26 @@ struct RecordHead {
     /// The record was written from a partial one ([`PARTIAL_RECORD_FIELD`]).
     partial: bool,
     offset: u64,
+}
+
+impl RecordHead {
+    /// What the headers of the record at `offset` say.
+    fn of(headers: WarcHeaders, offset: u64) -> RecordHead {
+        let record_type = headers
+            .record_type
+            .as_deref()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        RecordHead {
+            disposition: Disposition::of(&record_type, headers.content_type.as_deref()),
+            url: headers.target_uri.as_deref().map(clean_target_uri),
+            record_type,
+            content_type: headers.content_type,
+            date: headers.date,
+            partial: headers.partial.is_some(),
+            offset,
+        }
+    }
 }
 
 impl Iterator for WarcRecords {
@@ -516,34 +429,22 @@ impl Iterator for WarcRecords {
     }
 }
 
-/// Start of the first line inside `block` (past its first byte) that looks like a WARC
-/// version line (`WARC/` and a digit).
-fn find_embedded_record(block: &[u8]) -> Option<usize> {
-    let mut from = 0;
-    while let Some(i) = block.get(from..)?.iter().position(|&b| b == b'\n') {
-        let line_start = from + i + 1;
-        let line = block.get(line_start..)?;
-        if line.starts_with(b"WARC/") && line.get(5).is_some_and(u8::is_ascii_digit) {
-            return Some(line_start);
-        }
-        from = line_start;
-    }
-    None
-}
-
 /// The first bytes of a file, for a message.
 fn printable_prefix(bytes: &[u8]) -> String {
     let head = &bytes[..bytes.len().min(16)];
     String::from_utf8_lossy(head).into_owned()
 }
 
+/// What the tests of the reader and of its parts share: reading bytes or a fixture, and
+/// writing a record.
 #[cfg(test)]
-mod tests {
+mod test_support {
     use super::*;
     use crate::read::test_support::fixture;
     use std::io::Write;
 
-    fn records_of_bytes(bytes: &[u8]) -> Vec<Result<Record, Skip>> {
+    /// The items of a WARC file holding `bytes`, named `test.warc`.
+    pub(super) fn records_of_bytes(bytes: &[u8]) -> Vec<Result<Record, Skip>> {
         let mut file = tempfile::tempfile().unwrap();
         file.write_all(bytes).unwrap();
         // SAFETY: the temporary file is private to this test and not modified while mapped.
@@ -551,25 +452,26 @@ mod tests {
         WarcRecords::new(Stream::new(map), 0, "test.warc".into(), 1 << 20).collect()
     }
 
-    fn records_of_fixture(name: &str) -> Vec<Result<Record, Skip>> {
+    pub(super) fn records_of_fixture(name: &str) -> Vec<Result<Record, Skip>> {
         records_of_bytes(&std::fs::read(fixture(name)).unwrap())
     }
 
-    fn reasons(items: &[Result<Record, Skip>]) -> Vec<SkipReason> {
+    pub(super) fn reasons(items: &[Result<Record, Skip>]) -> Vec<SkipReason> {
         items
             .iter()
             .filter_map(|item| item.as_ref().err().map(|skip| skip.reason))
             .collect()
     }
 
-    fn urls(items: &[Result<Record, Skip>]) -> Vec<&str> {
+    pub(super) fn urls(items: &[Result<Record, Skip>]) -> Vec<&str> {
         items
             .iter()
             .filter_map(|item| item.as_ref().ok().map(|r| r.url.as_str()))
             .collect()
     }
 
-    fn record(record_type: &str, uri: &str, block: &[u8]) -> Vec<u8> {
+    /// A WARC/1.0 record of type `record_type` for `uri` holding `block`.
+    pub(super) fn record(record_type: &str, uri: &str, block: &[u8]) -> Vec<u8> {
         let mut out = format!(
             "WARC/1.0\r\nWARC-Type: {record_type}\r\nWARC-Target-URI: {uri}\r\nContent-Length: {}\r\n\r\n",
             block.len()
@@ -580,7 +482,18 @@ mod tests {
         out
     }
 
-    const HTTP_OK: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>hi</html>";
+    pub(super) const HTTP_OK: &[u8] =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>hi</html>";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::{
+        HTTP_OK, reasons, record, records_of_bytes, records_of_fixture, urls,
+    };
+    use super::*;
+    use crate::read::test_support::fixture;
+    use std::io::Write;
 
     #[test]
     fn warcio_example_yields_one_response_and_passes_over_the_rest() {
@@ -637,31 +550,10 @@ mod tests {
     }
 
     #[test]
-    fn warcio_trunc_keeps_the_record_its_length_cuts_short() {
-        // The response's Content-Length is 973, two bytes short of its block: the gzip body
-        // loses the end of its trailer and two bytes of junk precede the next record.
-        let items = records_of_fixture("warcio-example-trunc.warc");
-        assert_eq!(urls(&items), ["http://example.com/"]);
-        assert_eq!(reasons(&items), [SkipReason::NonPageRecord; 3]);
-        assert_eq!(items[2].as_ref().unwrap().block.len(), 973);
-    }
-
-    #[test]
     fn record_split_over_gzip_members_is_read_whole() {
         let items = records_of_fixture("warcio-example-wrong-chunks.warc.gz");
         assert_eq!(urls(&items), ["http://example.com/"]);
         assert_eq!(reasons(&items), [SkipReason::NonPageRecord]);
-    }
-
-    #[test]
-    fn space_in_target_uri_is_kept() {
-        let items = records_of_fixture("warcio-example-space-in-target-uri.warc.gz");
-        assert_eq!(urls(&items), ["file:///example with spaces.png"]);
-        let Some(Ok(resource)) = items.iter().find(|i| i.is_ok()) else {
-            unreachable!()
-        };
-        assert_eq!(resource.kind, RecordKind::Resource);
-        assert_eq!(resource.content_type.as_deref(), Some("image/png"));
     }
 
     #[test]
@@ -719,87 +611,6 @@ mod tests {
     }
 
     #[test]
-    fn lf_only_and_folded_headers_and_angle_brackets() {
-        let data = b"WARC/1.1\nWARC-Type: resource\nWARC-Target-URI:\n  <http://a.example/x>\nContent-Type: text/html\nContent-Length: 5\n\nhello\n\n";
-        let items = records_of_bytes(data);
-        assert_eq!(urls(&items), ["http://a.example/x"]);
-        let Ok(resource) = &items[0] else {
-            unreachable!()
-        };
-        assert_eq!(resource.block, b"hello");
-        assert_eq!(resource.content_type.as_deref(), Some("text/html"));
-    }
-
-    fn with_content_length(data: Vec<u8>, honest: usize, claimed: &str) -> Vec<u8> {
-        String::from_utf8(data)
-            .unwrap()
-            .replace(
-                &format!("Content-Length: {honest}\r\n"),
-                &format!("Content-Length: {claimed}\r\n"),
-            )
-            .into_bytes()
-    }
-
-    #[test]
-    fn content_length_a_little_short_keeps_the_record() {
-        let short = record("response", "http://short.example/", HTTP_OK);
-        let short = with_content_length(short, HTTP_OK.len(), &(HTTP_OK.len() - 10).to_string());
-        let mut data = record("response", "http://first.example/", HTTP_OK);
-        data.extend_from_slice(&short);
-        data.extend_from_slice(&record("response", "http://after.example/", HTTP_OK));
-        let items = records_of_bytes(&data);
-        assert_eq!(
-            urls(&items),
-            [
-                "http://first.example/",
-                "http://short.example/",
-                "http://after.example/"
-            ]
-        );
-        assert!(reasons(&items).is_empty());
-        assert_eq!(
-            items[1].as_ref().unwrap().block,
-            &HTTP_OK[..HTTP_OK.len() - 10]
-        );
-    }
-
-    #[test]
-    fn content_length_far_too_short_is_resynchronised() {
-        let body = [HTTP_OK, &[b'x'; 1000][..]].concat();
-        let short = record("response", "http://short.example/", &body);
-        let short = with_content_length(short, body.len(), "100");
-        let mut data = short;
-        data.extend_from_slice(&record("response", "http://after.example/", HTTP_OK));
-        let items = records_of_bytes(&data);
-        assert_eq!(urls(&items), ["http://after.example/"]);
-        assert_eq!(reasons(&items), [SkipReason::BrokenRecordHeaders]);
-        assert_eq!(
-            items[0].as_ref().unwrap_err().url.as_deref(),
-            Some("http://short.example/")
-        );
-    }
-
-    #[test]
-    fn content_length_too_long_gives_back_the_next_record() {
-        let mut bad = record("response", "http://long.example/", HTTP_OK);
-        let claimed = format!("Content-Length: {}", HTTP_OK.len() + 60);
-        let honest = format!("Content-Length: {}", HTTP_OK.len());
-        bad = String::from_utf8(bad)
-            .unwrap()
-            .replace(&honest, &claimed)
-            .into_bytes();
-        let mut data = bad;
-        data.extend_from_slice(&record("response", "http://next.example/", HTTP_OK));
-        data.extend_from_slice(&record("response", "http://last.example/", HTTP_OK));
-        let items = records_of_bytes(&data);
-        assert_eq!(
-            urls(&items),
-            ["http://next.example/", "http://last.example/"]
-        );
-        assert_eq!(reasons(&items), [SkipReason::BrokenRecordHeaders]);
-    }
-
-    #[test]
     fn content_length_past_the_end_is_truncation() {
         let data = String::from_utf8(record("resource", "http://x.example/", b"abc"))
             .unwrap()
@@ -826,24 +637,6 @@ mod tests {
     }
 
     #[test]
-    fn unusable_content_length_resynchronises() {
-        for bad_length in ["twelve", "-5", "99999999999999999999999", "1099511627777"] {
-            let bad = String::from_utf8(record("response", "http://bad.example/", HTTP_OK))
-                .unwrap()
-                .replace(
-                    &format!("Content-Length: {}", HTTP_OK.len()),
-                    &format!("Content-Length: {bad_length}"),
-                )
-                .into_bytes();
-            let mut data = bad;
-            data.extend_from_slice(&record("response", "http://good.example/", HTTP_OK));
-            let items = records_of_bytes(&data);
-            assert_eq!(urls(&items), ["http://good.example/"], "{bad_length}");
-            assert_eq!(reasons(&items), [SkipReason::BrokenRecordHeaders]);
-        }
-    }
-
-    #[test]
     fn over_cap_record_is_skipped_without_reading() {
         let big = vec![b'x'; 2 << 20];
         let mut data = record("response", "http://big.example/", &big);
@@ -851,27 +644,6 @@ mod tests {
         let items = records_of_bytes(&data);
         assert_eq!(urls(&items), ["http://small.example/"]);
         assert_eq!(reasons(&items), [SkipReason::TooLarge]);
-    }
-
-    #[test]
-    fn invalid_utf8_in_target_uri_is_replaced() {
-        let mut data = b"WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: http://x.example/\xff\xfe\r\nContent-Length: 2\r\n\r\nhi\r\n\r\n".to_vec();
-        data.extend_from_slice(&record("resource", "http://y.example/", b"ok"));
-        let items = records_of_bytes(&data);
-        assert_eq!(
-            urls(&items),
-            ["http://x.example/\u{fffd}\u{fffd}", "http://y.example/"]
-        );
-    }
-
-    #[test]
-    fn garbage_between_records_is_skipped() {
-        let mut data = record("resource", "http://a.example/", b"one");
-        data.extend_from_slice(b"some junk line\n");
-        data.extend_from_slice(&record("resource", "http://b.example/", b"two"));
-        let items = records_of_bytes(&data);
-        assert_eq!(urls(&items), ["http://a.example/", "http://b.example/"]);
-        assert!(reasons(&items).is_empty());
     }
 
     #[test]

@@ -2,10 +2,16 @@
 //!
 //! In: paths (WARC files, folders of `.html`/`.htm` files) and an optional base URL for
 //! folder files. Out: an [`InputSet`] whose [`InputSet::records`] yields every record in a
-//! deterministic order.
+//! deterministic order. Folders are walked in `walk`; the URLs of pages read from files
+//! are made in `file_url`.
+
+mod file_url;
+mod walk;
+
+pub use walk::Walk;
 
 use std::fs::{self, File};
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
@@ -13,6 +19,8 @@ use memmap2::Mmap;
 use super::source::Stream;
 use super::warc::WarcRecords;
 use super::{ReadError, Record, RecordKind, Skip, SkipReason};
+use file_url::{file_url, joined_url, normalise_base_url};
+use walk::{folder_inputs, has_html_extension};
 
 /// Caps on what reading holds in memory at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,17 +50,6 @@ enum Input {
         url: String,
         bytes: u64,
     },
-}
-
-/// How folders are walked.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Walk {
-    /// Enter hidden folders and read hidden files (names starting with `.`), skipped by
-    /// default.
-    pub hidden: bool,
-    /// Follow symbolic links (to files and folders, each folder entered once); by default a
-    /// link is skipped.
-    pub follow_links: bool,
 }
 
 impl Input {
@@ -125,50 +122,9 @@ impl InputSet {
             }
             let metadata = fs::metadata(path).map_err(|e| io_error(path, e))?;
             if metadata.is_dir() {
-                let base = match &base_url {
-                    Some(base) => base.clone(),
-                    None => folder_url(path)?,
-                };
-                let mut files = Vec::new();
-                let mut entered = Vec::new();
-                walk_folder(path, walk, &mut entered, &mut files)?;
-                for (file, kind) in files {
-                    let bytes = fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
-                    match kind {
-                        FoundFile::Html => {
-                            let relative = file.strip_prefix(path).unwrap_or(&file);
-                            let url = format!("{base}{}", url_path(relative));
-                            inputs.push(Input::Html {
-                                path: file,
-                                url,
-                                bytes,
-                            });
-                        }
-                        FoundFile::Warc => inputs.push(Input::Warc { path: file, bytes }),
-                    }
-                }
+                inputs.extend(folder_inputs(path, base_url.as_deref(), walk)?);
             } else if metadata.is_file() {
-                File::open(path).map_err(|e| io_error(path, e))?;
-                let bytes = metadata.len();
-                if has_html_extension(path) {
-                    let url = match &base_url {
-                        Some(base) => {
-                            let name = path.file_name().map(Path::new).unwrap_or(path);
-                            format!("{base}{}", url_path(name))
-                        }
-                        None => file_url(path)?,
-                    };
-                    inputs.push(Input::Html {
-                        path: path.clone(),
-                        url,
-                        bytes,
-                    });
-                } else {
-                    inputs.push(Input::Warc {
-                        path: path.clone(),
-                        bytes,
-                    });
-                }
+                inputs.push(file_input(path, metadata.len(), base_url.as_deref())?);
             } else {
                 return Err(ReadError::NotFileOrFolder { path: path.clone() });
             }
@@ -402,6 +358,28 @@ fn read_html_file(path: &Path, url: &str, input: u32, limits: ReadLimits) -> Res
     })
 }
 
+/// A file given directly, of `bytes` bytes, checked to open: one page if its name ends in
+/// `.html`/`.htm`, with the URL `base_url` joined with its name (default: its `file://`
+/// URL); a WARC file otherwise.
+fn file_input(path: &Path, bytes: u64, base_url: Option<&str>) -> Result<Input, ReadError> {
+    File::open(path).map_err(|e| io_error(path, e))?;
+    if !has_html_extension(path) {
+        return Ok(Input::Warc {
+            path: path.to_path_buf(),
+            bytes,
+        });
+    }
+    let url = match base_url {
+        Some(base) => joined_url(base, path.file_name().map(Path::new).unwrap_or(path)),
+        None => file_url(path)?,
+    };
+    Ok(Input::Html {
+        path: path.to_path_buf(),
+        url,
+        bytes,
+    })
+}
+
 fn io_error(path: &Path, error: io::Error) -> ReadError {
     if error.kind() == io::ErrorKind::NotFound {
         ReadError::NotFound {
@@ -415,13 +393,6 @@ fn io_error(path: &Path, error: io::Error) -> ReadError {
     }
 }
 
-/// Whether a path ends in `.html` or `.htm` (any case).
-fn has_html_extension(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
-}
-
 /// Standard input copied to a temporary file.
 fn spool_standard_input() -> Result<tempfile::NamedTempFile, ReadError> {
     let stdin = Path::new("-");
@@ -430,154 +401,23 @@ fn spool_standard_input() -> Result<tempfile::NamedTempFile, ReadError> {
     Ok(file)
 }
 
-/// What a file found in a folder is read as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FoundFile {
-    Html,
-    Warc,
-}
+#[cfg(test)]
+mod test_support {
+    use std::fs;
+    use std::path::Path;
 
-/// Collects the HTML and WARC files under `dir`, depth first, entries sorted by name; hidden
-/// entries and symbolic links only as `walk` says (`entered`: the folders entered so far, by
-/// canonical path, so that a followed link never loops). Other files are passed over.
-fn walk_folder(
-    dir: &Path,
-    walk: Walk,
-    entered: &mut Vec<PathBuf>,
-    out: &mut Vec<(PathBuf, FoundFile)>,
-) -> Result<(), ReadError> {
-    if let Ok(canonical) = fs::canonicalize(dir) {
-        if entered.contains(&canonical) {
-            return Ok(());
-        }
-        entered.push(canonical);
+    /// Writes `contents` to `path`, making the folders it lies in.
+    pub(super) fn write(path: &Path, contents: &[u8]) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, contents).unwrap();
     }
-    let mut entries = fs::read_dir(dir)
-        .map_err(|e| io_error(dir, e))?
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| io_error(dir, e))?;
-    entries.sort_by_key(|entry| entry.file_name());
-    for entry in entries {
-        let path = entry.path();
-        if !walk.hidden && entry.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let mut file_type = entry.file_type().map_err(|e| io_error(&path, e))?;
-        if file_type.is_symlink() {
-            if !walk.follow_links {
-                continue;
-            }
-            match fs::metadata(&path) {
-                Ok(target) => file_type = target.file_type(),
-                Err(_) => continue,
-            }
-        }
-        if file_type.is_dir() {
-            walk_folder(&path, walk, entered, out)?;
-        } else if !file_type.is_file() {
-            continue;
-        } else if has_html_extension(&path) {
-            out.push((path, FoundFile::Html));
-        } else if starts_like_warc(&path) {
-            out.push((path, FoundFile::Warc));
-        }
-    }
-    Ok(())
-}
-
-/// Whether a file begins with a WARC record (`WARC/`), plain or inside gzip.
-fn starts_like_warc(path: &Path) -> bool {
-    let Ok(mut file) = File::open(path) else {
-        return false;
-    };
-    let mut head = [0u8; 5];
-    let Ok(()) = file.read_exact(&mut head) else {
-        return false;
-    };
-    if head.starts_with(&[0x1f, 0x8b]) {
-        let Ok(file) = File::open(path) else {
-            return false;
-        };
-        let mut decoded = flate2::read::MultiGzDecoder::new(file);
-        return decoded.read_exact(&mut head).is_ok() && &head == b"WARC/";
-    }
-    &head == b"WARC/"
-}
-
-/// A base URL checked and ending in `/`.
-fn normalise_base_url(base: &str) -> Result<String, ReadError> {
-    url::Url::parse(base).map_err(|source| ReadError::BadBaseUrl {
-        url: base.to_string(),
-        source,
-    })?;
-    let mut base = base.to_string();
-    if !base.ends_with('/') {
-        base.push('/');
-    }
-    Ok(base)
-}
-
-/// `file://` URL of a folder, ending in `/`.
-fn folder_url(dir: &Path) -> Result<String, ReadError> {
-    let canonical = fs::canonicalize(dir).map_err(|e| io_error(dir, e))?;
-    url::Url::from_directory_path(&canonical)
-        .map(String::from)
-        .map_err(|()| ReadError::NoFileUrl { path: canonical })
-}
-
-/// `file://` URL of a file.
-fn file_url(file: &Path) -> Result<String, ReadError> {
-    let canonical = fs::canonicalize(file).map_err(|e| io_error(file, e))?;
-    url::Url::from_file_path(&canonical)
-        .map(String::from)
-        .map_err(|()| ReadError::NoFileUrl { path: canonical })
-}
-
-/// A relative path as a URL path: segments joined by `/`, each percent-encoded.
-fn url_path(relative: &Path) -> String {
-    relative
-        .components()
-        .map(|component| percent_encode_segment(&component.as_os_str().to_string_lossy()))
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-/// Percent-encodes the bytes of one path segment that may not appear in it literally.
-fn percent_encode_segment(segment: &str) -> String {
-    let mut out = String::with_capacity(segment.len());
-    for &byte in segment.as_bytes() {
-        let keep = byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&byte);
-        if keep {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
+    use super::test_support::write;
     use super::*;
     use crate::read::test_support::fixture;
-    use crate::read::{page_from_record, site_of};
-
-    fn write(path: &Path, contents: &[u8]) {
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, contents).unwrap();
-    }
-
-    /// The paths an input set reads, relative to `root`.
-    fn read_paths(inputs: &InputSet, root: &Path) -> Vec<String> {
-        inputs
-            .inputs
-            .iter()
-            .map(|input| match input {
-                Input::Warc { path, .. } | Input::Html { path, .. } => path,
-            })
-            .map(|path| path.strip_prefix(root).unwrap().display().to_string())
-            .collect()
-    }
 
     #[test]
     fn positions_count_the_inputs_before() {
@@ -590,50 +430,6 @@ mod tests {
         assert_eq!(inputs.position(1, 3), 13);
         assert_eq!(inputs.position(1, 99), 15);
         assert_eq!(inputs.total_bytes(), 15);
-    }
-
-    #[test]
-    fn folders_are_walked_for_pages_and_warc_files_by_content() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        let warc = b"WARC/1.0\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
-        write(&root.join("a.html"), b"<p>a");
-        write(&root.join("crawl/part-1"), warc);
-        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        std::io::Write::write_all(&mut gzip, warc).unwrap();
-        write(&root.join("crawl/part-2.gz"), &gzip.finish().unwrap());
-        write(&root.join("crawl/notes.txt"), b"not a crawl");
-        write(&root.join(".cache/b.html"), b"<p>hidden");
-        write(&root.join(".c.html"), b"<p>hidden");
-        let elsewhere = tempfile::tempdir().unwrap();
-        write(&elsewhere.path().join("linked.html"), b"<p>linked");
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(elsewhere.path(), root.join("link")).unwrap();
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(root, root.join("crawl/loop")).unwrap();
-
-        let paths = [root.to_path_buf()];
-        let plain = InputSet::open(&paths, None).unwrap();
-        assert_eq!(
-            read_paths(&plain, root),
-            ["a.html", "crawl/part-1", "crawl/part-2.gz"]
-        );
-        let everything = Walk {
-            hidden: true,
-            follow_links: true,
-        };
-        let all = InputSet::open_walking(&paths, None, everything, ReadLimits::default()).unwrap();
-        let mut expected = vec![
-            ".c.html",
-            ".cache/b.html",
-            "a.html",
-            "crawl/part-1",
-            "crawl/part-2.gz",
-        ];
-        if cfg!(unix) {
-            expected.push("link/linked.html");
-        }
-        assert_eq!(read_paths(&all, root), expected);
     }
 
     #[test]
@@ -679,65 +475,6 @@ mod tests {
     }
 
     #[test]
-    fn bad_base_url_is_an_error() {
-        let dir = tempfile::tempdir().unwrap();
-        let error = InputSet::open(&[dir.path().to_path_buf()], Some("not a url")).unwrap_err();
-        assert!(matches!(error, ReadError::BadBaseUrl { .. }));
-    }
-
-    #[test]
-    fn folder_is_walked_in_sorted_order_with_urls() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        write(&root.join("b.html"), b"<html>b</html>");
-        write(&root.join("a/z.htm"), b"<html>z</html>");
-        write(&root.join("a/deeper/x y.HTML"), b"<html>x</html>");
-        write(&root.join("a/notes.txt"), b"ignored");
-        write(&root.join("c.css"), b"ignored");
-
-        let inputs =
-            InputSet::open(&[root.to_path_buf()], Some("https://Docs.Example.org/v1")).unwrap();
-        assert_eq!(inputs.total_bytes(), 14 * 3);
-        let records: Vec<Record> = inputs.records().map(Result::unwrap).collect();
-        let urls: Vec<&str> = records.iter().map(|r| r.url.as_str()).collect();
-        assert_eq!(
-            urls,
-            [
-                "https://Docs.Example.org/v1/a/deeper/x%20y.HTML",
-                "https://Docs.Example.org/v1/a/z.htm",
-                "https://Docs.Example.org/v1/b.html",
-            ]
-        );
-        assert!(
-            records
-                .iter()
-                .all(|r| r.kind == RecordKind::File && r.source_offset == 0)
-        );
-        let page = page_from_record(records[2].clone(), 1 << 20).unwrap();
-        assert_eq!(page.site, "docs.example.org");
-        assert_eq!(page.html, "<html>b</html>");
-    }
-
-    #[test]
-    fn folder_default_url_is_file_url_of_canonical_path() {
-        let dir = tempfile::tempdir().unwrap();
-        write(&dir.path().join("sub/page.html"), b"<p>hi");
-        let inputs = InputSet::open(&[dir.path().to_path_buf()], None).unwrap();
-        let record = inputs.records().next().unwrap().unwrap();
-        let canonical = fs::canonicalize(dir.path()).unwrap();
-        let expected = format!(
-            "{}sub/page.html",
-            url::Url::from_directory_path(&canonical).unwrap()
-        );
-        assert_eq!(record.url, expected);
-        assert!(record.url.starts_with("file:///"));
-        assert_eq!(site_of(&record.url), "local");
-        // A folder file is HTML by its extension, even without tags.
-        let page = page_from_record(record, 1 << 20).unwrap();
-        assert_eq!(page.site, "local");
-    }
-
-    #[test]
     fn inputs_keep_their_order_and_bad_files_do_not_stop_others() {
         let dir = tempfile::tempdir().unwrap();
         let garbage = dir.path().join("garbage.warc");
@@ -770,17 +507,6 @@ mod tests {
             .collect();
         assert_eq!(urls, ["http://example.com/", "http://www.iana.org/"]);
         assert!(matches!(&items[0], Err(s) if s.reason == SkipReason::UnreadableFile));
-    }
-
-    #[test]
-    fn html_file_given_directly_is_a_page() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("one.html");
-        write(&file, b"<html>1</html>");
-        let inputs =
-            InputSet::open(std::slice::from_ref(&file), Some("http://h.example/")).unwrap();
-        let record = inputs.records().next().unwrap().unwrap();
-        assert_eq!(record.url, "http://h.example/one.html");
     }
 
     #[test]
