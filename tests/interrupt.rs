@@ -85,6 +85,26 @@ fn generations(index: &Path) -> usize {
     entries_named(index, "gen-")
 }
 
+/// Waits until the build `child` has made its new generation beside the live one of `index`
+/// (it then holds the index's lock, and its Ctrl-C handler is in place); fails if the build
+/// ends first or after a minute.
+fn wait_for_new_generation(child: &mut Child, index: &Path) {
+    let started = Instant::now();
+    while generations(index) < 2 {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+            panic!("the build ended ({status}) before making its generation: {stderr}");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no new generation in {} after 60 s",
+            index.display()
+        );
+        sleep(Duration::from_millis(1));
+    }
+}
+
 fn fresh_index(name: &str) -> PathBuf {
     let index = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("{name}-{}", std::process::id()))
@@ -99,7 +119,7 @@ fn fresh_index(name: &str) -> PathBuf {
 fn sigint_stops_a_build_cleanly_and_keeps_the_previous_index() {
     let index = fresh_index("sigint");
     let mut child = spawn_build(&index, &long_input(), &[]);
-    sleep(Duration::from_millis(300));
+    wait_for_new_generation(&mut child, &index);
     signal(&child, "-INT");
     let started = Instant::now();
     let status = child.wait().unwrap();
@@ -194,7 +214,7 @@ fn sigkill_at_any_point_leaves_the_previous_index_intact() {
 fn a_second_build_of_the_same_index_fails_fast_and_harms_nothing() {
     let index = fresh_index("concurrent");
     let mut first = spawn_build(&index, &long_input(), &[]);
-    sleep(Duration::from_millis(300));
+    wait_for_new_generation(&mut first, &index);
     let started = Instant::now();
     let second = indexer(&["build", "--index", index.to_str().unwrap()], &sample());
     assert!(

@@ -340,19 +340,10 @@ pub fn evaluate(
             .find(|row| row.name == name)
             .map_or(0, |row| row.index.postings)
     };
-    let (baseline, best) = (postings("none") as f64, postings("oracle") as f64);
+    let (baseline, oracle) = (postings("none"), postings("oracle"));
     for row in &mut rows {
-        let saved = baseline - row.index.postings as f64;
-        row.postings_reduction = if baseline > 0.0 {
-            saved / baseline
-        } else {
-            0.0
-        };
-        row.share_of_oracle_reduction = if baseline > best {
-            saved / (baseline - best)
-        } else {
-            0.0
-        };
+        (row.postings_reduction, row.share_of_oracle_reduction) =
+            postings_reduction(row.index.postings, baseline, oracle);
     }
     Ok(EvalReport {
         labelled_pages: labels.len(),
@@ -360,6 +351,25 @@ pub fn evaluate(
         labelled_pages_missing: missing,
         rows,
     })
+}
+
+/// An index's postings reduction, 1 − `postings` / `baseline` (0 when the baseline has no
+/// postings), and its share of the oracle's, (`baseline` − `postings`) / (`baseline` −
+/// `oracle`) (0 when the oracle has no fewer postings than the baseline).
+fn postings_reduction(postings: u64, baseline: u64, oracle: u64) -> (f64, f64) {
+    let (baseline, best) = (baseline as f64, oracle as f64);
+    let saved = baseline - postings as f64;
+    let reduction = if baseline > 0.0 {
+        saved / baseline
+    } else {
+        0.0
+    };
+    let share = if baseline > best {
+        saved / (baseline - best)
+    } else {
+        0.0
+    };
+    (reduction, share)
 }
 
 /// One stored document of an index.
@@ -582,5 +592,75 @@ impl EvalReport {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn postings_reduction_against_none_and_share_of_the_oracle_s() {
+        // none has 1000 postings, the oracle 400: the oracle saves 600.
+        // 700 postings: saves 300 → 300/1000 = 0.3 of none's, 300/600 = 0.5 of the oracle's.
+        assert_eq!(postings_reduction(700, 1000, 400), (0.3, 0.5));
+        assert_eq!(postings_reduction(1000, 1000, 400), (0.0, 0.0));
+        assert_eq!(postings_reduction(400, 1000, 400), (0.6, 1.0));
+        // More than none: saves −100 → −100/1000 = −0.1, −100/600 = −1/6.
+        assert_eq!(postings_reduction(1100, 1000, 400), (-0.1, -1.0 / 6.0));
+    }
+
+    #[test]
+    fn postings_reduction_without_a_baseline_or_an_oracle() {
+        // No postings in none: nothing to reduce, 0 and 0 (not NaN).
+        assert_eq!(postings_reduction(0, 0, 0), (0.0, 0.0));
+        // No oracle row (no content labels) counts as 0 postings: the share is the
+        // reduction itself, 300/1000.
+        assert_eq!(postings_reduction(700, 1000, 0), (0.3, 0.3));
+        // An oracle no smaller than none saves nothing to share in: 0.
+        assert_eq!(postings_reduction(700, 1000, 1000), (0.3, 0.0));
+        assert_eq!(postings_reduction(700, 1000, 1200), (0.3, 0.0));
+    }
+
+    fn row(name: &str, postings: u64, reduction: f64, share: f64) -> EvalRow {
+        EvalRow {
+            name: name.into(),
+            quality: Quality::default(),
+            snippets: None,
+            index: IndexStats {
+                postings,
+                ..IndexStats::default()
+            },
+            postings_reduction: reduction,
+            share_of_oracle_reduction: share,
+            retrieval: Retrieval::default(),
+            queries: Vec::new(),
+            build_seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_markdown_table_shows_reductions_as_percentages_and_absent_sites_as_zero() {
+        let mut bloom = row("bloom", 700, 0.3, 0.5);
+        bloom.quality.sites.insert(
+            "s1".into(),
+            Prf {
+                precision: 1.0,
+                recall: 1.0 / 3.0,
+                f1: 0.5,
+            },
+        );
+        let report = EvalReport {
+            labelled_pages: 2,
+            snippet_pages: 0,
+            labelled_pages_missing: 0,
+            rows: vec![bloom, row("none", 1000, 0.0, 0.0)],
+        };
+        let table = report.to_markdown(true);
+        // 0.3 → 30.0%, share 0.50.
+        assert!(table.contains("| 700 | 30.0% | 0.50 |"), "{table}");
+        assert!(table.contains("| 1000 | 0.0% | 0.00 |"), "{table}");
+        // none has no figures for s1: 0.
+        assert!(table.contains("| s1 | 0.500 | 0.000 |"), "{table}");
     }
 }

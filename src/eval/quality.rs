@@ -191,4 +191,101 @@ mod tests {
         // Template-only tokens: {menu home} + {menu} = 3, of which "menu" kept once.
         assert!((quality.template_kept - 1.0 / 3.0).abs() < 1e-12);
     }
+
+    fn close(actual: f64, expected: f64) -> bool {
+        (actual - expected).abs() < 1e-12
+    }
+
+    #[test]
+    fn precision_recall_and_f1_of_token_counts() {
+        // P = 3/(3+1) = 0.75, R = 3/(3+2) = 0.6, F1 = 2·0.75·0.6/(0.75+0.6) = 0.9/1.35 = 2/3.
+        let prf = Prf::of(&TokenCounts {
+            true_positive: 3,
+            false_positive: 1,
+            false_negative: 2,
+        });
+        assert_eq!((prf.precision, prf.recall), (0.75, 0.6));
+        assert!(close(prf.f1, 2.0 / 3.0), "{prf:?}");
+        // Nothing counted: 0, not NaN.
+        assert_eq!(Prf::of(&TokenCounts::default()), Prf::default());
+    }
+
+    #[test]
+    fn repeated_tokens_count_as_often_as_both_texts_hold_them() {
+        // Gold {a}, kept {a a a}: tp = min(3, 1) = 1, fp 2, fn 0 → P 1/3, R 1,
+        // F1 = 2·(1/3)·1/(1/3+1) = 1/2.
+        let labels = [label("u", "s", "a", "")];
+        let kept = HashMap::from([("u".to_string(), "A a a".to_string())]);
+        let micro = score(&labels, &kept).micro;
+        assert!(close(micro.precision, 1.0 / 3.0), "{micro:?}");
+        assert_eq!(micro.recall, 1.0);
+        assert!(close(micro.f1, 0.5), "{micro:?}");
+    }
+
+    #[test]
+    fn micro_sums_tokens_over_pages_and_macro_averages_sites() {
+        // u1 (s1): gold {a b c d}, kept {a} → tp 1, fp 0, fn 3.
+        // u2 (s1): gold {e f}, kept {e f g h} → tp 2, fp 2, fn 0.
+        // u3 (s2): gold {x}, kept {x} → tp 1, fp 0, fn 0.
+        let labels = [
+            label("u1", "s1", "a b c d", ""),
+            label("u2", "s1", "e f", ""),
+            label("u3", "s2", "x", ""),
+        ];
+        let kept = HashMap::from([
+            ("u1".to_string(), "a".to_string()),
+            ("u2".to_string(), "e f g h".to_string()),
+            ("u3".to_string(), "x".to_string()),
+        ]);
+        let quality = score(&labels, &kept);
+        assert_eq!((quality.pages, quality.missing), (3, 0));
+        // s1 sums its pages (tp 3, fp 2, fn 3): P 3/5, R 3/6, F1 = 2·0.6·0.5/1.1 = 6/11 —
+        // not the mean of its pages' F1s (0.4 and 2/3).
+        let s1 = quality.sites["s1"];
+        assert_eq!((s1.precision, s1.recall), (0.6, 0.5));
+        assert!(close(s1.f1, 6.0 / 11.0), "{s1:?}");
+        assert_eq!(quality.sites["s2"].f1, 1.0);
+        // Micro: tp 4, fp 2, fn 3 → P 4/6, R 4/7, F1 = 2·(2/3)·(4/7)/(2/3+4/7) = 8/13.
+        assert!(close(quality.micro.precision, 2.0 / 3.0));
+        assert!(close(quality.micro.recall, 4.0 / 7.0));
+        assert!(close(quality.micro.f1, 8.0 / 13.0));
+        // Macro: the mean of the sites' figures, P (3/5+1)/2 = 4/5, R (1/2+1)/2 = 3/4,
+        // F1 (6/11+1)/2 = 17/22 (not the F1 of the mean P and R, 24/31).
+        let macro_average = quality.macro_average;
+        assert!(close(macro_average.precision, 0.8));
+        assert!(close(macro_average.recall, 0.75));
+        assert!(close(macro_average.f1, 17.0 / 22.0), "{macro_average:?}");
+    }
+
+    #[test]
+    fn empty_text_nothing_found_and_no_labels_score_zero() {
+        // Empty gold and empty kept text: no tokens at all → 0 everywhere, and no template.
+        let empty = score(
+            &[label("u", "s", "", "")],
+            &HashMap::from([("u".to_string(), String::new())]),
+        );
+        assert_eq!((empty.micro, empty.missing), (Prf::default(), 0));
+        assert_eq!(empty.template_kept, 0.0);
+        // Nothing of the content found: tp 0, fp 2, fn 2 → P 0, R 0, F1 0.
+        let wrong = score(
+            &[label("u", "s", "a b", "")],
+            &HashMap::from([("u".to_string(), "c d".to_string())]),
+        );
+        assert_eq!(wrong.micro, Prf::default());
+        assert_eq!(wrong.sites["s"], Prf::default());
+        // No labelled pages: no sites, the macro average is 0 (divided by at least 1).
+        let none = score(&[], &HashMap::new());
+        assert_eq!((none.pages, none.macro_average), (0, Prf::default()));
+        assert!(none.sites.is_empty());
+    }
+
+    #[test]
+    fn template_words_that_are_also_content_are_not_template_only() {
+        // Gold {share share news}, template {share menu login}: template-only is {menu login}
+        // ("share" is content twice, so none of its one template occurrence is
+        // template-only): 2 tokens. Kept {share news menu} holds "menu" of them: 1/2.
+        let labels = [label("u", "s", "share share news", "share menu login")];
+        let kept = HashMap::from([("u".to_string(), "share news menu".to_string())]);
+        assert_eq!(score(&labels, &kept).template_kept, 0.5);
+    }
 }

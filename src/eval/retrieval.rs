@@ -450,4 +450,69 @@ mod tests {
         assert_eq!(reciprocal_rank(&ranked, "c"), 1.0 / 3.0);
         assert_eq!(reciprocal_rank(&ranked, "z"), 0.0);
     }
+
+    #[test]
+    fn mean_reciprocal_rank_and_success_at_1_from_ranks() {
+        // Ranks 1, 2, absent, 10: reciprocal ranks 1 + 1/2 + 0 + 1/10 = 1.6 over 4 queries
+        // → MRR@10 0.4; one of the four first → S@1 0.25.
+        let mut figures = Accumulator::default();
+        for rank in [Some(1), Some(2), None, Some(10)] {
+            figures.add(rank);
+        }
+        assert_eq!(
+            figures.figures(),
+            RankFigures {
+                queries: 4,
+                mrr_at_10: 0.4,
+                success_at_1: 0.25,
+            }
+        );
+        // No queries: 0, not NaN.
+        assert_eq!(Accumulator::default().figures(), RankFigures::default());
+    }
+
+    #[test]
+    fn a_page_ranked_past_the_cutoff_counts_zero() {
+        // Ten one-word pages match "alpha" better than the long page "t", which ranks 11th,
+        // one past CUTOFF: not found, reciprocal rank 0. Only "u" matches "zulu": rank 1.
+        // Title queries: MRR@10 = (0 + 1/1)/2 = 0.5, S@1 = 1/2. No content, no phrases.
+        let dir = tempfile::tempdir().unwrap();
+        let long_body = format!("alpha{}", " filler".repeat(40));
+        let mut pages: Vec<(String, &str, &str)> = (0..CUTOFF)
+            .map(|n| (format!("d{n}"), "Alpha", "alpha"))
+            .collect();
+        pages.push(("t".into(), "Alpha", &long_body));
+        pages.push(("u".into(), "Zulu", "zulu"));
+        let indexed = pages
+            .iter()
+            .map(|(url, title, body)| crate::index::IndexedPage::text(url, "s", title, body));
+        let summary = crate::build::BuildSummary {
+            detector: "none".into(),
+            ..Default::default()
+        };
+        super::super::write_index(dir.path(), indexed, &summary).unwrap();
+        let open = OpenIndex::open(dir.path()).unwrap();
+        let labels = [("t", "s1", "Alpha"), ("u", "s2", "Zulu")].map(|(url, site, title)| Label {
+            url: url.into(),
+            site: site.into(),
+            title: title.into(),
+            content_text: String::new(),
+            template_text: String::new(),
+        });
+        let (figures, outcomes) = evaluate(&open, &labels, 1, Weights::default()).unwrap();
+        assert_eq!(outcomes.len(), 2);
+        assert_eq!(outcomes[0].query, "alpha");
+        assert_eq!(outcomes[0].rank, None, "{outcomes:?}");
+        assert!(outcomes[0].first.as_deref().is_some_and(|url| url != "t"));
+        assert_eq!(outcomes[1].rank, Some(1));
+        assert_eq!(
+            figures.title,
+            RankFigures {
+                queries: 2,
+                mrr_at_10: 0.5,
+                success_at_1: 0.5,
+            }
+        );
+        assert_eq!(figures.phrase, RankFigures::default());
+    }
 }

@@ -94,4 +94,22 @@ mod tests {
         let none = score_snippets(&labels, &HashMap::new());
         assert_eq!((none.missing, none.recall), (1, 0.0));
     }
+
+    #[test]
+    fn snippet_scores_with_nothing_to_find() {
+        // Only a passage to drop, and it is not kept: tp 0, fp 0, fn 0, tn 1 → P 0 and R 0
+        // (nothing to divide), F1 0, accuracy 1/1.
+        let labels = [SnippetLabel {
+            url: "u".into(),
+            site: "s".into(),
+            with: Vec::new(),
+            without: vec!["subscribe now".into()],
+        }];
+        let kept = HashMap::from([("u".to_string(), "the story".to_string())]);
+        let score = score_snippets(&labels, &kept);
+        assert_eq!((score.precision, score.recall, score.f1), (0.0, 0.0, 0.0));
+        assert_eq!(score.accuracy, 1.0);
+        // No labels: all 0 (accuracy divided by at least 1).
+        assert_eq!(score_snippets(&[], &kept), SnippetScore::default());
+    }
 }

@@ -295,37 +295,76 @@ impl BuildSummary {
     /// Adds the figures of another round of the same run (or of another shard built with
     /// the same settings).
     pub fn absorb(&mut self, other: BuildSummary) {
+        // Every field named, so that a new one does not compile until it is handled here.
+        let BuildSummary {
+            // Figures of the whole run, which the run sets once its rounds are done
+            // (`of_shards` combines those of shards).
+            tool: _,
+            command_line: _,
+            started: _,
+            inputs: _,
+            first_skipped: _,
+            rounds: _,
+            memory_budget: _,
+            warnings: _,
+            seconds: _,
+            // Settings, the same in every round: the first round's are kept.
+            detector,
+            settings,
+            passes,
+            threads,
+            input_bytes,
+            segment_options,
+            segment_limits,
+            // Counts, added, and peaks, the largest kept.
+            skipped_records,
+            records,
+            pages,
+            skipped,
+            limited,
+            truncated_pages,
+            html_bytes,
+            blocks_kept,
+            blocks_dropped,
+            text_bytes_kept,
+            text_bytes_dropped,
+            peak_state_bytes,
+            batches,
+            peak_batch_bytes,
+            batch_seconds,
+            counters,
+            counters_merged_by_max,
+        } = other;
         if self.detector.is_empty() {
-            self.detector = other.detector.clone();
-            self.settings = other.settings.clone();
-            self.passes = other.passes;
-            self.threads = other.threads;
-            self.input_bytes = other.input_bytes;
-            self.segment_options = other.segment_options;
-            self.segment_limits = other.segment_limits;
+            self.detector = detector;
+            self.settings = settings;
+            self.passes = passes;
+            self.threads = threads;
+            self.input_bytes = input_bytes;
+            self.segment_options = segment_options;
+            self.segment_limits = segment_limits;
         }
-        self.skipped_records.extend(other.skipped_records);
-        self.records += other.records;
-        self.pages += other.pages;
-        for (reason, count) in other.skipped {
+        self.skipped_records.extend(skipped_records);
+        self.records += records;
+        self.pages += pages;
+        for (reason, count) in skipped {
             *self.skipped.entry(reason).or_default() += count;
         }
-        for (limit, count) in other.limited {
+        for (limit, count) in limited {
             *self.limited.entry(limit).or_default() += count;
         }
-        self.truncated_pages += other.truncated_pages;
-        self.html_bytes += other.html_bytes;
-        self.blocks_kept += other.blocks_kept;
-        self.blocks_dropped += other.blocks_dropped;
-        self.text_bytes_kept += other.text_bytes_kept;
-        self.text_bytes_dropped += other.text_bytes_dropped;
-        self.peak_state_bytes = self.peak_state_bytes.max(other.peak_state_bytes);
-        self.batches += other.batches;
-        self.peak_batch_bytes = self.peak_batch_bytes.max(other.peak_batch_bytes);
-        self.batch_seconds += other.batch_seconds;
-        self.counters_merged_by_max
-            .extend(other.counters_merged_by_max.iter().cloned());
-        for (name, count) in other.counters {
+        self.truncated_pages += truncated_pages;
+        self.html_bytes += html_bytes;
+        self.blocks_kept += blocks_kept;
+        self.blocks_dropped += blocks_dropped;
+        self.text_bytes_kept += text_bytes_kept;
+        self.text_bytes_dropped += text_bytes_dropped;
+        self.peak_state_bytes = self.peak_state_bytes.max(peak_state_bytes);
+        self.batches += batches;
+        self.peak_batch_bytes = self.peak_batch_bytes.max(peak_batch_bytes);
+        self.batch_seconds += batch_seconds;
+        self.counters_merged_by_max.extend(counters_merged_by_max);
+        for (name, count) in counters {
             let entry = self.counters.entry(name.clone()).or_default();
             *entry = if self.counters_merged_by_max.contains(&name) {
                 (*entry).max(count)
@@ -416,5 +455,27 @@ mod tests {
         assert_eq!(total.pages, 90);
         assert_eq!(total.counters["sites"], 9);
         assert_eq!(total.counters["peak_site_state_bytes"], 900);
+    }
+
+    #[test]
+    fn rounds_keep_the_first_settings_and_leave_the_run_s_own_figures() {
+        let round = |detector: &str, input_bytes: u64, records: u64| BuildSummary {
+            detector: detector.into(),
+            input_bytes,
+            records,
+            seconds: 5.0,
+            rounds: 1,
+            inputs: vec!["a.warc.gz".into()],
+            peak_batch_bytes: records * 100,
+            ..BuildSummary::default()
+        };
+        let mut total = BuildSummary::default();
+        total.absorb(round("bloom", 700, 3));
+        total.absorb(round("other", 900, 4));
+        assert_eq!((total.detector.as_str(), total.input_bytes), ("bloom", 700));
+        assert_eq!(total.records, 7);
+        assert_eq!(total.peak_batch_bytes, 400);
+        assert_eq!((total.seconds, total.rounds), (0.0, 0));
+        assert!(total.inputs.is_empty());
     }
 }

@@ -26,11 +26,11 @@ use crate::segment::{Block, SegmentedPage};
 pub const TOKEN_BUCKETS: usize = u64::BITS as usize;
 
 /// Row index of `heading_level`.
-pub const HEADING_LEVEL: usize = 8;
+pub const HEADING_LEVEL: usize = feature_index("heading_level");
 /// Row index of `title_words_in_block`.
-pub const TITLE_WORDS_IN_BLOCK: usize = 15;
+pub const TITLE_WORDS_IN_BLOCK: usize = feature_index("title_words_in_block");
 /// Row index of `block_words_in_title`.
-pub const BLOCK_WORDS_IN_TITLE: usize = 16;
+pub const BLOCK_WORDS_IN_TITLE: usize = feature_index("block_words_in_title");
 
 /// Whether a row is a heading made mostly of the page's own title words
 /// ([`title::is_title_heading`]).
@@ -55,51 +55,103 @@ pub struct SiteEvidence {
     pub site_pages: u32,
 }
 
+/// One feature: its name, as the model file stores it, and its value for a block (`b`, the
+/// block's [`BlockContext`]).
+type Feature = (&'static str, fn(&BlockContext<'_>) -> f32);
+
+/// The features computed one by one, in row order; the context bits, tag codes and class
+/// token buckets follow them ([`names`]).
+const FEATURES: [Feature; 38] = [
+    ("log_words", |b| log1p(b.shape.words)),
+    ("log_text_bytes", |b| log1p(b.shape.text_bytes)),
+    ("link_density", |b| b.shape.link_density()),
+    ("sentence_ends_per_word", |b| {
+        b.per_word(b.marks.sentence_ends)
+    }),
+    ("commas_per_word", |b| b.per_word(b.marks.commas)),
+    ("ends_with_sentence_end", |b| {
+        f32::from(b.text().ends_with(['.', '!', '?', '。', '！', '？', ':']))
+    }),
+    ("digit_share", |b| {
+        b.marks.digits as f32 / b.marks.characters as f32
+    }),
+    ("uppercase_start", |b| {
+        f32::from(b.text().chars().next().is_some_and(char::is_uppercase))
+    }),
+    ("heading_level", |b| {
+        f32::from(b.block.evidence.heading_level)
+    }),
+    ("depth", |b| f32::from(b.block.evidence.depth)),
+    ("position", |b| b.index as f32 / b.page.blocks as f32),
+    ("position_from_end", |b| {
+        (b.page.blocks - b.index) as f32 / b.page.blocks as f32
+    }),
+    ("log_index", |b| log1p(b.index)),
+    ("log_page_blocks", |b| log1p(b.page.blocks)),
+    ("share_of_page_words", |b| {
+        b.shape.words as f32 / b.page.words as f32
+    }),
+    ("title_words_in_block", |b| b.title_in_block),
+    ("block_words_in_title", |b| b.block_in_title),
+    ("prev_log_words", |b| log1p(b.previous.words)),
+    ("prev_link_density", |b| b.previous.link_density()),
+    ("next_log_words", |b| log1p(b.next.words)),
+    ("next_link_density", |b| b.next.link_density()),
+    ("window_log_words", |b| log1p(b.window.words)),
+    ("window_link_density", |b| b.window.link_density()),
+    ("site_template_word_ratio", |b| b.site.template_word_ratio),
+    ("site_text_page_share", |b| b.site_share(b.site.text_pages)),
+    ("site_style_page_share", |b| {
+        b.site_share(b.site.style_pages)
+    }),
+    ("site_log_pages", |b| log1p(b.site.site_pages as usize)),
+    ("site_text_log_pages", |b| log1p(b.site.text_pages as usize)),
+    ("region1_log_words", |b| log1p(b.regions[0].words)),
+    ("region1_link_density", |b| b.regions[0].link_density()),
+    ("region2_log_words", |b| log1p(b.regions[1].words)),
+    ("region2_link_density", |b| b.regions[1].link_density()),
+    ("region3_log_words", |b| log1p(b.regions[2].words)),
+    ("region3_link_density", |b| b.regions[2].link_density()),
+    ("region2_share_of_page_words", |b| {
+        b.regions[1].words as f32 / b.page.words as f32
+    }),
+    ("levels_to_main_block", |b| b.levels_to_main as f32),
+    ("is_main_block", |b| {
+        f32::from(b.page.main.block == Some(b.index))
+    }),
+    ("offset_from_main_region", |b| b.offset_from_main_region()),
+];
+
+/// The row index of the feature named `name` (a build error when there is none).
+const fn feature_index(name: &str) -> usize {
+    let mut at = 0;
+    while at < FEATURES.len() {
+        if same_bytes(FEATURES[at].0.as_bytes(), name.as_bytes()) {
+            return at;
+        }
+        at += 1;
+    }
+    panic!("no feature of that name");
+}
+
+/// `a == b`, which a `const fn` cannot write.
+const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut at = 0;
+    while at < a.len() {
+        if a[at] != b[at] {
+            return false;
+        }
+        at += 1;
+    }
+    true
+}
+
 /// Names of the features, in row order; the model file stores them and must match.
 pub fn names() -> Vec<String> {
-    let mut names: Vec<String> = [
-        "log_words",
-        "log_text_bytes",
-        "link_density",
-        "sentence_ends_per_word",
-        "commas_per_word",
-        "ends_with_sentence_end",
-        "digit_share",
-        "uppercase_start",
-        "heading_level",
-        "depth",
-        "position",
-        "position_from_end",
-        "log_index",
-        "log_page_blocks",
-        "share_of_page_words",
-        "title_words_in_block",
-        "block_words_in_title",
-        "prev_log_words",
-        "prev_link_density",
-        "next_log_words",
-        "next_link_density",
-        "window_log_words",
-        "window_link_density",
-        "site_template_word_ratio",
-        "site_text_page_share",
-        "site_style_page_share",
-        "site_log_pages",
-        "site_text_log_pages",
-        "region1_log_words",
-        "region1_link_density",
-        "region2_log_words",
-        "region2_link_density",
-        "region3_log_words",
-        "region3_link_density",
-        "region2_share_of_page_words",
-        "levels_to_main_block",
-        "is_main_block",
-        "offset_from_main_region",
-    ]
-    .iter()
-    .map(|name| name.to_string())
-    .collect();
+    let mut names: Vec<String> = FEATURES.iter().map(|(name, _)| name.to_string()).collect();
     for bit in 0..context::COUNT {
         names.push(format!("context_{bit}"));
     }
@@ -114,7 +166,7 @@ pub fn names() -> Vec<String> {
 
 /// How many features a row has.
 pub fn count() -> usize {
-    38 + context::COUNT + TAG_CODES + TOKEN_BUCKETS
+    FEATURES.len() + context::COUNT + TAG_CODES + TOKEN_BUCKETS
 }
 
 /// What is measured of one block alone.
@@ -141,10 +193,248 @@ impl Shape {
             (self.link_bytes as f32 / self.text_bytes as f32).min(1.0)
         }
     }
+
+    fn add(&mut self, other: Shape) {
+        self.words += other.words;
+        self.text_bytes += other.text_bytes;
+        self.link_bytes += other.link_bytes;
+    }
+
+    /// Words outside links, as a whole number.
+    fn unlinked_words(self) -> usize {
+        ((1.0 - self.link_density()) * self.words as f32) as usize
+    }
 }
 
 fn log1p(value: usize) -> f32 {
     (value as f32).ln_1p()
+}
+
+/// Punctuation and digits of a block's text.
+#[derive(Debug, Clone, Copy)]
+struct Marks {
+    sentence_ends: usize,
+    commas: usize,
+    digits: usize,
+    /// Characters, at least 1.
+    characters: usize,
+}
+
+impl Marks {
+    fn of(text: &str) -> Marks {
+        let (mut sentence_ends, mut commas, mut digits, mut characters) = (0, 0, 0, 0usize);
+        for c in text.chars() {
+            characters += 1;
+            match c {
+                '.' | '!' | '?' | '。' | '！' | '？' => sentence_ends += 1,
+                ',' | '，' | '、' => commas += 1,
+                '0'..='9' => digits += 1,
+                _ => {}
+            }
+        }
+        Marks {
+            sentence_ends,
+            commas,
+            digits,
+            characters: characters.max(1),
+        }
+    }
+}
+
+/// The page's main region: the element whose own blocks hold the most words outside links
+/// (an article's paragraphs share one parent; a comment thread's are spread over one per
+/// entry); its main block: its block with the most such words.
+struct MainRegion<'a> {
+    /// The main block.
+    block: Option<usize>,
+    /// The first and the last block of the main region (0 and 0 without one).
+    span: (usize, usize),
+    /// The main block's ancestors, nearest first.
+    ancestors: &'a [u32],
+}
+
+impl<'a> MainRegion<'a> {
+    fn of(page: &'a SegmentedPage, shapes: &[Shape]) -> MainRegion<'a> {
+        let blocks = page.blocks.len();
+        let parent_of =
+            |block: &Block| block.evidence.ancestors.get(1).copied().unwrap_or(u32::MAX);
+        let mut parent_words: FxHashMap<u32, usize> = FxHashMap::default();
+        for (block, shape) in page.blocks.iter().zip(shapes) {
+            *parent_words.entry(parent_of(block)).or_default() += shape.unlinked_words();
+        }
+        let region = page
+            .blocks
+            .iter()
+            .map(parent_of)
+            .enumerate()
+            .max_by_key(|&(at, parent)| (parent_words[&parent], std::cmp::Reverse(at)))
+            .map(|(_, parent)| parent);
+        let in_region = |at: &usize| Some(parent_of(&page.blocks[*at])) == region;
+        let block = (0..blocks)
+            .filter(in_region)
+            .max_by_key(|&at| (shapes[at].unlinked_words(), std::cmp::Reverse(at)));
+        MainRegion {
+            block,
+            span: (
+                (0..blocks).find(in_region).unwrap_or(0),
+                (0..blocks).rfind(in_region).unwrap_or(0),
+            ),
+            ancestors: block.map_or(&[], |at| &page.blocks[at].evidence.ancestors),
+        }
+    }
+}
+
+/// What is measured of the whole page, once, for the rows of all its blocks.
+struct PageFigures<'a> {
+    /// Each block's shape, in block order.
+    shapes: Vec<Shape>,
+    /// Blocks of the page.
+    blocks: usize,
+    /// Words of the page, at least 1.
+    words: usize,
+    /// Every element that is an ancestor of some block, with the text inside it.
+    regions: FxHashMap<u32, Shape>,
+    main: MainRegion<'a>,
+    /// Each block's (title words in block, block words in title) shares.
+    title_shares: Vec<(f32, f32)>,
+}
+
+impl<'a> PageFigures<'a> {
+    fn of(page: &'a SegmentedPage, overlap: &TitleOverlap, own: &[bool]) -> PageFigures<'a> {
+        let block_words = |at: usize| overlap.block_words.get(at).copied().unwrap_or(0) as usize;
+        let shapes: Vec<Shape> = page
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(at, block)| Shape::of(block, block_words(at)))
+            .collect();
+        let mut regions: FxHashMap<u32, Shape> = FxHashMap::default();
+        for (block, shape) in page.blocks.iter().zip(&shapes) {
+            for &element in block.evidence.ancestors.iter() {
+                regions.entry(element).or_default().add(*shape);
+            }
+        }
+        PageFigures {
+            words: shapes.iter().map(|shape| shape.words).sum::<usize>().max(1),
+            blocks: page.blocks.len(),
+            main: MainRegion::of(page, &shapes),
+            regions,
+            shapes,
+            title_shares: overlap.shares(own),
+        }
+    }
+
+    /// The text inside `block`'s ancestor `level` levels up (nothing when there is none).
+    fn region(&self, block: &Block, level: usize) -> Shape {
+        block
+            .evidence
+            .ancestors
+            .get(level)
+            .and_then(|element| self.regions.get(element).copied())
+            .unwrap_or_default()
+    }
+}
+
+/// What the features of one block are computed from.
+struct BlockContext<'a> {
+    page: &'a PageFigures<'a>,
+    block: &'a Block,
+    /// The block's index on the page.
+    index: usize,
+    shape: Shape,
+    marks: Marks,
+    title_in_block: f32,
+    block_in_title: f32,
+    previous: Shape,
+    next: Shape,
+    /// The block and the two blocks on each side of it.
+    window: Shape,
+    site: SiteEvidence,
+    /// The text inside the block's ancestors one, two and three levels up.
+    regions: [Shape; 3],
+    /// Levels up from the block to the nearest ancestor it shares with the main block.
+    levels_to_main: usize,
+}
+
+impl<'a> BlockContext<'a> {
+    fn of(
+        page: &'a PageFigures<'a>,
+        block: &'a Block,
+        index: usize,
+        site: &[SiteEvidence],
+    ) -> BlockContext<'a> {
+        let neighbour = |at: Option<usize>| at.and_then(|at| page.shapes.get(at).copied());
+        let mut window = Shape::default();
+        for shape in &page.shapes[index.saturating_sub(2)..(index + 3).min(page.blocks)] {
+            window.add(*shape);
+        }
+        let (title_in_block, block_in_title) = page.title_shares[index];
+        BlockContext {
+            page,
+            block,
+            index,
+            shape: page.shapes[index],
+            marks: Marks::of(&block.text),
+            title_in_block,
+            block_in_title,
+            previous: neighbour(index.checked_sub(1)).unwrap_or_default(),
+            next: neighbour(Some(index + 1)).unwrap_or_default(),
+            window,
+            site: site.get(index).copied().unwrap_or_default(),
+            regions: [1, 2, 3].map(|level| page.region(block, level)),
+            levels_to_main: block
+                .evidence
+                .ancestors
+                .iter()
+                .position(|element| page.main.ancestors.contains(element))
+                .unwrap_or(MAX_ANCESTORS),
+        }
+    }
+
+    fn text(&self) -> &str {
+        &self.block.text
+    }
+
+    fn per_word(&self, count: usize) -> f32 {
+        count as f32 / self.shape.words.max(1) as f32
+    }
+
+    /// `pages` as a share of the site's pages.
+    fn site_share(&self, pages: u32) -> f32 {
+        pages as f32 / self.site.site_pages.max(1) as f32
+    }
+
+    /// Blocks from the main region to the block (negative before it, 0 inside it), as a
+    /// share of the page's blocks.
+    fn offset_from_main_region(&self) -> f32 {
+        let (first, last) = self.page.main.span;
+        let blocks = self.page.blocks as f32;
+        if self.index < first {
+            (self.index as f32 - first as f32) / blocks
+        } else {
+            self.index.saturating_sub(last) as f32 / blocks
+        }
+    }
+
+    /// Writes the block's row.
+    fn fill(&self, row: &mut [f32]) {
+        for (value, (_, feature)) in row.iter_mut().zip(&FEATURES) {
+            *value = feature(self);
+        }
+        let evidence = &self.block.evidence;
+        let mut at = FEATURES.len();
+        for bit in 0..context::COUNT {
+            row[at + bit] = f32::from(evidence.context & (1 << bit) != 0);
+        }
+        at += context::COUNT;
+        row[at + usize::from(evidence.tag).min(TAG_CODES - 1)] = 1.0;
+        at += TAG_CODES;
+        for bucket in 0..TOKEN_BUCKETS {
+            if evidence.token_bits & (1 << bucket) != 0 {
+                row[at + bucket] = 1.0;
+            }
+        }
+    }
 }
 
 /// One row per block of `page`, in block order, [`count`] features each, one after the other
@@ -157,156 +447,15 @@ pub fn rows(
     overlap: &TitleOverlap,
     own: &[bool],
 ) -> Vec<f32> {
-    let title_shares = overlap.shares(own);
-    let block_words = |at: usize| overlap.block_words.get(at).copied().unwrap_or(0) as usize;
-    let shapes: Vec<Shape> = page
+    let figures = PageFigures::of(page, overlap, own);
+    let mut rows = vec![0.0f32; page.blocks.len() * count()];
+    for ((index, block), row) in page
         .blocks
         .iter()
         .enumerate()
-        .map(|(at, block)| Shape::of(block, block_words(at)))
-        .collect();
-    let page_words: usize = shapes.iter().map(|shape| shape.words).sum::<usize>().max(1);
-    let blocks = page.blocks.len();
-    // Regions: every element that is an ancestor of some block, with the text inside it.
-    let mut regions: FxHashMap<u32, Shape> = FxHashMap::default();
-    for (block, shape) in page.blocks.iter().zip(&shapes) {
-        for &element in block.evidence.ancestors.iter() {
-            let region = regions.entry(element).or_default();
-            region.words += shape.words;
-            region.text_bytes += shape.text_bytes;
-            region.link_bytes += shape.link_bytes;
-        }
-    }
-    let region = |block: &Block, level: usize| {
-        block
-            .evidence
-            .ancestors
-            .get(level)
-            .and_then(|element| regions.get(element).copied())
-            .unwrap_or_default()
-    };
-    // The main region: the element whose own blocks hold the most words outside links (an
-    // article's paragraphs share one parent; a comment thread's are spread over one per
-    // entry); the main block: its block with the most such words.
-    let unlinked_words =
-        |shape: &Shape| ((1.0 - shape.link_density()) * shape.words as f32) as usize;
-    let parent_of = |block: &Block| block.evidence.ancestors.get(1).copied().unwrap_or(u32::MAX);
-    let mut parent_words: FxHashMap<u32, usize> = FxHashMap::default();
-    for (block, shape) in page.blocks.iter().zip(&shapes) {
-        *parent_words.entry(parent_of(block)).or_default() += unlinked_words(shape);
-    }
-    let main_region = page
-        .blocks
-        .iter()
-        .map(parent_of)
-        .enumerate()
-        .max_by_key(|&(at, parent)| (parent_words[&parent], std::cmp::Reverse(at)))
-        .map(|(_, parent)| parent);
-    let in_main_region = |at: &usize| Some(parent_of(&page.blocks[*at])) == main_region;
-    let main = (0..blocks)
-        .filter(in_main_region)
-        .max_by_key(|&at| (unlinked_words(&shapes[at]), std::cmp::Reverse(at)));
-    let main_span = (
-        (0..blocks).find(in_main_region).unwrap_or(0),
-        (0..blocks).rfind(in_main_region).unwrap_or(0),
-    );
-    let main_ancestors: &[u32] = main.map_or(&[], |at| &page.blocks[at].evidence.ancestors);
-    let width = count();
-    let mut rows = vec![0.0f32; blocks * width];
-    for (index, block) in page.blocks.iter().enumerate() {
-        let row = &mut rows[index * width..(index + 1) * width];
-        let shape = shapes[index];
-        let (title_in_block, block_in_title) = title_shares[index];
-        let text = block.text.as_str();
-        let (mut sentence_ends, mut commas, mut digits, mut characters) = (0, 0, 0, 0usize);
-        for c in text.chars() {
-            characters += 1;
-            match c {
-                '.' | '!' | '?' | '。' | '！' | '？' => sentence_ends += 1,
-                ',' | '，' | '、' => commas += 1,
-                '0'..='9' => digits += 1,
-                _ => {}
-            }
-        }
-        let characters = characters.max(1);
-        let per_word = |count: usize| count as f32 / shape.words.max(1) as f32;
-        let neighbour = |at: Option<usize>| at.and_then(|at| shapes.get(at).copied());
-        let previous = neighbour(index.checked_sub(1)).unwrap_or_default();
-        let next = neighbour(Some(index + 1)).unwrap_or_default();
-        let window =
-            (index.saturating_sub(2)..(index + 3).min(blocks)).fold(Shape::default(), |sum, at| {
-                Shape {
-                    words: sum.words + shapes[at].words,
-                    text_bytes: sum.text_bytes + shapes[at].text_bytes,
-                    link_bytes: sum.link_bytes + shapes[at].link_bytes,
-                }
-            });
-        let evidence = site.get(index).copied().unwrap_or_default();
-        let levels_to_main = block
-            .evidence
-            .ancestors
-            .iter()
-            .position(|element| main_ancestors.contains(element))
-            .unwrap_or(MAX_ANCESTORS);
-        let (region1, region2, region3) = (region(block, 1), region(block, 2), region(block, 3));
-        let site_pages = evidence.site_pages.max(1) as f32;
-        let values = [
-            log1p(shape.words),
-            log1p(shape.text_bytes),
-            shape.link_density(),
-            per_word(sentence_ends),
-            per_word(commas),
-            f32::from(text.ends_with(['.', '!', '?', '。', '！', '？', ':'])),
-            digits as f32 / characters as f32,
-            f32::from(text.chars().next().is_some_and(char::is_uppercase)),
-            f32::from(block.evidence.heading_level),
-            f32::from(block.evidence.depth),
-            index as f32 / blocks as f32,
-            (blocks - index) as f32 / blocks as f32,
-            log1p(index),
-            log1p(blocks),
-            shape.words as f32 / page_words as f32,
-            title_in_block,
-            block_in_title,
-            log1p(previous.words),
-            previous.link_density(),
-            log1p(next.words),
-            next.link_density(),
-            log1p(window.words),
-            window.link_density(),
-            evidence.template_word_ratio,
-            evidence.text_pages as f32 / site_pages,
-            evidence.style_pages as f32 / site_pages,
-            log1p(evidence.site_pages as usize),
-            log1p(evidence.text_pages as usize),
-            log1p(region1.words),
-            region1.link_density(),
-            log1p(region2.words),
-            region2.link_density(),
-            log1p(region3.words),
-            region3.link_density(),
-            region2.words as f32 / page_words as f32,
-            levels_to_main as f32,
-            f32::from(main == Some(index)),
-            if index < main_span.0 {
-                (index as f32 - main_span.0 as f32) / blocks as f32
-            } else {
-                index.saturating_sub(main_span.1) as f32 / blocks as f32
-            },
-        ];
-        row[..values.len()].copy_from_slice(&values);
-        let mut at = values.len();
-        for bit in 0..context::COUNT {
-            row[at + bit] = f32::from(block.evidence.context & (1 << bit) != 0);
-        }
-        at += context::COUNT;
-        row[at + usize::from(block.evidence.tag).min(TAG_CODES - 1)] = 1.0;
-        at += TAG_CODES;
-        for bucket in 0..TOKEN_BUCKETS {
-            if block.evidence.token_bits & (1 << bucket) != 0 {
-                row[at + bucket] = 1.0;
-            }
-        }
+        .zip(rows.chunks_exact_mut(count()))
+    {
+        BlockContext::of(&figures, block, index, site).fill(row);
     }
     rows
 }
@@ -315,6 +464,13 @@ pub fn rows(
 mod tests {
     use super::*;
     use crate::segment::{SegmentOptions, WordId};
+
+    #[test]
+    fn feature_names_are_distinct() {
+        let names = names();
+        let distinct: std::collections::HashSet<&String> = names.iter().collect();
+        assert_eq!(distinct.len(), names.len());
+    }
 
     #[test]
     fn names_match_the_row_length() {
