@@ -486,7 +486,7 @@ mod tests {
         let indexed = pages
             .iter()
             .map(|(url, title, body)| crate::index::IndexedPage::text(url, "s", title, body));
-        let summary = crate::build::BuildSummary {
+        let summary = crate::run::BuildSummary {
             detector: "none".into(),
             ..Default::default()
         };
