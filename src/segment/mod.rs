@@ -12,11 +12,12 @@
 
 pub mod evidence;
 mod style;
+mod tags;
 mod tree;
 
 pub use evidence::BlockEvidence;
 pub use style::{BlockStyle, StyleAttributes, stable_hash_bytes};
-pub use tree::{is_layout_element, is_table_element};
+pub use tags::{is_layout_element, is_table_element};
 
 use std::cell::RefCell;
 use std::rc::Rc;

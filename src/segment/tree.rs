@@ -5,188 +5,15 @@ use lol_html::html_content::Element;
 
 use super::evidence::{self, Ancestors, BlockEvidence, MAX_TOKENS};
 use super::style::{BlockStyle, StyleAttributes, child_path, stable_hash_bytes};
+use super::tags::{
+    belongs_in_head, closes_paragraph, heading_level, hides_text, is_heading, is_inline,
+    is_layout_element, is_scope_boundary, is_table_element,
+};
 use super::{DomTree, Granularity, PageLimit, SegmentLimits, SegmentOptions, TextRun};
 
 /// Most links kept from one page, and the longest link kept.
 const MAX_LINKS: usize = 4096;
 const MAX_LINK_BYTES: usize = 2048;
-
-/// Table elements: Ma et al.'s chunk boundaries.
-pub fn is_table_element(tag: &str) -> bool {
-    matches!(
-        tag,
-        "table" | "caption" | "thead" | "tbody" | "tfoot" | "tr" | "td" | "th"
-    )
-}
-
-/// Elements that start a block of their own (layout elements, after Chen, Ye & Li; table
-/// cells and rows do not).
-pub fn is_layout_element(tag: &str) -> bool {
-    matches!(
-        tag,
-        "body"
-            | "table"
-            | "div"
-            | "section"
-            | "article"
-            | "aside"
-            | "nav"
-            | "header"
-            | "footer"
-            | "main"
-            | "ul"
-            | "ol"
-            | "dl"
-            | "menu"
-            | "form"
-            | "fieldset"
-            | "p"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "hgroup"
-            | "pre"
-            | "blockquote"
-            | "center"
-            | "figure"
-            | "figcaption"
-            | "details"
-            | "address"
-            | "dialog"
-    )
-}
-
-/// Elements whose text is never visible, or is a reading aid over the text rather than part of
-/// it (ruby annotations: `<ruby>漢<rt>かん</rt></ruby>` reads 漢).
-fn hides_text(tag: &str) -> bool {
-    matches!(
-        tag,
-        "script"
-            | "style"
-            | "noscript"
-            | "template"
-            | "head"
-            | "iframe"
-            | "object"
-            | "noembed"
-            | "noframes"
-            | "svg"
-            | "math"
-            | "select"
-            | "datalist"
-            | "rt"
-            | "rp"
-    )
-}
-
-/// Elements that flow inside a line: their boundaries do not separate words.
-fn is_inline(tag: &str) -> bool {
-    matches!(
-        tag,
-        "a" | "abbr"
-            | "b"
-            | "bdi"
-            | "bdo"
-            | "big"
-            | "cite"
-            | "code"
-            | "data"
-            | "dfn"
-            | "em"
-            | "font"
-            | "i"
-            | "ins"
-            | "del"
-            | "kbd"
-            | "label"
-            | "mark"
-            | "q"
-            | "rb"
-            | "rp"
-            | "rt"
-            | "ruby"
-            | "s"
-            | "samp"
-            | "small"
-            | "span"
-            | "strike"
-            | "strong"
-            | "sub"
-            | "sup"
-            | "time"
-            | "tt"
-            | "u"
-            | "var"
-            | "nobr"
-            | "wbr"
-    )
-}
-
-/// Start tags that close an open `<p>` (HTML's "close a p element in button scope").
-fn closes_paragraph(tag: &str) -> bool {
-    matches!(
-        tag,
-        "address"
-            | "article"
-            | "aside"
-            | "blockquote"
-            | "center"
-            | "details"
-            | "dialog"
-            | "dir"
-            | "div"
-            | "dl"
-            | "fieldset"
-            | "figcaption"
-            | "figure"
-            | "footer"
-            | "form"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "header"
-            | "hgroup"
-            | "hr"
-            | "main"
-            | "menu"
-            | "nav"
-            | "ol"
-            | "p"
-            | "pre"
-            | "section"
-            | "table"
-            | "ul"
-            | "li"
-            | "dd"
-            | "dt"
-            | "listing"
-            | "plaintext"
-            | "xmp"
-    )
-}
-
-/// Elements that bound the search for an implicitly closed element.
-fn is_scope_boundary(tag: &str) -> bool {
-    matches!(
-        tag,
-        "html"
-            | "table"
-            | "td"
-            | "th"
-            | "caption"
-            | "button"
-            | "template"
-            | "object"
-            | "applet"
-            | "marquee"
-    )
-}
 
 struct OpenElement {
     serial: u64,
@@ -324,40 +151,19 @@ impl OpenElements {
             self.separate_words();
         }
 
-        let (parent_path, child_index) = match self.stack.last_mut() {
-            Some(parent) => {
-                parent.children += 1;
-                (parent.path, parent.children - 1)
-            }
-            None => {
-                self.root_children += 1;
-                (0, self.root_children - 1)
-            }
-        };
-        if self.options.links
-            && tag == "a"
-            && self.links.len() < MAX_LINKS
-            && let Some(href) = element.get_attribute("href")
-            && href.len() <= MAX_LINK_BYTES
-        {
-            self.links.push(href);
-        }
+        let path = next_child_path(
+            self.stack
+                .last_mut()
+                .map(|parent| (parent.path, &mut parent.children)),
+            &mut self.root_children,
+        );
+        self.keep_link(&tag, element);
         if self.stack.len() >= self.limits.max_depth {
             self.limited.get_or_insert(PageLimit::Depth);
             return None;
         }
         let node = self.add_element_node(&tag, element);
-        if self.options.image_alt
-            && tag == "img"
-            && !self.stack.last().is_some_and(|open| open.hidden)
-            && let Some(alt) = element.get_attribute("alt")
-            && is_meaningful_alt(&alt)
-        {
-            let at = element.source_location().bytes().start;
-            self.separate_words();
-            self.text_node(&alt, true, (at, at));
-            self.separate_words();
-        }
+        self.image_alt_text(&tag, element);
         if !element.can_have_content() {
             return None;
         }
@@ -365,7 +171,6 @@ impl OpenElements {
             self.in_title = true;
         }
 
-        let path = child_path(parent_path, child_index);
         let (context, in_link, tokens) = if self.options.evidence {
             let parent = self.stack.last();
             let (own, tokens) = evidence::context_and_tokens(&tag, element);
@@ -377,13 +182,8 @@ impl OpenElements {
         } else {
             (0, false, Vec::new())
         };
-        let inherited_hidden = self.stack.last().is_some_and(|parent| parent.hidden);
-        let hidden = inherited_hidden
-            || hides_text(&tag)
-            || element.has_attribute("hidden")
-            || element
-                .get_attribute("style")
-                .is_some_and(|style| declares_display_none(&style));
+        let hidden = self.stack.last().is_some_and(|parent| parent.hidden)
+            || element_hides_text(&tag, element);
         self.reopen_parent_block();
         let mut block = self.stack.last().and_then(|parent| parent.block);
         let mut owns_block = false;
@@ -431,20 +231,43 @@ impl OpenElements {
         Some(serial)
     }
 
+    /// Keeps the target of a link, when links are asked for (up to [`MAX_LINKS`] of them, each
+    /// up to [`MAX_LINK_BYTES`]).
+    fn keep_link(&mut self, tag: &str, element: &Element) {
+        if self.options.links
+            && tag == "a"
+            && self.links.len() < MAX_LINKS
+            && let Some(href) = element.get_attribute("href")
+            && href.len() <= MAX_LINK_BYTES
+        {
+            self.links.push(href);
+        }
+    }
+
+    /// An image's `alt` text as a text node of its own, when asked for and it reads as text
+    /// ([`is_meaningful_alt`]) in a visible place.
+    fn image_alt_text(&mut self, tag: &str, element: &Element) {
+        if self.options.image_alt
+            && tag == "img"
+            && !self.stack.last().is_some_and(|open| open.hidden)
+            && let Some(alt) = element.get_attribute("alt")
+            && is_meaningful_alt(&alt)
+        {
+            let at = element.source_location().bytes().start;
+            self.separate_words();
+            self.text_node(&alt, true, (at, at));
+            self.separate_words();
+        }
+    }
+
     /// The block-tree position path of a block starting now: the next index among the blocks
     /// directly under the nearest open element that started a block (or under the root).
     fn next_block_tree_path(&mut self) -> u64 {
-        let (parent_path, index) = match self.stack.iter_mut().rev().find(|open| open.owns_block) {
-            Some(parent) => {
-                parent.block_children += 1;
-                (parent.block_path, parent.block_children - 1)
-            }
-            None => {
-                self.root_block_children += 1;
-                (0, self.root_block_children - 1)
-            }
-        };
-        child_path(parent_path, index)
+        let parent = self.stack.iter_mut().rev().find(|open| open.owns_block);
+        next_child_path(
+            parent.map(|parent| (parent.block_path, &mut parent.block_children)),
+            &mut self.root_block_children,
+        )
     }
 
     /// The evidence of a block starting at an element `tag` with `context` and `tokens`,
@@ -512,14 +335,7 @@ impl OpenElements {
             return;
         }
         let Some(block) = block else { return };
-        let renewed = if self.blocks.len() < self.limits.max_blocks {
-            let fresh = self.blocks[block].continued();
-            self.blocks.push(fresh);
-            self.blocks.len() - 1
-        } else {
-            self.limited.get_or_insert(PageLimit::Blocks);
-            block
-        };
+        let renewed = self.continue_block(block);
         match self.stack.last_mut() {
             Some(open) => {
                 open.block = Some(renewed);
@@ -529,6 +345,19 @@ impl OpenElements {
                 self.root_block = Some(renewed);
                 self.root_reopen = false;
             }
+        }
+    }
+
+    /// A new block continuing `block` (same style and evidence, no text yet), or `block` itself
+    /// once the page has as many blocks as the limit allows.
+    fn continue_block(&mut self, block: usize) -> usize {
+        if self.blocks.len() < self.limits.max_blocks {
+            let fresh = self.blocks[block].continued();
+            self.blocks.push(fresh);
+            self.blocks.len() - 1
+        } else {
+            self.limited.get_or_insert(PageLimit::Blocks);
+            block
         }
     }
 
@@ -610,14 +439,7 @@ impl OpenElements {
         let parent_path = self.stack.last().map_or(0, |open| open.path);
         let block = if let Granularity::TextNodes { .. } = self.options.granularity {
             let style_of = self.current_block();
-            if self.blocks.len() < self.limits.max_blocks {
-                let fresh = self.blocks[style_of].continued();
-                self.blocks.push(fresh);
-                self.blocks.len() - 1
-            } else {
-                self.limited.get_or_insert(PageLimit::Blocks);
-                style_of
-            }
+            self.continue_block(style_of)
         } else {
             self.current_block()
         };
@@ -806,23 +628,12 @@ impl OpenElements {
     }
 }
 
-/// Elements that may stand in `<head>`; any other start tag begins the body.
-fn belongs_in_head(tag: &str) -> bool {
-    matches!(
-        tag,
-        "head"
-            | "html"
-            | "title"
-            | "meta"
-            | "link"
-            | "script"
-            | "style"
-            | "base"
-            | "noscript"
-            | "template"
-            | "basefont"
-            | "bgsound"
-    )
+/// The position path of the next element child of a parent, given as its position path and
+/// its count of children so far (which this counts up), or of the root (`root_children`).
+fn next_child_path(parent: Option<(u64, &mut u32)>, root_children: &mut u32) -> u64 {
+    let (parent_path, children) = parent.unwrap_or((0, root_children));
+    *children += 1;
+    child_path(parent_path, *children - 1)
 }
 
 /// Whether an image's `alt` text reads as text: not empty, and not a file or placeholder
@@ -873,21 +684,14 @@ fn element_label(tag: &str, element: &Element) -> u64 {
     stable_hash_bytes(&bytes)
 }
 
-fn is_heading(tag: &str) -> bool {
-    heading_level(tag) > 0
-}
-
-/// 1–6 for `h1`–`h6`, 0 otherwise.
-fn heading_level(tag: &str) -> u8 {
-    match tag {
-        "h1" => 1,
-        "h2" => 2,
-        "h3" => 3,
-        "h4" => 4,
-        "h5" => 5,
-        "h6" => 6,
-        _ => 0,
-    }
+/// Whether an element hides its text by its tag ([`hides_text`]), a `hidden` attribute or an
+/// inline style that hides it.
+fn element_hides_text(tag: &str, element: &Element) -> bool {
+    hides_text(tag)
+        || element.has_attribute("hidden")
+        || element
+            .get_attribute("style")
+            .is_some_and(|style| declares_display_none(&style))
 }
 
 fn declares_display_none(style: &str) -> bool {

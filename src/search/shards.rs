@@ -1,0 +1,115 @@
+//! Several indexes searched as one: a request in, one ranking of the pages of every index out,
+//! each page scored with the BM25 statistics of all of them summed.
+
+use std::collections::BTreeMap;
+
+use tantivy::collector::Count;
+use tantivy::query::{Bm25StatisticsProvider, Query};
+use tantivy::schema::Field;
+use tantivy::{Searcher, Term};
+
+use super::collect::{BestByScoreThenUrl, Found, SiteCounts, best_first};
+use super::query::{Weights, parse, within_site};
+use super::snippet::hits;
+use super::{SearchError, SearchRequest, SearchResults};
+use crate::index::OpenIndex;
+
+/// The statistics of several indexes summed: BM25 over them equals BM25 over one index
+/// holding all their pages.
+struct SummedStatistics<'a>(Vec<&'a Searcher>);
+
+impl Bm25StatisticsProvider for SummedStatistics<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        self.0
+            .iter()
+            .map(|searcher| Bm25StatisticsProvider::total_num_tokens(*searcher, field))
+            .sum()
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        self.0
+            .iter()
+            .map(|searcher| Bm25StatisticsProvider::total_num_docs(*searcher))
+            .sum()
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        self.0.iter().map(|searcher| searcher.doc_freq(term)).sum()
+    }
+}
+
+/// [`search_many`](super::search_many) with searchers the caller keeps. Pages of equal score are ranked by URL,
+/// so the order does not depend on how pages are spread over indexes and segments.
+pub fn search_shards(
+    shards: &[(&OpenIndex, Searcher)],
+    request: &SearchRequest<'_>,
+) -> Result<SearchResults, SearchError> {
+    let (limit, offset) = (request.limit, request.offset);
+    let mut results = SearchResults {
+        query: request.query.to_string(),
+        fallback: None,
+        total: 0,
+        offset,
+        hits: Vec::new(),
+        sites: Vec::new(),
+    };
+    let Some(&(first, _)) = shards.first() else {
+        return Ok(results);
+    };
+    let schema = first.index.schema();
+    if let Some((other, _)) = shards[1..]
+        .iter()
+        .find(|(open, _)| open.index.schema() != schema)
+    {
+        return Err(SearchError::Schemas(other.directory.display().to_string()));
+    }
+    let Some(parsed) = parse(first, request.query, Weights::default()) else {
+        return Ok(results);
+    };
+    results.fallback = parsed.fallback;
+    if request.count_sites {
+        results.sites = site_counts(shards, &*parsed.query)?;
+    }
+    let query = within_site(parsed.query, first.fields.site, request.site);
+    let statistics = SummedStatistics(shards.iter().map(|(_, searcher)| searcher).collect());
+    let wanted = offset.saturating_add(limit);
+    if limit == 0 {
+        for (_, searcher) in shards {
+            results.total += searcher.search(&*query, &Count)?;
+        }
+        return Ok(results);
+    }
+    let mut found: Vec<Found> = Vec::new();
+    for (shard, (_, searcher)) in shards.iter().enumerate() {
+        let (best, count) = searcher.search_with_statistics_provider(
+            &*query,
+            &(BestByScoreThenUrl(wanted), Count),
+            &statistics,
+        )?;
+        results.total += count;
+        found.extend(best.into_iter().map(|page| Found { shard, ..page }));
+    }
+    let found = best_first(found, wanted);
+    if found.len() <= offset {
+        return Ok(results);
+    }
+    let end = found.len().min(wanted);
+    results.hits = hits(shards, &*query, &found[offset..end], offset)?;
+    Ok(results)
+}
+
+/// The pages of every shard matching `query`, per site: most first, then by site.
+fn site_counts(
+    shards: &[(&OpenIndex, Searcher)],
+    query: &dyn Query,
+) -> Result<Vec<(String, u64)>, SearchError> {
+    let mut counts = BTreeMap::new();
+    for (_, searcher) in shards {
+        for (site, count) in searcher.search(query, &SiteCounts)? {
+            *counts.entry(site).or_default() += count;
+        }
+    }
+    let mut sites: Vec<(String, u64)> = counts.into_iter().collect();
+    sites.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    Ok(sites)
+}
