@@ -185,11 +185,15 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    /// How folders are walked.
-    pub fn walk(&self) -> indexer::read::Walk {
-        indexer::read::Walk {
-            hidden: self.hidden,
-            follow_links: self.follow,
+    /// How inputs are read, as the flags say.
+    pub fn options(&self) -> indexer::read::InputOptions {
+        indexer::read::InputOptions {
+            base_url: self.base_url.clone(),
+            walk: indexer::read::Walk {
+                hidden: self.hidden,
+                follow_links: self.follow,
+            },
+            ..indexer::read::InputOptions::default()
         }
     }
 }
@@ -254,7 +258,7 @@ impl RunArgs {
                 max_blocks: self.max_blocks,
                 max_words: self.max_words,
             },
-            base_url: self.input.base_url.clone(),
+            input: self.input.options(),
             batch_memory: self.batch_memory.saturating_mul(1 << 20),
             memory_budget: usize::try_from(self.memory_budget)
                 .unwrap_or(usize::MAX)
@@ -262,7 +266,6 @@ impl RunArgs {
             one_pass: self.one_pass,
             stop: None,
             command_line: std::env::args().collect(),
-            walk: self.input.walk(),
         })
     }
 }

@@ -123,7 +123,7 @@ macro_rules! registry {
                         if settings.keep_title_headings
                             && !<$detector as Detector>::OWN_TITLE_RULE
                         {
-                            visitor.visit(title::KeepTitleHeadings::new(detector))
+                            visitor.visit($crate::detect::title::KeepTitleHeadings::new(detector))
                         } else {
                             visitor.visit(detector)
                         }
@@ -155,7 +155,7 @@ macro_rules! registry {
                         let flag = flags
                             .iter()
                             .find(|flag| flag.spec.long == long)
-                            .ok_or_else(|| format!("{kind} has no flag --{long}"))?;
+                            .ok_or_else(|| format!("{} has no flag --{long}", kind.name()))?;
                         flag.set(&mut self.$field, text).map_err(|reason| format!("--{long}: {reason}"))
                     })*
                 }
@@ -335,5 +335,121 @@ mod tests {
         }
         let names: Vec<_> = DetectorKind::one_pass().map(DetectorKind::name).collect();
         assert_eq!(names, ["hybrid", "sandwich", "incremental", "none"]);
+    }
+}
+
+/// The recipe ARCHITECTURE.md gives for adding a detector, followed for a trivial one: its
+/// own module (its folder), its rules and flags declared there, and one line in a
+/// `registry!` call — which gives it a kind, a settings field, its flags, its rules and the
+/// dispatch, with nothing else written.
+#[cfg(test)]
+mod adding_a_detector {
+    use super::super::{
+        Detector, DetectorVisitor, Flag, FlagSpec, PageSource, Passes, Rule, Verdict,
+    };
+    use crate::segment::SegmentedPage;
+
+    /// The trivial detector's folder: it drops blocks shorter than a number of words.
+    mod shortest {
+        use super::*;
+
+        /// A block shorter than the minimum: dropped.
+        pub const TOO_SHORT: Rule = Rule::new(77, "too_short");
+
+        #[derive(Debug, Clone, Default, serde::Serialize)]
+        pub struct ShortestSettings {
+            pub min_words: u32,
+        }
+
+        pub struct DropShortest(pub ShortestSettings);
+
+        impl Detector for DropShortest {
+            const NAME: &'static str = "drop-shortest";
+            const ABOUT: &'static str = "Drops blocks of fewer words than a minimum";
+            const PASSES: Passes = Passes::One;
+            const RULES: &'static [Rule] = &[TOO_SHORT];
+            const STATE_PER_HTML_BYTE: f64 = 0.0;
+            type Settings = ShortestSettings;
+            type Observation = ();
+
+            fn flags() -> Vec<Flag<ShortestSettings>> {
+                vec![Flag::count(
+                    "drop-shortest-min-words",
+                    "Blocks of fewer words are dropped.",
+                    0,
+                    |s| &mut s.min_words,
+                )]
+            }
+
+            fn new(settings: ShortestSettings) -> Self {
+                DropShortest(settings)
+            }
+
+            fn observe(&self, _page: &SegmentedPage, _html: &str) {}
+
+            fn learn(&mut self, _observation: &()) {}
+
+            fn decide(&self, page: &SegmentedPage, _: &(), _: &dyn PageSource) -> Vec<Verdict> {
+                let min = self.0.min_words as f32;
+                page.blocks
+                    .iter()
+                    .map(|block| {
+                        let words = block.text.split_whitespace().count() as f32;
+                        Verdict::scored(words >= min, TOO_SHORT, words, min)
+                    })
+                    .collect()
+            }
+
+            fn state_bytes(&self) -> usize {
+                0
+            }
+
+            fn settings(&self) -> serde_json::Value {
+                serde_json::to_value(&self.0).unwrap()
+            }
+        }
+    }
+
+    registry! {
+        DropShortest => shortest: shortest::DropShortest,
+    }
+
+    struct Decide<'a>(&'a SegmentedPage);
+
+    impl DetectorVisitor for Decide<'_> {
+        type Output = Vec<Verdict>;
+
+        fn visit<D: Detector>(self, detector: D) -> Vec<Verdict> {
+            let observation = detector.observe(self.0, "");
+            detector.decide(self.0, &observation, &super::super::NoPages)
+        }
+    }
+
+    #[test]
+    fn one_registry_line_gives_the_detector_everything_it_needs() {
+        let kind = DetectorKind::DropShortest;
+        assert_eq!(DetectorKind::ALL, &[kind]);
+        assert_eq!(kind.name(), "drop-shortest");
+        assert_eq!(kind.about(), "Drops blocks of fewer words than a minimum");
+        assert_eq!(kind.passes(), Passes::One);
+        assert!(kind.runs_in_one_pass() && !kind.own_title_rule());
+        assert_eq!(kind.state_per_html_byte(), 0.0);
+        assert_eq!(kind.rules(), &[shortest::TOO_SHORT]);
+        let flags: Vec<FlagSpec> = kind.flags();
+        assert_eq!(flags[0].long, "drop-shortest-min-words");
+        let mut settings = DetectorSettings::default();
+        settings
+            .set_flag(kind, "drop-shortest-min-words", "3")
+            .unwrap();
+        assert_eq!(settings.shortest.min_words, 3);
+        let page = crate::detect::test_page(
+            "http://a.example/",
+            "<p>Home</p><p>A block of several words of content.</p>",
+            crate::segment::SegmentOptions::default(),
+        );
+        let verdicts = kind.visit(&settings, Passes::One, Decide(&page));
+        let keeps: Vec<bool> = verdicts.iter().map(|verdict| verdict.keep).collect();
+        assert_eq!(keeps, [false, true]);
+        assert_eq!(verdicts[0].rule.name(), "too_short");
     }
 }

@@ -24,7 +24,7 @@ mod sniff;
 mod source;
 mod warc;
 
-pub use inputs::{InputSet, ReadLimits, RecordLocation, Walk};
+pub use inputs::{InputOptions, InputSet, ReadLimits, RecordLocation, Walk};
 pub use page::page_from_record;
 pub use site::site_of;
 pub use warc::PARTIAL_RECORD_FIELD;

@@ -97,8 +97,8 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::read::InputSet;
     use crate::read::test_support::fixture;
-    use crate::read::{InputSet, ReadLimits};
 
     const MAX: usize = 8 << 20;
 
@@ -121,7 +121,7 @@ mod tests {
     }
 
     fn pages_of(name: &str) -> Vec<Result<Page, Skip>> {
-        let inputs = InputSet::open_with(&[fixture(name)], None, ReadLimits::default()).unwrap();
+        let inputs = InputSet::open(&[fixture(name)], None).unwrap();
         inputs
             .records()
             .filter_map(Result::ok)

@@ -41,7 +41,7 @@ use std::time::Instant;
 
 use crate::detect::DecisionRecord;
 use crate::index::{IndexBuild, IndexedPage};
-use crate::read::{InputSet, ReadLimits};
+use crate::read::InputSet;
 
 use engine::Read;
 use rounds::{RecordSource, scratch_error, split_into_rounds};
@@ -157,12 +157,7 @@ fn begin_run(
     options.check()?;
     let started = std::time::SystemTime::now();
     allocator::limit_malloc_arenas(options.threads);
-    let input_set = InputSet::open_walking(
-        inputs,
-        options.base_url.as_deref(),
-        options.walk,
-        ReadLimits::default(),
-    )?;
+    let input_set = InputSet::open_with(inputs, &options.input)?;
     Ok((input_set, started))
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::detect::{DetectorKind, DetectorSettings};
-use crate::read::Walk;
+use crate::read::InputOptions;
 use crate::segment::SegmentLimits;
 
 /// The detector of a build that names none: `hybrid` beats `bloom` on every shared corpus,
@@ -28,8 +28,8 @@ pub struct BuildOptions {
     pub threads: usize,
     /// Per-page limits.
     pub limits: SegmentLimits,
-    /// Base URL for pages read from a folder.
-    pub base_url: Option<String>,
+    /// How the inputs are read (base URL of folders' pages, walking folders).
+    pub input: InputOptions,
     /// Two-pass detectors: bytes of learned pages held in memory while they wait for their
     /// decision; when reached, the waiting pages are decided with what has been learned so far.
     /// A run holds at most an eighth of [`memory_budget`](Self::memory_budget).
@@ -46,8 +46,6 @@ pub struct BuildOptions {
     pub stop: Option<Arc<AtomicBool>>,
     /// The command line (or whatever the caller wants kept) recorded in the summary.
     pub command_line: Vec<String>,
-    /// How input folders are walked (hidden entries, symbolic links).
-    pub walk: Walk,
 }
 
 impl Default for BuildOptions {
@@ -57,13 +55,12 @@ impl Default for BuildOptions {
             settings: DetectorSettings::default(),
             threads: std::thread::available_parallelism().map_or(2, usize::from),
             limits: SegmentLimits::default(),
-            base_url: None,
+            input: InputOptions::default(),
             batch_memory: 1 << 30,
             memory_budget: 2 << 30,
             one_pass: false,
             stop: None,
             command_line: Vec::new(),
-            walk: Walk::default(),
         }
     }
 }

@@ -19,7 +19,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::warc_out::append_record;
-use crate::read::{InputSet, ReadError, ReadLimits, Walk};
+use crate::read::{InputOptions, InputSet, ReadError};
 use crate::run::{BuildSummary, Progress, SkippedRecord, bucket_of_site};
 
 /// The manifest's file name inside a partition folder.
@@ -42,10 +42,8 @@ pub struct PartitionOptions {
     pub buckets: usize,
     /// The folder to write (created if missing).
     pub out: PathBuf,
-    /// Base URL for pages read from a folder.
-    pub base_url: Option<String>,
-    /// How folders are walked.
-    pub walk: Walk,
+    /// How the inputs are read (base URL of folders' pages, walking folders).
+    pub input: InputOptions,
     /// Set to stop the run early (Ctrl-C); nothing is renamed into place then.
     pub stop: Option<Arc<AtomicBool>>,
 }
@@ -178,12 +176,7 @@ pub fn partition(
         return Err(PartitionError::Buckets(options.buckets));
     }
     let started = Instant::now();
-    let input_set = InputSet::open_walking(
-        inputs,
-        options.base_url.as_deref(),
-        options.walk,
-        ReadLimits::default(),
-    )?;
+    let input_set = InputSet::open_with(inputs, &options.input)?;
     let out = &options.out;
     fs::create_dir_all(out).map_err(io("create", out))?;
     // A folder with a manifest is complete: an earlier run's manifest goes before anything of
@@ -384,8 +377,7 @@ mod tests {
         let options = PartitionOptions {
             buckets: 0,
             out: dir.path().join("out"),
-            base_url: None,
-            walk: Walk::default(),
+            input: InputOptions::default(),
             stop: None,
         };
         let refused = partition(&[], &options, &NoProgress);
@@ -406,8 +398,10 @@ mod tests {
         let options = PartitionOptions {
             buckets: 4,
             out: out.clone(),
-            base_url: Some("http://example.org/".into()),
-            walk: Walk::default(),
+            input: InputOptions {
+                base_url: Some("http://example.org/".into()),
+                ..InputOptions::default()
+            },
             stop: None,
         };
         let manifest = partition(&[site], &options, &NoProgress).unwrap();

@@ -36,8 +36,7 @@ pub fn run(args: PartitionArgs) -> Result<()> {
     let options = indexer::shard::PartitionOptions {
         buckets: args.buckets,
         out: args.out.clone(),
-        walk: args.input.walk(),
-        base_url: args.input.base_url,
+        input: args.input.options(),
         stop: Some(stop_on_interrupt()),
     };
     let progress = TerminalProgress::new();

@@ -22,6 +22,18 @@ use super::{ReadError, Record, RecordKind, Skip, SkipReason};
 use file_url::{file_url, joined_url, normalise_base_url};
 use walk::{folder_inputs, has_html_extension};
 
+/// How inputs are read: the base URL of pages read from folders, how folders are walked, and
+/// what reading may hold in memory.
+#[derive(Debug, Clone, Default)]
+pub struct InputOptions {
+    /// Base URL for pages read from a folder (default: file:// and the folder's path).
+    pub base_url: Option<String>,
+    /// How folders are walked (hidden entries, symbolic links).
+    pub walk: Walk,
+    /// Caps on what reading holds in memory at once.
+    pub limits: ReadLimits,
+}
+
 /// Caps on what reading holds in memory at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadLimits {
@@ -84,26 +96,23 @@ impl InputSet {
     /// slashes and percent-encoding where a URL path needs it. A file given directly with an
     /// `.html`/`.htm` extension is read as one page; any other file as WARC.
     pub fn open(paths: &[PathBuf], base_url: Option<&str>) -> Result<InputSet, ReadError> {
-        InputSet::open_with(paths, base_url, ReadLimits::default())
+        let options = InputOptions {
+            base_url: base_url.map(str::to_string),
+            ..InputOptions::default()
+        };
+        InputSet::open_with(paths, &options)
     }
 
-    /// [`InputSet::open`] with explicit limits.
-    pub fn open_with(
-        paths: &[PathBuf],
-        base_url: Option<&str>,
-        limits: ReadLimits,
-    ) -> Result<InputSet, ReadError> {
-        InputSet::open_walking(paths, base_url, Walk::default(), limits)
-    }
-
-    /// [`InputSet::open`] with explicit limits, walking folders as `walk` says.
-    pub fn open_walking(
-        paths: &[PathBuf],
-        base_url: Option<&str>,
-        walk: Walk,
-        limits: ReadLimits,
-    ) -> Result<InputSet, ReadError> {
-        let base_url = base_url.map(normalise_base_url).transpose()?;
+    /// The inputs at `paths`, read as `options` say: the one opener of every run (builds,
+    /// extraction, partitioning).
+    pub fn open_with(paths: &[PathBuf], options: &InputOptions) -> Result<InputSet, ReadError> {
+        let InputOptions {
+            base_url,
+            walk,
+            limits,
+        } = options;
+        let (walk, limits) = (*walk, *limits);
+        let base_url = base_url.as_deref().map(normalise_base_url).transpose()?;
         let mut inputs = Vec::new();
         let mut spooled = None;
         for path in paths {
@@ -530,14 +539,15 @@ mod tests {
 
     #[test]
     fn over_cap_warc_record_is_too_large() {
-        let inputs = InputSet::open_with(
-            &[fixture("warcio-example-iana.org-chunked.warc")],
-            None,
-            ReadLimits {
+        let options = InputOptions {
+            limits: ReadLimits {
                 max_record_bytes: 1000,
             },
-        )
-        .unwrap();
+            ..InputOptions::default()
+        };
+        let inputs =
+            InputSet::open_with(&[fixture("warcio-example-iana.org-chunked.warc")], &options)
+                .unwrap();
         let reasons: Vec<SkipReason> = inputs
             .records()
             .map(|item| item.unwrap_err().reason)

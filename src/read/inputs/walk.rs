@@ -143,7 +143,7 @@ fn starts_like_warc(path: &Path) -> bool {
 mod tests {
     use super::super::test_support::write;
     use super::*;
-    use crate::read::{InputSet, ReadLimits};
+    use crate::read::{InputOptions, InputSet};
 
     /// The paths an input set reads, relative to `root`.
     fn read_paths(inputs: &InputSet, root: &Path) -> Vec<String> {
@@ -187,7 +187,11 @@ mod tests {
             hidden: true,
             follow_links: true,
         };
-        let all = InputSet::open_walking(&paths, None, everything, ReadLimits::default()).unwrap();
+        let options = InputOptions {
+            walk: everything,
+            ..InputOptions::default()
+        };
+        let all = InputSet::open_with(&paths, &options).unwrap();
         let mut expected = vec![
             ".c.html",
             ".cache/b.html",
