@@ -63,11 +63,12 @@ impl DetectorFlags {
     }
 }
 
-/// The command-line argument of a detector's flag.
-fn argument(kind: DetectorKind, flag: FlagSpec) -> Arg {
+/// The command-line argument of a detector's flag (under a help heading of its detector's
+/// name).
+fn argument(flag: FlagSpec) -> Arg {
     let help = match &flag.default {
-        Some(default) => format!("{kind}: {} [default: {default}]", flag.help),
-        None => format!("{kind}: {}", flag.help),
+        Some(default) => format!("{} [default: {default}]", flag.help),
+        None => flag.help.to_string(),
     };
     let argument = Arg::new(flag.long).long(flag.long).help(help);
     let check = flag.value.clone();
@@ -82,7 +83,9 @@ fn argument(kind: DetectorKind, flag: FlagSpec) -> Arg {
             ))
         }
         FlagValue::Path => argument.value_name("FILE").value_parser(parser),
-        _ => argument.value_parser(parser),
+        FlagValue::Share => argument.value_name("SHARE").value_parser(parser),
+        FlagValue::Count { .. } => argument.value_name("N").value_parser(parser),
+        FlagValue::Number { .. } => argument.value_name("NUMBER").value_parser(parser),
     }
 }
 
@@ -101,7 +104,7 @@ impl Args for DetectorFlags {
         );
         for &kind in DetectorKind::ALL {
             for flag in kind.flags() {
-                command = command.arg(argument(kind, flag).help_heading(kind.name()));
+                command = command.arg(argument(flag).help_heading(kind.name()));
             }
         }
         command
