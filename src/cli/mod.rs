@@ -24,6 +24,7 @@ mod args;
 mod choice;
 mod commands;
 mod detectors;
+mod flags;
 mod interrupt;
 mod print;
 mod progress;
@@ -141,7 +142,7 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Content labels and snippet labels from their patterns; at least one labelled page.
-fn load_truth(truth: &args::TruthArgs) -> Result<(Vec<eval::Label>, Vec<eval::SnippetLabel>)> {
+fn load_truth(truth: &flags::TruthArgs) -> Result<(Vec<eval::Label>, Vec<eval::SnippetLabel>)> {
     let (labels, snippets) = (&truth.labels, &truth.snippets);
     anyhow::ensure!(
         !labels.is_empty() || !snippets.is_empty(),

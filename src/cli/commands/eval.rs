@@ -11,8 +11,8 @@ use indexer::detect::DetectorKind;
 use indexer::eval;
 use indexer::run::DEFAULT_DETECTOR;
 
-use crate::cli::args::{Inputs, RunArgs, TruthArgs};
 use crate::cli::choice::choice;
+use crate::cli::flags::{Inputs, RunArgs, TruthArgs};
 use crate::cli::load_truth;
 use crate::cli::progress::TerminalProgress;
 

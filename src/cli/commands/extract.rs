@@ -8,7 +8,7 @@ use clap::Args;
 
 use indexer::run::{self, BuildOptions};
 
-use crate::cli::args::{DetectorChoice, Inputs, RunArgs};
+use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
 use crate::cli::interrupt::stop_on_interrupt;
 use crate::cli::print::explained_blocks;
 use crate::cli::progress::TerminalProgress;

@@ -8,7 +8,7 @@ use clap::Args;
 
 use indexer::run;
 
-use crate::cli::args::{InputArgs, Inputs};
+use crate::cli::flags::{InputArgs, Inputs};
 use crate::cli::interrupt::stop_on_interrupt;
 use crate::cli::progress::TerminalProgress;
 

@@ -10,9 +10,9 @@ use indexer::detect::DetectorKind;
 use indexer::learn::{self, BoostSettings, Evidence, Family};
 use indexer::run::{BuildOptions, Progress};
 
-use crate::cli::args::{Inputs, RunArgs, TruthArgs};
 use crate::cli::choice::choice;
 use crate::cli::detectors::share;
+use crate::cli::flags::{Inputs, RunArgs, TruthArgs};
 use crate::cli::interrupt::stop_on_interrupt;
 use crate::cli::progress::TerminalProgress;
 use crate::cli::{load_truth, write_atomically};
