@@ -304,8 +304,8 @@ mod tests {
     use super::*;
     use crate::detect::{DetectorKind, Rule};
     use crate::run::test_support::{
-        FOOTER, MENU, content, html_response, page_html, page_url, response, site_pages,
-        warc_record, write_warc,
+        FOOTER, MENU, content, html_response, page_html, page_url, request, response, site_pages,
+        write_warc,
     };
     use crate::run::{NoProgress, Output};
     use crate::segment::SegmentedPage;
@@ -386,7 +386,12 @@ mod tests {
             let verdict = |text: &String| {
                 let seen = self.pages_with_text.get(text).copied().unwrap_or(0);
                 let keep = seen < MIN_PAGES;
-                Verdict::scored(keep, Rule::FrequentSegmentShare, seen as f32, 2.0)
+                Verdict::scored(
+                    keep,
+                    Rule::FrequentSegmentShare,
+                    seen as f32,
+                    MIN_PAGES as f32,
+                )
             };
             page.blocks
                 .iter()
@@ -506,6 +511,7 @@ mod tests {
         let first_decide = calls.iter().position(|c| matches!(c, Call::Decide(_)));
         assert_eq!(learned, 3);
         assert_eq!(first_decide, Some(3), "every learn comes first: {calls:?}");
+        assert_eq!(calls.len(), 6, "each page decided once: {calls:?}");
         // The first page's menu was learned from all three pages when it was decided.
         for at in 0..3 {
             assert!(!outcome.kept(at, MENU), "page {at}'s menu");
@@ -587,7 +593,7 @@ mod tests {
     fn the_summary_adds_up_pages_skips_and_blocks() {
         let dir = tempfile::tempdir().unwrap();
         let mut records = site_pages("a.example", 3);
-        let request = warc_record("request", "http://a.example/page0.html", "", b"GET /", None);
+        let not_a_page = request("http://a.example/page0.html");
         let image = response(
             "http://a.example/logo.png",
             "200 OK",
@@ -598,7 +604,7 @@ mod tests {
         let cut_html = page_html("The last page", "Its text was read before the file ended");
         let mut cut = html_response("http://a.example/last.html", &cut_html);
         cut.truncate(cut.len() - 10); // inside the closing tags
-        records.insert(1, request);
+        records.insert(1, not_a_page);
         records.insert(2, image);
         records.push(missing);
         records.push(cut);

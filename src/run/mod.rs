@@ -269,24 +269,22 @@ pub(crate) mod test_support {
     ];
 
     /// A WARC record of `record_type` for `url` holding `block`, with `headers` (each line
-    /// ending in CRLF) after the target URI. `length` overrides the `Content-Length` (a
-    /// record the file ends inside claims more than it holds).
-    pub(crate) fn warc_record(
-        record_type: &str,
-        url: &str,
-        headers: &str,
-        block: &[u8],
-        length: Option<usize>,
-    ) -> Vec<u8> {
+    /// ending in CRLF) after the target URI.
+    fn warc_record(record_type: &str, url: &str, headers: &str, block: &[u8]) -> Vec<u8> {
         let mut record = format!(
             "WARC/1.0\r\nWARC-Type: {record_type}\r\nWARC-Target-URI: {url}\r\n{headers}\
              Content-Length: {}\r\n\r\n",
-            length.unwrap_or(block.len())
+            block.len()
         )
         .into_bytes();
         record.extend_from_slice(block);
         record.extend_from_slice(b"\r\n\r\n");
         record
+    }
+
+    /// A WARC request record for `url`: a record that never holds a page.
+    pub(crate) fn request(url: &str) -> Vec<u8> {
+        warc_record("request", url, "", b"GET / HTTP/1.1\r\n\r\n")
     }
 
     /// A WARC response record: `status` and `content_type` over `body`.
@@ -297,7 +295,6 @@ pub(crate) mod test_support {
             url,
             "Content-Type: application/http; msgtype=response\r\n",
             http.as_bytes(),
-            None,
         )
     }
 
@@ -357,7 +354,7 @@ mod tests {
     use tantivy::{TantivyDocument, Term};
 
     use super::test_support::{
-        content, html_response, page_html, page_url, response, site_pages, warc_record, write_warc,
+        content, html_response, page_html, page_url, request, response, site_pages, write_warc,
     };
     use super::*;
     use crate::detect::{DetectorKind, Verdict};
@@ -420,13 +417,7 @@ mod tests {
             .into_iter()
             .map(pages_of)
             .collect();
-        let mut records = vec![warc_record(
-            "request",
-            "http://a.example/",
-            "",
-            b"GET /",
-            None,
-        )];
+        let mut records = vec![request("http://a.example/")];
         for n in 0..6 {
             records.extend(sites.iter().map(|pages| pages[n].clone()));
         }
@@ -452,10 +443,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut records = site_pages("a.example", 6);
         records.extend(site_pages("b.example", 6));
-        records.insert(
-            3,
-            warc_record("request", "http://a.example/", "", b"GET /", None),
-        );
+        records.insert(3, request("http://a.example/"));
         let inputs = vec![write_warc(dir.path(), "input.warc", &records)];
         let options = options(DetectorKind::Bloom);
         let (decided, _) = extracted(&inputs, &options).unwrap();
@@ -502,8 +490,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let pages = write_warc(dir.path(), "pages.warc", &site_pages("a.example", 2));
         let image = response("http://a.example/logo.png", "200 OK", "image/png", "PNG");
-        let request = warc_record("request", "http://a.example/", "", b"GET /", None);
-        let no_pages = write_warc(dir.path(), "no-pages.warc", &[request, image]);
+        let not_a_page = request("http://a.example/");
+        let no_pages = write_warc(dir.path(), "no-pages.warc", &[not_a_page, image]);
         let index = dir.path().join("index");
         let options = options(DetectorKind::None);
         build_index(&[pages], &index, &options, &NoProgress).unwrap();

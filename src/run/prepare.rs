@@ -182,7 +182,7 @@ pub(super) fn read_lock<D>(lock: &RwLock<D>) -> std::sync::RwLockReadGuard<'_, D
 mod tests {
     use super::*;
     use crate::read::RecordKind;
-    use crate::run::test_support::{html_response, page_html, warc_record, write_warc};
+    use crate::run::test_support::{html_response, page_html, request, write_warc};
 
     /// A record of `kind` holding `block`, found at byte 4096 of input 2.
     fn record(
@@ -313,7 +313,7 @@ mod tests {
                 &page_html("Second", "The second page"),
             ),
             html_response(stored, &page_html("First again", "A later copy")),
-            warc_record("request", "http://a.example/third.html", "", b"GET /", None),
+            request("http://a.example/third.html"),
         ];
         let path = write_warc(dir.path(), "pages.warc", &records);
         let inputs = InputSet::open(&[path], None).unwrap();
