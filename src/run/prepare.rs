@@ -177,3 +177,196 @@ impl PageSource for InputPages<'_> {
 pub(super) fn read_lock<D>(lock: &RwLock<D>) -> std::sync::RwLockReadGuard<'_, D> {
     lock.read().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::RecordKind;
+    use crate::run::test_support::{html_response, page_html, request, write_warc};
+
+    /// A record of `kind` holding `block`, found at byte 4096 of input 2.
+    fn record(
+        kind: RecordKind,
+        content_type: Option<&str>,
+        block: &[u8],
+        truncated: bool,
+    ) -> Record {
+        Record {
+            url: "http://a.example/x".to_string(),
+            kind,
+            content_type: content_type.map(str::to_string),
+            block: block.to_vec(),
+            source_offset: 4096,
+            source_input: 2,
+            truncated,
+            date: None,
+        }
+    }
+
+    fn http(content_type: &str, body: &str) -> Vec<u8> {
+        format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\r\n{body}").into_bytes()
+    }
+
+    fn prepared(record: Record) -> Result<(SegmentedPage, String, Origin), Skip> {
+        prepare(
+            Ok(record),
+            &SegmentLimits::default(),
+            SegmentOptions::default(),
+        )
+    }
+
+    fn texts(page: &SegmentedPage) -> Vec<&str> {
+        page.blocks
+            .iter()
+            .map(|block| block.text.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn a_record_that_is_not_html_is_a_skip_with_its_reason_and_place() {
+        let png = http("image/png", "\u{89}PNG\r\n");
+        let skip = prepared(record(RecordKind::Response, None, &png, false)).unwrap_err();
+        assert_eq!(skip.reason, SkipReason::NotHtml);
+        assert_eq!(skip.url.as_deref(), Some("http://a.example/x"));
+        assert_eq!((skip.input, skip.offset), (2, Some(4096)));
+        // A skip the reader made passes through as it is.
+        let read_skip = Skip::new(SkipReason::BadCompression, None, "bad gzip").at(1, Some(9));
+        let passed = prepare(
+            Err(read_skip.clone()),
+            &SegmentLimits::default(),
+            SegmentOptions::default(),
+        );
+        assert_eq!(passed.unwrap_err(), read_skip);
+    }
+
+    #[test]
+    fn a_truncated_record_with_text_is_a_page_marked_truncated() {
+        let block = http(
+            "text/html",
+            "<html><body><p>First paragraph</p><p>Second para",
+        );
+        let (page, html, origin) =
+            prepared(record(RecordKind::Response, None, &block, true)).unwrap();
+        assert_eq!(texts(&page), ["First paragraph", "Second para"]);
+        assert!(origin.truncated);
+        assert_eq!(
+            origin.location,
+            RecordLocation {
+                input: 2,
+                offset: 4096
+            }
+        );
+        assert!(html.ends_with("Second para"), "{html}");
+        // Whole, the same record is a page that is not marked.
+        let (_, _, whole) = prepared(record(RecordKind::Response, None, &block, false)).unwrap();
+        assert!(!whole.truncated);
+    }
+
+    #[test]
+    fn a_truncated_record_without_text_is_a_truncation_skip() {
+        let no_text = http("text/html", "<html><head><title>A title and nothing else");
+        let cut_in_headers = b"HTTP/1.1 200 OK\r\nContent-Ty".to_vec();
+        let cut_image = http("image/png", "\u{89}PN");
+        for block in [no_text.clone(), cut_in_headers, cut_image] {
+            let skip = prepared(record(RecordKind::Response, None, &block, true)).unwrap_err();
+            assert_eq!(skip.reason, SkipReason::TruncatedRecord, "{skip}");
+            assert_eq!((skip.input, skip.offset), (2, Some(4096)));
+            assert!(
+                skip.detail.contains("the file ends inside the record"),
+                "{skip}"
+            );
+        }
+        // The page without text, not cut short, is a page (with no blocks).
+        let (page, _, _) = prepared(record(RecordKind::Response, None, &no_text, false)).unwrap();
+        assert!(page.blocks.is_empty());
+        assert_eq!(page.title, "A title and nothing else");
+    }
+
+    #[test]
+    fn the_html_returned_is_what_segmentation_read() {
+        let html = page_html("Long", &"words of text ".repeat(100));
+        let limits = SegmentLimits {
+            max_page_bytes: 300,
+            ..SegmentLimits::default()
+        };
+        let block = record(
+            RecordKind::Resource,
+            Some("text/html"),
+            html.as_bytes(),
+            false,
+        );
+        let (page, read, _) = prepare(Ok(block), &limits, SegmentOptions::default()).unwrap();
+        assert_eq!(read.len(), page.html_bytes);
+        assert!(read.len() <= 300 && html.starts_with(&read));
+        assert!(page.limited.is_some());
+    }
+
+    #[test]
+    fn input_pages_find_a_remembered_page_by_its_url_as_stored_and_as_linked() {
+        let dir = tempfile::tempdir().unwrap();
+        let stored = "http://A.Example:80/docs/first.html#top";
+        let linked = "http://a.example/docs/first.html";
+        let records = [
+            html_response(stored, &page_html("First", "The first page")),
+            html_response(
+                "http://a.example/second.html",
+                &page_html("Second", "The second page"),
+            ),
+            html_response(stored, &page_html("First again", "A later copy")),
+            request("http://a.example/third.html"),
+        ];
+        let path = write_warc(dir.path(), "pages.warc", &records);
+        let inputs = InputSet::open(&[path], None).unwrap();
+        let mut pages =
+            InputPages::new(&inputs, SegmentLimits::default(), SegmentOptions::default());
+        let read: Vec<Record> = inputs.records().filter_map(Result::ok).collect();
+        assert_eq!(read.len(), 3);
+        // The first and the third record share a URL; the second is never remembered.
+        pages.remember(&read[0].url, RecordLocation::of(&read[0]));
+        pages.remember(&read[2].url, RecordLocation::of(&read[2]));
+
+        for url in [stored, linked] {
+            let page = pages.load(url).unwrap_or_else(|| panic!("{url} is found"));
+            assert_eq!(page.url, stored);
+            assert_eq!(
+                page.title, "First",
+                "the first record of a URL is the one found"
+            );
+            let html = pages.load_html(url).unwrap();
+            assert!(html.contains("The first page"), "{html}");
+        }
+        assert!(pages.load("http://a.example/second.html").is_none());
+        assert!(pages.load_html("http://a.example/second.html").is_none());
+        assert!(
+            pages
+                .load("http://a.example/docs/first.html?page=2")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn observe_gives_the_page_with_the_detectors_observation() {
+        let detector = RwLock::new(crate::detect::none::KeepEverything);
+        let block = http("text/html", "<p>Some text</p>");
+        let limits = SegmentLimits::default();
+        let page = observe(
+            Ok(record(RecordKind::Response, None, &block, false)),
+            &limits,
+            SegmentOptions::default(),
+            &detector,
+        );
+        let Prepared::Page(page, observed) = page else {
+            panic!("a page")
+        };
+        assert_eq!(texts(&page), ["Some text"]);
+        assert_eq!(observed.origin.location.offset, 4096);
+        let png = http("image/png", "\u{89}PNG");
+        let skipped = observe(
+            Ok(record(RecordKind::Response, None, &png, false)),
+            &limits,
+            SegmentOptions::default(),
+            &detector,
+        );
+        assert!(matches!(skipped, Prepared::Skipped(skip) if skip.reason == SkipReason::NotHtml));
+    }
+}

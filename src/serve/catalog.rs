@@ -304,3 +304,137 @@ fn site_text(open: &OpenIndex, searcher: &Searcher) -> tantivy::Result<Vec<SiteT
     });
     Ok(sites)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::DetectorKind;
+    use crate::run::test_support::{page_url, site_pages};
+    use crate::serve::test_support::built_index;
+
+    /// Two indexes: the first of three pages of a.example, the second of the first page of
+    /// a.example again and two pages of b.example; built by `none`.
+    fn two_indexes(dir: &Path) -> (Catalog, PathBuf, PathBuf) {
+        let (first, first_input) = built_index(
+            dir,
+            "first",
+            &site_pages("a.example", 3),
+            DetectorKind::None,
+        );
+        let mut records = site_pages("a.example", 1);
+        records.extend(site_pages("b.example", 2));
+        let (second, second_input) = built_index(dir, "second", &records, DetectorKind::None);
+        let catalog = Catalog::open(&[first, second]).unwrap();
+        (catalog, first_input, second_input)
+    }
+
+    #[test]
+    fn a_catalog_needs_indexes() {
+        assert!(matches!(Catalog::open(&[]), Err(ServeError::NoIndex)));
+        let dir = tempfile::tempdir().unwrap();
+        assert!(Catalog::open(&[dir.path().to_path_buf()]).is_err());
+    }
+
+    #[test]
+    fn a_page_comes_from_the_first_index_holding_it_or_the_one_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let (catalog, first_input, second_input) = two_indexes(dir.path());
+        let (a0, b1) = (page_url("a.example", 0), page_url("b.example", 1));
+        let index_of = |url: &str, only| catalog.page(url, only).unwrap().map(|page| page.index);
+        assert_eq!(index_of(&a0, None), Some(0));
+        assert_eq!(index_of(&a0, Some(1)), Some(1));
+        assert_eq!(index_of(&b1, None), Some(1));
+        assert_eq!(index_of(&b1, Some(0)), None);
+        assert_eq!(index_of("http://a.example/nowhere", None), None);
+
+        let page = catalog.page(&b1, None).unwrap().unwrap();
+        assert_eq!(page.url, b1);
+        assert_eq!(page.site, "b.example");
+        assert_eq!(page.title, "Chapter 1 of b.example");
+        assert!(
+            page.body.contains("Borrowing lends references"),
+            "{}",
+            page.body
+        );
+        assert_eq!((page.kept_blocks, page.dropped_blocks), (4, 0));
+        assert_eq!(
+            page.text_bytes,
+            (page.body.len() as u64 - 3, 0),
+            "no line breaks"
+        );
+        let (path, offset) = page.source.expect("a source");
+        assert_eq!(path, std::path::absolute(&second_input).unwrap());
+        let file_bytes = std::fs::read(&second_input).unwrap().len();
+        assert!(offset > 0 && (offset as usize) < file_bytes);
+        assert!(page.decisions.is_some());
+        let first = catalog.page(&a0, None).unwrap().unwrap();
+        let (path, offset) = first.source.unwrap();
+        assert_eq!(
+            (path, offset),
+            (std::path::absolute(&first_input).unwrap(), 0)
+        );
+    }
+
+    #[test]
+    fn sites_are_listed_most_text_first_with_their_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let (catalog, _, _) = two_indexes(dir.path());
+        let listed = |at: usize| -> Vec<(String, u64)> {
+            let sites = &catalog.indexes[at].sites;
+            sites
+                .iter()
+                .map(|site| (site.site.clone(), site.pages))
+                .collect()
+        };
+        assert_eq!(listed(0), [("a.example".to_string(), 3)]);
+        // b.example has two pages to a.example's one.
+        assert_eq!(
+            listed(1),
+            [("b.example".to_string(), 2), ("a.example".to_string(), 1)]
+        );
+        let second = &catalog.indexes[1];
+        let kept: u64 = second.sites.iter().map(|site| site.kept_text_bytes).sum();
+        assert_eq!(kept, second.summary.text_bytes_kept);
+        assert!(second.sites.iter().all(|site| site.dropped_text_bytes == 0));
+        assert_eq!(second.stats.documents, 3);
+        assert_eq!(second.name, dir.path().join("second").display().to_string());
+    }
+
+    #[test]
+    fn a_search_covers_every_index_and_counts_sites() {
+        let dir = tempfile::tempdir().unwrap();
+        let (catalog, _, _) = two_indexes(dir.path());
+        let request = SearchRequest {
+            query: "chapter",
+            limit: 10,
+            offset: 0,
+            site: None,
+            count_sites: true,
+        };
+        let results = catalog.search(&request).unwrap();
+        assert_eq!(results.total, 6);
+        assert_eq!(results.hits.len(), 6);
+        let from = |index: usize| results.hits.iter().filter(|hit| hit.index == index).count();
+        assert_eq!((from(0), from(1)), (3, 3));
+        let sites: Vec<(&str, u64)> = results
+            .sites
+            .iter()
+            .map(|count| (count.site.as_str(), count.count))
+            .collect();
+        assert_eq!(sites, [("a.example", 4), ("b.example", 2)]);
+
+        let on_b = catalog
+            .search(&SearchRequest {
+                site: Some("b.example"),
+                ..request
+            })
+            .unwrap();
+        assert_eq!(on_b.total, 2);
+        assert!(
+            on_b.hits
+                .iter()
+                .all(|hit| hit.index == 1 && hit.hit.site == "b.example")
+        );
+        assert_eq!(on_b.sites.len(), 2, "counted before the site filter");
+    }
+}

@@ -112,4 +112,136 @@ mod tests {
         assert!(svg.contains("site2.example"));
         assert_eq!(site_chart(&[]), "");
     }
+
+    /// Whether `svg` is one `<svg>` element whose tags all close in order, with every `&`
+    /// of its text starting an entity and no `<` in an attribute value.
+    fn well_formed(svg: &str) -> Result<(), String> {
+        let mut open: Vec<&str> = Vec::new();
+        let mut rest = svg;
+        while let Some(start) = rest.find('<') {
+            let text = &rest[..start];
+            let named = ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&#"];
+            for (amp, _) in text.match_indices('&') {
+                if !named.iter().any(|name| text[amp..].starts_with(name)) {
+                    return Err(format!("a bare & in {text:?}"));
+                }
+            }
+            let tag_end = start + tag_length(&rest[start..]).ok_or("an unclosed tag")?;
+            let tag = &rest[start + 1..tag_end - 1];
+            if let Some(name) = tag.strip_prefix('/') {
+                match open.pop() {
+                    Some(opened) if opened == name.trim() => {}
+                    other => return Err(format!("</{name}> closes {other:?}")),
+                }
+            } else if !tag.ends_with('/') {
+                let name = tag.split_whitespace().next().unwrap_or_default();
+                if open.is_empty() && name != "svg" {
+                    return Err(format!("<{name}> outside the svg element"));
+                }
+                open.push(name);
+            }
+            rest = &rest[tag_end..];
+            if open.is_empty() {
+                break;
+            }
+        }
+        match (open.is_empty(), rest.trim().is_empty()) {
+            (true, true) => Ok(()),
+            (false, _) => Err(format!("unclosed: {open:?}")),
+            (true, false) => Err(format!("after the svg element: {rest:?}")),
+        }
+    }
+
+    /// The length of the tag `text` starts with (through its `>`), quoted values skipped;
+    /// `None` when it does not end or a value holds a `<`.
+    fn tag_length(text: &str) -> Option<usize> {
+        let mut quote = None;
+        for (at, c) in text.char_indices().skip(1) {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), '<') => return None,
+                (Some(_), _) => {}
+                (None, '"' | '\'') => quote = Some(c),
+                (None, '>') => return Some(at + 1),
+                (None, '<') => return None,
+                (None, _) => {}
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_checker_finds_what_is_not_well_formed() {
+        assert_eq!(
+            well_formed("<svg a=\"1\"><g><rect/></g><text>a &amp; b</text></svg>"),
+            Ok(())
+        );
+        for broken in [
+            "<svg><g></svg>",
+            "<svg><g>",
+            "<svg><text>a &amp; b & c</text></svg>",
+            "<svg a=\"<\"></svg>",
+            "<svg></svg><svg></svg>",
+            "<g></g>",
+        ] {
+            assert!(well_formed(broken).is_err(), "{broken}");
+        }
+    }
+
+    fn sites(count: u64) -> Vec<SiteText> {
+        (0..count)
+            .map(|at| SiteText {
+                site: format!("site{at}.example"),
+                pages: at + 1,
+                kept_text_bytes: 5000 * (count - at),
+                dropped_text_bytes: 1000 + at,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_chart_is_well_formed_svg_of_the_twenty_largest_sites() {
+        for count in [1, 3, 25] {
+            let svg = site_chart(&sites(count));
+            assert_eq!(well_formed(&svg), Ok(()), "{count} sites: {svg}");
+            let drawn = (0..count).filter(|at| svg.contains(&format!("site{at}.example")));
+            assert_eq!(
+                drawn.count() as u64,
+                count.min(MAX_SITES as u64),
+                "{count} sites"
+            );
+        }
+        let svg = site_chart(&sites(25));
+        assert!(svg.contains("site19.example") && !svg.contains("site20.example"));
+        assert!(svg.contains("text kept and dropped per site (MiB)"));
+        let legend = |name: &str| svg.lines().any(|line| line.trim() == name);
+        assert!(legend("kept") && legend("dropped"), "{svg}");
+        // Two bars a site: a kept one and a dropped one.
+        let rects = |count: u64| site_chart(&sites(count)).matches("<rect").count();
+        assert_eq!(rects(25) - rects(3), 2 * (20 - 3));
+    }
+
+    #[test]
+    fn sites_without_text_draw_no_chart() {
+        let empty = SiteText {
+            site: "empty.example".into(),
+            pages: 3,
+            kept_text_bytes: 0,
+            dropped_text_bytes: 0,
+        };
+        assert_eq!(site_chart(&[empty.clone(), empty]), "");
+    }
+
+    #[test]
+    fn site_names_are_escaped_in_the_chart() {
+        let odd = SiteText {
+            site: "a<b>&c.example".into(),
+            pages: 1,
+            kept_text_bytes: 100,
+            dropped_text_bytes: 100,
+        };
+        let svg = site_chart(&[odd]);
+        assert_eq!(well_formed(&svg), Ok(()), "{svg}");
+        assert!(svg.contains("a&lt;b&gt;&amp;c.example"), "{svg}");
+    }
 }

@@ -358,4 +358,209 @@ mod tests {
         assert_eq!(marked("é", &[(1, 2)]), "é");
         assert_eq!(query_value("a b&c/é"), "a+b%26c%2F%C3%A9");
     }
+
+    use crate::search::Hit;
+    use crate::serve::{BlockView, CatalogHit, PageView, SiteCount, SourceView};
+
+    const HOSTILE_URL: &str = "http://a.example/x?a=1&b=\"><script>";
+
+    fn view(blocks: Vec<BlockView>) -> PageView {
+        PageView {
+            index: 1,
+            index_name: "idx <1>".into(),
+            detector: "bloom".into(),
+            url: HOSTILE_URL.into(),
+            title: "Tom & Jerry <script>alert('x')</script>".into(),
+            site: "a.example".into(),
+            kept_blocks: 1,
+            dropped_blocks: 2,
+            kept_text_bytes: 11,
+            dropped_text_bytes: 9,
+            source: Some(SourceView {
+                path: "/data/<crawl>.warc".into(),
+                offset: 1234,
+            }),
+            unavailable: None,
+            blocks,
+            kept_text: "Kept <text>".into(),
+        }
+    }
+
+    fn block(text: &str, kept: bool, rule: &'static str, figures: Option<(f32, f32)>) -> BlockView {
+        BlockView {
+            text: text.into(),
+            kept,
+            rule,
+            score: figures.map(|(score, _)| score),
+            threshold: figures.map(|(_, threshold)| threshold),
+        }
+    }
+
+    #[test]
+    fn a_page_view_escapes_the_page_and_says_why_blocks_were_dropped() {
+        let blocks = vec![
+            block(
+                "Menu & more",
+                false,
+                "template_word_ratio",
+                Some((0.9, 0.8)),
+            ),
+            block("Kept <text>", true, "keeps_everything", None),
+            block("No peer", false, "no_peer", None),
+        ];
+        let html = page_view(&view(blocks.clone()), false);
+        assert!(!html.contains("<script>"), "{html}");
+        let title = "Tom &amp; Jerry &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;";
+        assert!(html.contains(&format!("<title>{title} — indexer</title>")));
+        assert!(html.contains(&format!("<h1>{title}</h1>")));
+        let url = "http://a.example/x?a=1&amp;b=&quot;&gt;&lt;script&gt;";
+        assert!(
+            html.contains(&format!("<a href=\"{url}\">{url}</a>")),
+            "{html}"
+        );
+        assert!(
+            html.contains("1 blocks kept (11 B), 2 dropped (9 B) by bloom"),
+            "{html}"
+        );
+        assert!(html.contains("index idx &lt;1&gt;"));
+        assert!(html.contains("record at byte 1234 of /data/&lt;crawl&gt;.warc"));
+        assert!(html.contains(
+            "<div class=\"block dropped\" data-rule=\"template_word_ratio\"><span class=why>\
+             dropped by bloom: template_word_ratio 0.900 (threshold 0.800)</span>Menu &amp; more</div>"
+        ), "{html}");
+        assert!(html.contains("<span class=why>dropped by bloom: no_peer</span>No peer"));
+        assert!(html.contains("<div class=block>Kept &lt;text&gt;</div>"));
+        // The link that hides the dropped blocks names the page by its encoded URL.
+        let toggle = format!(
+            "/page?url={}&amp;index=1&amp;hide=1",
+            query_value(HOSTILE_URL)
+        );
+        assert!(html.contains(&format!(
+            "<a href=\"{toggle}\" id=toggle>hide dropped blocks</a>"
+        )));
+
+        let hidden = page_view(&view(blocks), true);
+        assert!(!hidden.contains("Menu &amp; more") && !hidden.contains("No peer"));
+        assert!(hidden.contains("<div class=block>Kept &lt;text&gt;</div>"));
+        let toggle = format!("/page?url={}&amp;index=1\"", query_value(HOSTILE_URL));
+        assert!(hidden.contains(&toggle) && hidden.contains("show dropped blocks"));
+    }
+
+    #[test]
+    fn a_page_view_without_blocks_shows_why_and_the_kept_text() {
+        let mut unavailable = view(Vec::new());
+        unavailable.unavailable = Some("the source <x> is no longer there".into());
+        let html = page_view(&unavailable, false);
+        assert!(html.contains(
+            "<p class=note id=unavailable>The blocks cannot be shown: the source &lt;x&gt; is no \
+             longer there. The kept text as indexed:</p><div class=block>Kept &lt;text&gt;</div>"
+        ), "{html}");
+        assert!(!html.contains("id=toggle"));
+    }
+
+    fn results(offset: usize, hits: usize, total: usize) -> CatalogResults {
+        let hit = |rank: usize| CatalogHit {
+            hit: Hit {
+                rank,
+                score: 1.5,
+                url: format!("http://a.example/{rank}?x=<{rank}>&y"),
+                title: if rank == 1 {
+                    String::new()
+                } else {
+                    format!("Page \"{rank}\"")
+                },
+                site: "a.example".into(),
+                snippet: "say <hi> to all".into(),
+                highlights: vec![(4, 8)],
+                highlight_bytes: vec![(4, 8)],
+                index: 0,
+            },
+            index: rank % 2,
+        };
+        CatalogResults {
+            query: "hi & bye".into(),
+            fallback: Some("unexpected <&>".into()),
+            total,
+            offset,
+            hits: (offset + 1..=offset + hits).map(hit).collect(),
+            sites: vec![
+                SiteCount {
+                    site: "a.example".into(),
+                    count: 20,
+                },
+                SiteCount {
+                    site: "b&c.example".into(),
+                    count: 5,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn search_results_link_every_hit_and_site_with_escaped_values() {
+        let html = search_page(Some(&results(0, 10, 25)), Some("b&c.example"));
+        assert!(html.contains("<title>hi &amp; bye — indexer</title>"));
+        assert!(html.contains("name=q value=\"hi &amp; bye\""));
+        assert!(html.contains("Not query syntax (unexpected &lt;&amp;&gt;)"));
+        assert!(html.contains("<p class=meta id=total>25 pages match on b&amp;c.example</p>"));
+        assert!(html.contains("<a href=\"/?q=hi+%26+bye\">all sites</a>"));
+        assert!(html.contains(
+            "<a href=\"/?q=hi+%26+bye&amp;site=b%26c.example\" aria-current=true>b&amp;c.example (5)</a>"
+        ), "{html}");
+        assert!(html.contains("<a href=\"/?q=hi+%26+bye&amp;site=a.example\">a.example (20)</a>"));
+        assert_eq!(html.matches("<div class=hit>").count(), 10);
+        // A hit without a title is shown by its URL; every value is escaped.
+        let first = "http://a.example/1?x=&lt;1&gt;&amp;y";
+        let view = format!(
+            "/page?url={}&amp;index=1",
+            query_value("http://a.example/1?x=<1>&y")
+        );
+        assert!(
+            html.contains(&format!("<a class=title href=\"{view}\">{first}</a>")),
+            "{html}"
+        );
+        assert!(html.contains(">Page &quot;2&quot;</a>"));
+        assert!(html.contains("<div class=snippet>say <mark>&lt;hi&gt;</mark> to all</div>"));
+        assert!(html.contains(&format!("<a href=\"{first}\">original</a>")));
+        assert!(!html.contains("<hi>") && !html.contains("<1>"));
+    }
+
+    #[test]
+    fn search_results_page_forward_and_back() {
+        let links = |offset: usize, hits: usize| {
+            let html = search_page(Some(&results(offset, hits, 25)), Some("a.example"));
+            let prev = html.contains("rel=prev");
+            let next = html.contains("rel=next");
+            (prev, next, html)
+        };
+        let (prev, next, first) = links(0, 10);
+        assert!(!prev && next);
+        assert!(
+            first.contains("<a href=\"/?q=hi+%26+bye&amp;site=a.example&amp;offset=10\" rel=next>")
+        );
+        let (prev, next, middle) = links(10, 10);
+        assert!(prev && next);
+        assert!(middle.contains("&amp;offset=0\" rel=prev>"));
+        assert!(middle.contains("&amp;offset=20\" rel=next>"));
+        let (prev, next, _) = links(20, 5);
+        assert!(prev && !next);
+        let (prev, next, only) = links(0, 0);
+        assert!(!prev && next, "more pages match than shown");
+        assert!(only.contains("25 pages match on a.example"));
+        let one = search_page(Some(&results(0, 1, 1)), None);
+        assert!(one.contains("1 page match</p>") && !one.contains("<nav"));
+    }
+
+    #[test]
+    fn the_search_page_alone_and_errors_are_escaped_pages() {
+        let home = search_page(None, None);
+        assert!(home.contains("<form action=\"/\"") && home.contains("value=\"\""));
+        assert!(!home.contains("id=total"));
+        let error = error_page("no page <b>here</b> & there");
+        assert!(
+            error
+                .contains("<p class=note id=error>no page &lt;b&gt;here&lt;/b&gt; &amp; there</p>")
+        );
+        assert!(error.starts_with("<!doctype html>") && error.ends_with("</body></html>"));
+    }
 }

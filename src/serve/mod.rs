@@ -362,3 +362,100 @@ async fn not_found(uri: Uri) -> Response {
         failure.html()
     }
 }
+
+/// An index of hand-made pages, for the tests of the catalog, the page view and the HTML.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::path::{Path, PathBuf};
+
+    use crate::detect::DetectorKind;
+    use crate::run::test_support::write_warc;
+    use crate::run::{BuildOptions, NoProgress, build_index};
+
+    /// The index `name` in `dir`, built by `detector` from `records` (written to
+    /// `<name>.warc` beside it); returns the index and the input.
+    pub(crate) fn built_index(
+        dir: &Path,
+        name: &str,
+        records: &[Vec<u8>],
+        detector: DetectorKind,
+    ) -> (PathBuf, PathBuf) {
+        let input = write_warc(dir, &format!("{name}.warc"), records);
+        let index = dir.join(name);
+        let options = BuildOptions {
+            detector,
+            threads: 2,
+            ..BuildOptions::default()
+        };
+        build_index(std::slice::from_ref(&input), &index, &options, &NoProgress)
+            .expect("the test index builds");
+        (index, input)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(raw: &str) -> Params {
+        Params::of(Some(raw.to_string()))
+    }
+
+    #[test]
+    fn parameters_are_decoded_and_the_last_of_a_name_counts() {
+        let given = params("q=first&q=%C3%A9t%C3%A9+d%27hiver&site=&bad=%FF");
+        assert_eq!(given.get("q"), Some("été d'hiver"));
+        assert_eq!(given.get("site"), Some(""));
+        assert_eq!(given.get("bad"), Some("\u{fffd}"));
+        assert_eq!(given.get("offset"), None);
+        assert_eq!(Params::of(None).get("q"), None);
+    }
+
+    #[test]
+    fn numbers_are_whole_and_bounded() {
+        let given = params("a=7&b=&c=11&d=-1&e=x");
+        assert_eq!(given.number("a", 3, 10).unwrap(), 7);
+        assert_eq!(given.number("b", 3, 10).unwrap(), 3);
+        assert_eq!(given.number("absent", 3, 10).unwrap(), 3);
+        for name in ["c", "d", "e"] {
+            let failure = given.number(name, 3, 10).unwrap_err();
+            assert_eq!(failure.status, StatusCode::BAD_REQUEST);
+            assert_eq!(
+                failure.message,
+                format!("{name} must be a whole number from 0 to 10")
+            );
+        }
+    }
+
+    #[test]
+    fn a_search_needs_a_query_of_bounded_length() {
+        let none = SearchParams::of(&params("q=++&site=x"), 10).unwrap();
+        assert!(none.is_none(), "blank: no search");
+        let asked = SearchParams::of(&params("q=+rust+book+&site=&offset=20"), 10)
+            .unwrap()
+            .unwrap();
+        assert_eq!(asked.query, "rust book");
+        assert_eq!((asked.site, asked.offset, asked.limit), (None, 20, 10));
+        let limited = SearchParams::of(&params("q=a&site=docs.rs&limit=100"), 10)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (limited.site.as_deref(), limited.limit),
+            (Some("docs.rs"), 100)
+        );
+
+        let longest = "a".repeat(MAX_QUERY_BYTES);
+        assert!(SearchParams::of(&params(&format!("q={longest}")), 10).is_ok());
+        let too_long = SearchParams::of(&params(&format!("q={longest}a")), 10);
+        let failure = too_long.err().expect("refused");
+        assert_eq!(failure.status, StatusCode::BAD_REQUEST);
+        assert!(
+            failure.message.contains("2049 bytes"),
+            "{}",
+            failure.message
+        );
+        for bad in ["q=a&limit=101", "q=a&offset=10001"] {
+            assert!(SearchParams::of(&params(bad), 10).is_err(), "{bad}");
+        }
+    }
+}

@@ -154,3 +154,152 @@ fn block_view(text: String, verdict: Verdict) -> BlockView {
         threshold: figure(verdict.threshold),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::{DetectorKind, Rule};
+    use crate::run::test_support::{FOOTER, MENU, content, html_response, page_html, page_url};
+    use crate::serve::test_support::built_index;
+
+    /// A catalog of one index of six pages of a.example without their footer, decided by
+    /// `bloom` (which drops the menu of every page), and the first page's stored fields.
+    fn first_page(dir: &std::path::Path) -> (Catalog, StoredPage) {
+        let footer = format!("<footer>{FOOTER}</footer>");
+        let records: Vec<Vec<u8>> = (0..6)
+            .map(|n| {
+                let html = page_html(&format!("Chapter {n} of a.example"), &content(n));
+                html_response(&page_url("a.example", n), &html.replace(&footer, ""))
+            })
+            .collect();
+        let (index, _) = built_index(dir, "index", &records, DetectorKind::Bloom);
+        let catalog = Catalog::open(&[index]).unwrap();
+        let page = catalog
+            .page(&page_url("a.example", 0), None)
+            .unwrap()
+            .unwrap();
+        (catalog, page)
+    }
+
+    #[test]
+    fn the_view_pairs_each_block_with_its_verdict() {
+        let dir = tempfile::tempdir().unwrap();
+        let (catalog, page) = first_page(dir.path());
+        let view = PageView::of(&catalog, page);
+        assert_eq!(view.unavailable, None);
+        let blocks: Vec<(&str, bool, &str)> = view
+            .blocks
+            .iter()
+            .map(|block| (block.text.as_str(), block.kept, block.rule))
+            .collect();
+        let content = content(0);
+        assert_eq!(
+            blocks,
+            [
+                (MENU, false, "template_word_ratio"),
+                ("Chapter 0 of a.example", true, "keeps_everything"),
+                (content.as_str(), true, "keeps_everything"),
+            ]
+        );
+        for block in &view.blocks {
+            if block.kept {
+                assert_eq!((block.score, block.threshold), (None, None));
+            } else {
+                assert_eq!(block.threshold, Some(0.8));
+                assert!(block.score.is_some_and(|score| score >= 0.8), "{block:?}");
+            }
+        }
+        let kept: Vec<&str> = view
+            .blocks
+            .iter()
+            .filter(|b| b.kept)
+            .map(|b| b.text.as_str())
+            .collect();
+        assert_eq!(kept.join("\n"), view.kept_text);
+        assert_eq!((view.kept_blocks, view.dropped_blocks), (2, 1));
+        assert_eq!(view.detector, "bloom");
+        assert_eq!(view.site, "a.example");
+        assert_eq!(view.source.as_ref().map(|source| source.offset), Some(0));
+    }
+
+    #[test]
+    fn a_view_says_why_it_cannot_show_the_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let (catalog, page) = first_page(dir.path());
+        let (path, _) = page.source.clone().unwrap();
+        let two_verdicts = DecisionRecord::of(&[Verdict::kept(Rule::KeepsEverything); 2]);
+        let later_record = std::fs::read(&path).unwrap().len() as u64 / 2;
+        let cases: [(StoredPage, &str); 6] = [
+            (
+                StoredPage {
+                    decisions: None,
+                    ..page.clone()
+                },
+                "the index keeps no decision record",
+            ),
+            (
+                StoredPage {
+                    decisions: Some(vec![9, 9]),
+                    ..page.clone()
+                },
+                "not a decision record: unknown version",
+            ),
+            (
+                StoredPage {
+                    source: None,
+                    ..page.clone()
+                },
+                "the index does not say where the page came from",
+            ),
+            (
+                StoredPage {
+                    source: Some((dir.path().join("gone.warc"), 0)),
+                    ..page.clone()
+                },
+                "gone.warc is no longer there",
+            ),
+            (
+                StoredPage {
+                    source: Some((path.clone(), later_record)),
+                    ..page.clone()
+                },
+                &format!("the record is no longer at byte {later_record} of the source"),
+            ),
+            (
+                StoredPage {
+                    decisions: Some(two_verdicts.to_bytes()),
+                    ..page.clone()
+                },
+                "the source now segments into 3 blocks where 2 were decided",
+            ),
+        ];
+        for (stored, reason) in cases {
+            let view = PageView::of(&catalog, stored);
+            let unavailable = view.unavailable.as_deref().unwrap_or_default();
+            assert!(
+                unavailable.contains(reason),
+                "{unavailable:?}, not {reason:?}"
+            );
+            assert!(view.blocks.is_empty());
+            assert_eq!(view.kept_text, page.body, "the kept text as indexed, still");
+        }
+    }
+
+    #[test]
+    fn a_block_shows_the_figures_its_verdict_has() {
+        let dropped = block_view(
+            "menu".into(),
+            Verdict::scored(false, Rule::TemplateWordRatio, 0.9, 0.8),
+        );
+        assert_eq!((dropped.kept, dropped.rule), (false, "template_word_ratio"));
+        assert_eq!((dropped.score, dropped.threshold), (Some(0.9), Some(0.8)));
+        let kept = block_view("text".into(), Verdict::kept(Rule::NoPeer));
+        assert_eq!((kept.kept, kept.rule), (true, "no_peer"));
+        assert_eq!((kept.score, kept.threshold), (None, None));
+        let infinite = block_view(
+            String::new(),
+            Verdict::scored(false, Rule::NoPeer, f32::INFINITY, 1.0),
+        );
+        assert_eq!((infinite.score, infinite.threshold), (None, Some(1.0)));
+    }
+}
