@@ -349,6 +349,7 @@ mod tests {
         const ABOUT: &'static str = "Drops text learned from enough pages (tests)";
         const PASSES: Passes = Passes::Two;
         const ONE_PASS_TOO: bool = true;
+        const RULES: &'static [Rule] = &[crate::detect::incremental::FREQUENT_SEGMENT_SHARE];
         const STATE_PER_HTML_BYTE: f64 = 0.0;
 
         type Settings = Calls;
@@ -388,7 +389,7 @@ mod tests {
                 let keep = seen < MIN_PAGES;
                 Verdict::scored(
                     keep,
-                    Rule::FrequentSegmentShare,
+                    crate::detect::incremental::FREQUENT_SEGMENT_SHARE,
                     seen as f32,
                     MIN_PAGES as f32,
                 )

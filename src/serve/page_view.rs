@@ -227,7 +227,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (catalog, page) = first_page(dir.path());
         let (path, _) = page.source.clone().unwrap();
-        let two_verdicts = DecisionRecord::of(&[Verdict::kept(Rule::KeepsEverything); 2]);
+        let two_verdicts = DecisionRecord::of(&[Verdict::kept(Rule::KEEPS_EVERYTHING); 2]);
         let later_record = std::fs::read(&path).unwrap().len() as u64 / 2;
         let cases: [(StoredPage, &str); 6] = [
             (
@@ -289,16 +289,19 @@ mod tests {
     fn a_block_shows_the_figures_its_verdict_has() {
         let dropped = block_view(
             "menu".into(),
-            Verdict::scored(false, Rule::TemplateWordRatio, 0.9, 0.8),
+            Verdict::scored(false, crate::detect::bloom::TEMPLATE_WORD_RATIO, 0.9, 0.8),
         );
         assert_eq!((dropped.kept, dropped.rule), (false, "template_word_ratio"));
         assert_eq!((dropped.score, dropped.threshold), (Some(0.9), Some(0.8)));
-        let kept = block_view("text".into(), Verdict::kept(Rule::NoPeer));
+        let kept = block_view(
+            "text".into(),
+            Verdict::kept(crate::detect::sandwich::NO_PEER),
+        );
         assert_eq!((kept.kept, kept.rule), (true, "no_peer"));
         assert_eq!((kept.score, kept.threshold), (None, None));
         let infinite = block_view(
             String::new(),
-            Verdict::scored(false, Rule::NoPeer, f32::INFINITY, 1.0),
+            Verdict::scored(false, crate::detect::sandwich::NO_PEER, f32::INFINITY, 1.0),
         );
         assert_eq!((infinite.score, infinite.threshold), (None, Some(1.0)));
     }
