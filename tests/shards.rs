@@ -114,9 +114,10 @@ fn counts(summary: &BuildSummary) -> serde_json::Value {
 
 /// The top 10 `(url, score)` of `query` over `indexes` searched together.
 fn top_ten(indexes: &[&Path], query: &str) -> Vec<(String, f64)> {
-    let mut args = vec!["search", "-n", "10", "--json"];
-    args.extend(indexes.iter().map(|index| path(index)));
-    args.push(query);
+    let mut args = vec!["search", "-n", "10", "--json", path(indexes[0]), query];
+    for index in &indexes[1..] {
+        args.extend(["--index", path(index)]);
+    }
     let results: serde_json::Value =
         serde_json::from_str(&ok(indexer(&args, common::NO_INPUTS))).unwrap();
     let hits: Vec<(String, f64)> = results["hits"]

@@ -25,6 +25,16 @@ bad labels or model file, output not writable); 2 invalid arguments; 130 stopped
 const INDEX_EXIT_CODES: &str = "Exit codes: 0 success (a query that matches nothing too); 1 the \
 index is missing or unreadable; 2 invalid arguments.";
 
+/// Examples and exit codes of `search`.
+const SEARCH_EXIT_CODES: &str = "Examples:
+  indexer search docs-idx site:docs.python.org exception   (the Python docs' pages only)
+  indexer search docs-idx 'owner*' ownershp~1              (quote * for the shell)
+  indexer search shard-0 ownership rules --index shard-1   (two indexes as one)
+
+Exit codes: 0 success (a query that matches nothing too); 1 the \
+index is missing or unreadable; 2 invalid arguments, and a query search refuses (own*ship, \
+word~3, site: without a host), with why.";
+
 /// Exit codes of `partition`.
 const PARTITION_EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (unreadable input, output \
 not writable — no half-written file is left under a bucket's name); 2 invalid arguments; 130 \
@@ -67,8 +77,8 @@ pub enum Command {
     Build(commands::build::BuildArgs),
     /// Search an index, or several as one (BM25 over title and body).
     #[command(
-        after_help = INDEX_EXIT_CODES,
-        override_usage = "indexer search [OPTIONS] <INDEX> [INDEX]... <QUERY>..."
+        after_help = SEARCH_EXIT_CODES,
+        override_usage = "indexer search [OPTIONS] <INDEX> <QUERY>... [--index <INDEX>]..."
     )]
     Search(commands::search::SearchArgs),
     /// Size figures of an index and the summary of the build that made it.

@@ -2,20 +2,25 @@
 //!
 //! BM25 over the title and body fields, a title match weighted by [`TITLE_BOOST`], in tantivy's
 //! query language: words (any of them), `"phrases"`, `+required`, `-excluded`, `title:word`,
-//! `site:host`. A query that does not parse as that syntax is searched as its plain words
-//! ([`SearchResults::fallback`] says so).
+//! wildcard words (`owner*`: owner, owners, ownership) and fuzzy ones (`ownershp~1`: the words
+//! one edit away). `site:host` and `url:prefix` filter the pages: the query's other terms are
+//! searched among the pages of those sites (subdomains too) or under those URLs, and a query of
+//! filters alone lists their pages; `-site:` and `-url:` exclude. A query that does not parse
+//! as that syntax is searched as its plain words ([`SearchResults::fallback`] says so).
 //!
-//! The public types and entry points are here; the work is in `query` (the text to a tantivy
-//! query, with the title bonuses and the site filter), `shards` (BM25 over several indexes
-//! as one), `collect` (the best pages, ties ranked by URL, and the per-site counts) and
-//! `snippet` (a hit's passage and where the query matches it).
+//! The public types and entry points are here; the work is in `syntax` (the filters and the
+//! wildcard and fuzzy words, read from the text), `query` (the text to a tantivy query, with
+//! the title bonuses and the filters), `shards` (BM25 over several indexes as one), `collect`
+//! (the best pages, ties ranked by URL, and the per-site counts) and `snippet` (a hit's
+//! passage and where the query matches it).
 
 mod collect;
 mod query;
 mod shards;
 mod snippet;
+mod syntax;
 
-pub use query::{TITLE_BOOST, TITLE_PART_BOOST, TITLE_PHRASE_BOOST, Weights};
+pub use query::{MAX_EXPANSIONS, TITLE_BOOST, TITLE_PART_BOOST, TITLE_PHRASE_BOOST, Weights};
 pub use shards::search_shards;
 
 use serde::Serialize;
@@ -59,6 +64,10 @@ pub struct SearchResults {
     /// When the query did not parse as query syntax: the parser's complaint. The query was
     /// then searched as its plain words.
     pub fallback: Option<String>,
+    /// What the query asked that no page can give: a `site:` or `url:` filter that no page of
+    /// the indexes passes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Pages matching the query.
     pub total: usize,
     /// Results skipped before the first hit.
@@ -76,6 +85,10 @@ pub enum SearchError {
     /// The query does not parse.
     #[error("invalid query: {0}")]
     Query(#[from] tantivy::query::QueryParserError),
+    /// The query asks for what search refuses (a `*` inside a word, a `site:` without a
+    /// host, …): why, and what to write instead.
+    #[error("invalid query: {0}")]
+    Syntax(String),
     /// The index could not be searched.
     #[error("search failed: {0}")]
     Index(#[from] TantivyError),
@@ -94,13 +107,13 @@ pub fn top_urls(
     limit: usize,
     weights: Weights,
 ) -> Result<Vec<String>, SearchError> {
-    let Some(parsed) = parse(open, query, weights) else {
+    let searcher = open.index.reader()?.searcher();
+    let Some(parsed) = parse(open, &[&searcher], query, weights)? else {
         return Ok(Vec::new());
     };
     if limit == 0 {
         return Ok(Vec::new());
     }
-    let searcher = open.index.reader()?.searcher();
     let found = searcher.search(&*parsed.query, &BestByScoreThenUrl(limit))?;
     let mut urls = Vec::with_capacity(limit.min(found.len()));
     for page in best_first(found, limit) {
@@ -141,7 +154,8 @@ pub struct SearchRequest<'a> {
     pub limit: usize,
     /// Hits to skip first.
     pub offset: usize,
-    /// Only pages of this site.
+    /// Only pages of this site (exactly this host: the query's own `site:` terms take
+    /// subdomains too).
     pub site: Option<&'a str>,
     /// Also count the matching pages of each site (before the site filter).
     pub count_sites: bool,

@@ -48,6 +48,7 @@ pub fn search_shards(
     let mut results = SearchResults {
         query: request.query.to_string(),
         fallback: None,
+        notes: Vec::new(),
         total: 0,
         offset,
         hits: Vec::new(),
@@ -63,10 +64,12 @@ pub fn search_shards(
     {
         return Err(SearchError::Schemas(other.directory.display().to_string()));
     }
-    let Some(parsed) = parse(first, request.query, Weights::default()) else {
+    let searchers: Vec<&Searcher> = shards.iter().map(|(_, searcher)| searcher).collect();
+    let Some(parsed) = parse(first, &searchers, request.query, Weights::default())? else {
         return Ok(results);
     };
     results.fallback = parsed.fallback;
+    results.notes = parsed.notes;
     if request.count_sites {
         results.sites = site_counts(shards, &*parsed.query)?;
     }

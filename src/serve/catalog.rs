@@ -62,6 +62,9 @@ pub struct CatalogResults {
     pub query: String,
     /// Why the query was searched as plain words, if it was.
     pub fallback: Option<String>,
+    /// A `site:` or `url:` filter of the query that no page passes, said in words.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Pages matching, over every index (after the site filter).
     pub total: usize,
     /// Hits skipped before the first.
@@ -152,6 +155,7 @@ impl Catalog {
         Ok(CatalogResults {
             query: results.query,
             fallback: results.fallback,
+            notes: results.notes,
             total: results.total,
             offset: results.offset,
             hits: results

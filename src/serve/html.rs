@@ -74,6 +74,9 @@ pub fn search_page(results: Option<&CatalogResults>, site: Option<&str>) -> Stri
             escape(fallback)
         );
     }
+    for note in &results.notes {
+        let _ = write!(body, "<p class=meta>Note: {}.</p>", escape(note));
+    }
     let shown = match site {
         Some(site) => format!(" on {}", escape(site)),
         None => String::new(),

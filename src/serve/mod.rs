@@ -27,7 +27,7 @@ pub use catalog::{Catalog, CatalogHit, CatalogResults, ServedIndex, SiteCount, S
 pub use page_view::{BlockView, PageView, SourceView};
 
 use crate::index::IndexError;
-use crate::search::SearchRequest;
+use crate::search::{SearchError, SearchRequest};
 
 /// Longest query accepted, in bytes.
 pub const MAX_QUERY_BYTES: usize = 2048;
@@ -254,7 +254,12 @@ impl SearchParams {
                 site: self.site.as_deref(),
                 count_sites: true,
             })
-            .map_err(Failure::internal)
+            .map_err(|error| match error {
+                // A query search refuses (own*ship, site: without a host) is the asker's to
+                // mend.
+                ServeError::Query(SearchError::Syntax(_)) => Failure::bad(error.to_string()),
+                error => Failure::internal(error),
+            })
     }
 }
 

@@ -1,44 +1,65 @@
-//! `indexer search`: indexes and a query in, ranked hits with snippets out (text or JSON).
-//! The query's words are moved behind a `--` before parsing ([`with_search_words_last`]),
-//! so query syntax that starts with a hyphen is read as the query.
+//! `indexer search`: an index (and more with `--index`) and a query in, ranked hits with
+//! snippets out (text or JSON). The query's words are moved behind a `--` before parsing
+//! ([`with_search_words_last`]), so query syntax that starts with a hyphen is read as the query.
 
 use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use crate::cli::open_indexes;
 use crate::cli::print::mark;
+use indexer::search::SearchError;
 
 /// `search`'s flags.
 #[derive(Args)]
 pub struct SearchArgs {
-    /// The index directory, then any further index directories (each a folder holding
-    /// an index's CURRENT file; shards of one crawl are scored as one index), then the
-    /// query: words (any of them), "phrases", +required, -excluded, title:word,
-    /// site:host. A query that is not valid syntax (print(), std::vec, a URL) is
-    /// searched as its plain words, and stderr says so.
-    #[arg(required = true, num_args = 2.., value_name = "INDEX|QUERY")]
-    indexes_and_query: Vec<String>,
+    /// The index directory (a folder holding an index's CURRENT file).
+    #[arg(value_name = "INDEX")]
+    index: PathBuf,
+    /// The query (no quotes needed): words (pages with any of them), "a phrase", +required,
+    /// -excluded, title:word, owner* (words starting owner: owner, owners, ownership),
+    /// ownershp~1 (words one edit away; ~2: two). site:docs.python.org filters the pages:
+    /// the rest of the query is searched among that site's pages (its subdomains too;
+    /// several site: terms, any of those sites), and site:docs.python.org alone lists them;
+    /// url:https://docs.python.org/3/library/ keeps the pages whose URL starts so (without
+    /// a scheme: http and https); -site: and -url: leave pages out. A query that is not
+    /// valid syntax (print(), std::vec, a URL) is searched as its plain words, and stderr
+    /// says so; a query asking what search cannot do (own*ship, word~3) is refused, with
+    /// why. A word is never taken for an index: give further indexes with --index (paths to
+    /// indexes right after the first, shards/*, are read as indexes too).
+    #[arg(required = true, value_name = "QUERY")]
+    query: Vec<String>,
+    /// Another index to search with the first, as one (shards of one crawl score as one
+    /// index); repeat for more: --index shard-1 --index shard-2.
+    #[arg(short = 'i', long = "index", value_name = "INDEX")]
+    more_indexes: Vec<PathBuf>,
     /// How many results; 0 prints only how many pages match.
-    #[arg(short = 'n', long, default_value_t = 10)]
+    #[arg(short = 'n', long, default_value_t = 10, value_parser = count)]
     limit: usize,
     /// Results to skip first (the next page of results: --offset 10).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = count)]
     offset: usize,
     /// Mark matched words in colour: auto (when stdout is a terminal and NO_COLOR is
     /// not set), always or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
-    /// Print results as JSON: {query, fallback, total, offset, hits: [{rank, score, url,
-    /// title, snippet, highlights (character offsets), highlight_bytes}]}.
+    /// Print results as JSON: {query, fallback, notes, total, offset, hits: [{rank, score,
+    /// url, title, site, snippet, highlights (character offsets), highlight_bytes}]}.
     #[arg(long)]
     json: bool,
 }
 
+/// A count given to `-n` or `--offset`: a whole number, 0 or more.
+fn count(text: &str) -> Result<usize, String> {
+    text.parse::<usize>()
+        .map_err(|_| "give a whole number, 0 or more".to_string())
+}
+
 /// Searches and prints the hits.
 pub fn run(args: SearchArgs) -> Result<()> {
-    let (indexes, query) = split_indexes_and_query(args.indexes_and_query)?;
+    let (indexes, query) = indexes_and_query(args.index, args.more_indexes, args.query);
     let opens = open_indexes(&indexes)?;
     let request = indexer::search::SearchRequest {
         query: &query,
@@ -47,9 +68,19 @@ pub fn run(args: SearchArgs) -> Result<()> {
         site: None,
         count_sites: false,
     };
-    let results = indexer::search::search_many(&opens, &request)?;
+    let results = match indexer::search::search_many(&opens, &request) {
+        Err(error @ SearchError::Syntax(_)) => clap::Error::raw(
+            clap::error::ErrorKind::ValueValidation,
+            format!("{error}\n"),
+        )
+        .exit(),
+        results => results?,
+    };
     if let Some(complaint) = &results.fallback {
         notice!("note: not query syntax ({complaint}); searched as plain words");
+    }
+    for note in &results.notes {
+        notice!("note: {note}");
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&results)?);
@@ -61,7 +92,9 @@ pub fn run(args: SearchArgs) -> Result<()> {
         if !hit.title.is_empty() {
             println!("     {}", hit.title);
         }
-        println!("     {}", mark(&hit.snippet, &hit.highlight_bytes, bold));
+        if !hit.snippet.is_empty() {
+            println!("     {}", mark(&hit.snippet, &hit.highlight_bytes, bold));
+        }
     }
     let shown = match results.hits.len() {
         0 => String::new(),
@@ -72,50 +105,87 @@ pub fn run(args: SearchArgs) -> Result<()> {
     Ok(())
 }
 
-/// `search`'s words: the first is an index; each next one that is an index directory (it
-/// holds a CURRENT file) is another; the rest are the query.
-fn split_indexes_and_query(words: Vec<String>) -> Result<(Vec<std::path::PathBuf>, String)> {
-    let mut words = words.into_iter();
-    let mut indexes: Vec<std::path::PathBuf> = words.next().into_iter().map(Into::into).collect();
-    let mut query = Vec::new();
-    for word in words.by_ref() {
-        let path = std::path::Path::new(&word);
-        if query.is_empty() && path.join("CURRENT").is_file() {
-            indexes.push(path.to_path_buf());
-        } else {
-            query.push(word);
-        }
+/// The indexes to search and the query. The words are the query, except the first ones that
+/// are paths to an index (they hold a `/` and a CURRENT file: `shards/1`, `./rust`, a shell
+/// glob `shards/*`), which are further indexes, as command lines before `--index` wrote them.
+/// A bare word is always a query word, even when a folder of that name in the current
+/// directory is an index (a note says how to search that index).
+fn indexes_and_query(
+    first: PathBuf,
+    more: Vec<PathBuf>,
+    words: Vec<String>,
+) -> (Vec<PathBuf>, String) {
+    let mut indexes = vec![first];
+    let mut words = words.into_iter().peekable();
+    while let Some(word) = words.next_if(|word| is_index_path(word)) {
+        indexes.push(PathBuf::from(word));
     }
-    anyhow::ensure!(
-        !query.is_empty(),
-        "no query: give words to search for after the indexes"
-    );
-    Ok((indexes, query.join(" ")))
+    indexes.extend(more);
+    let query: Vec<String> = words.collect();
+    if let Some(word) = query
+        .iter()
+        .find(|word| Path::new(word).join("CURRENT").is_file())
+    {
+        notice!(
+            "note: {word} is searched as a query word; to search the index {word} too, give \
+             --index {word}"
+        );
+    }
+    (indexes, query.join(" "))
 }
 
-/// The options of `search` and whether each takes a value.
+/// Whether `word` is written as a path (it holds a path separator) to an index directory.
+fn is_index_path(word: &str) -> bool {
+    word.contains(['/', std::path::MAIN_SEPARATOR]) && Path::new(word).join("CURRENT").is_file()
+}
+
+/// The options of `search` (and the global ones) and whether each takes a value.
 const SEARCH_OPTIONS: &[(&str, bool)] = &[
     ("-n", true),
     ("--limit", true),
     ("--offset", true),
+    ("-i", true),
+    ("--index", true),
     ("--color", true),
     ("--json", false),
+    ("-q", false),
+    ("--quiet", false),
     ("-h", false),
     ("--help", false),
 ];
 
+/// The long name of an option that takes a value.
+fn long_name(option: &str) -> &str {
+    match option {
+        "-n" => "--limit",
+        "-i" => "--index",
+        long => long,
+    }
+}
+
 /// The command line with `search`'s query words moved behind a `--`, so that query syntax
 /// starting with a hyphen (`-loop +asyncio`, `-excluded`) is read as the query, and options
-/// may stand before, among or after the words. Other commands pass unchanged.
+/// may stand before, among or after the words. An option's value is joined to it
+/// (`--limit=-1`), so that a value starting with a hyphen is the option's, and a wrong one is
+/// said to be wrong for that option. Other commands pass unchanged.
 pub fn with_search_words_last(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut args = args.into_iter();
-    let mut out: Vec<OsString> = args.by_ref().take(2).collect();
-    if out.get(1).and_then(|command| command.to_str()) != Some("search") {
-        out.extend(args);
-        return out;
+    let mut out: Vec<OsString> = args.by_ref().take(1).collect();
+    let mut args = args.peekable();
+    // Global flags may stand before the command.
+    while let Some(flag) = args.next_if(|arg| arg == "-q" || arg == "--quiet") {
+        out.push(flag);
+    }
+    match args.next() {
+        Some(command) if command == "search" => out.push(command),
+        command => {
+            out.extend(command);
+            out.extend(args);
+            return out;
+        }
     }
     let mut words = Vec::new();
-    let mut rest = args.peekable();
+    let mut rest = args;
     while let Some(arg) = rest.next() {
         let text = arg.to_string_lossy();
         if text == "--" {
@@ -125,22 +195,33 @@ pub fn with_search_words_last(args: impl IntoIterator<Item = OsString>) -> Vec<O
         let option = SEARCH_OPTIONS.iter().find(|(name, _)| {
             text == *name
                 || (text.starts_with("--") && text.starts_with(&format!("{name}=")))
-                || (*name == "-n" && text.starts_with("-n") && text[2..].parse::<usize>().is_ok())
+                || (*name == "-n" && is_joined_count(&text))
         });
         match option {
-            Some(&(name, takes_value)) => {
-                let joined = text.len() > name.len();
-                out.push(arg);
-                if takes_value && !joined {
-                    out.extend(rest.next());
+            Some(&(name, true)) if text == name => match rest.next() {
+                Some(value) => {
+                    let mut joined = OsString::from(format!("{}=", long_name(name)));
+                    joined.push(value);
+                    out.push(joined);
                 }
-            }
+                None => out.push(arg),
+            },
+            Some(_) => out.push(arg),
             None => words.push(arg),
         }
     }
     out.push("--".into());
     out.extend(words);
     out
+}
+
+/// Whether `text` is `-n` with a number joined to it (`-n5`, `-n-1`), not an excluded word
+/// (`-new`).
+fn is_joined_count(text: &str) -> bool {
+    text.strip_prefix("-n").is_some_and(|number| {
+        let digits = number.strip_prefix(['-', '+']).unwrap_or(number);
+        !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())
+    })
 }
 
 /// When to mark matched words with terminal colours.
@@ -185,7 +266,7 @@ mod tests {
     fn search_words_go_last_and_options_stay_options() {
         assert_eq!(
             normalized("indexer|search|IDX|-loop +asyncio|-n|5"),
-            "indexer|search|-n|5|--|IDX|-loop +asyncio"
+            "indexer|search|--limit=5|--|IDX|-loop +asyncio"
         );
         assert_eq!(
             normalized("indexer|search|IDX|ownership|rules|--json|--offset=10|-n3"),
@@ -193,8 +274,29 @@ mod tests {
         );
         assert_eq!(
             normalized("indexer|search|--color|never|IDX|-x|--|--json"),
-            "indexer|search|--color|never|--|IDX|-x|--json"
+            "indexer|search|--color=never|--|IDX|-x|--json"
+        );
+        assert_eq!(
+            normalized("indexer|-q|search|IDX|-new|-i|B|--index=C|-q"),
+            "indexer|-q|search|--index=B|--index=C|-q|--|IDX|-new"
         );
         assert_eq!(normalized("indexer|build|-n|x"), "indexer|build|-n|x");
+        assert_eq!(normalized("indexer|-q|build|-n|x"), "indexer|-q|build|-n|x");
+    }
+
+    #[test]
+    fn a_negative_count_stays_with_its_option() {
+        assert_eq!(
+            normalized("indexer|search|IDX|rust|-n|-1"),
+            "indexer|search|--limit=-1|--|IDX|rust"
+        );
+        assert_eq!(
+            normalized("indexer|search|IDX|rust|--offset|-1|-n-2"),
+            "indexer|search|--offset=-1|-n-2|--|IDX|rust"
+        );
+        assert_eq!(
+            normalized("indexer|search|IDX|rust|-n"),
+            "indexer|search|-n|--|IDX|rust"
+        );
     }
 }
