@@ -483,6 +483,7 @@ mod tests {
         CatalogResults {
             query: "hi & bye".into(),
             fallback: Some("unexpected <&>".into()),
+            notes: Vec::new(),
             total,
             offset,
             hits: (offset + 1..=offset + hits).map(hit).collect(),
