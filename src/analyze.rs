@@ -1,22 +1,110 @@
-//! The one word analyzer shared by segmentation (words for template detection) and the index
-//! (tokens for search), so that a word the detector judged is the word the index stores.
+//! The word analyzer of segmentation (words for template detection), and through [`terms`]
+//! the search analyzer of the index and queries built on it.
 //!
 //! Text in, words out: runs of letters and digits, lower-cased, accents folded (`Résumé` is
 //! `resume`, `Straße` is `strasse`: tantivy's port of Lucene's ASCII folding table, so a
 //! query typed without accents finds the accented word and the other way round; letters
 //! with no ASCII form stay as they are). Scripts written without
 //! spaces between words (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar) yield
-//! overlapping character bigrams, so template detection and search still work on them.
+//! overlapping character bigrams, so template detection works on them.
+//!
+//! Segmentation's words ([`for_each_word`], [`Words`]) stay as the detectors and the `hybrid`
+//! models were made with. The index and queries use [`terms`]: the same words read in NFKC
+//! form, and runs of unspaced scripts as characters and pairs (`cjk_bigram`), registered as
+//! [`TOKENIZER_NAME`]. An index built before that used these words as its tokens
+//! ([`LEGACY_TOKENIZER_NAME`], [`WebTokenizer`]) and is still searched with them
+//! ([`Analyzer::Legacy`]).
+
+pub mod terms;
+
+use std::sync::OnceLock;
 
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, RawTokenizer, Token, TokenFilter, TokenStream, Tokenizer,
+    AsciiFoldingFilter, RawTokenizer, Token, TokenFilter, TokenStream, Tokenizer, TokenizerManager,
 };
+
+pub use terms::{Mode, SearchTokenizer, TermKind, TermSpan, for_each_term, phrase_offsets};
 
 /// Words longer than this many bytes are dropped (base64 blobs, minified junk).
 pub const MAX_WORD_BYTES: usize = 64;
 
-/// Name under which [`WebTokenizer`] is registered in the index.
-pub const TOKENIZER_NAME: &str = "web";
+/// Name under which the search analyzer ([`SearchTokenizer`]) is registered: the name the
+/// text fields of a new index name. It carries a version, so that an index of other tokens
+/// is told apart.
+pub const TOKENIZER_NAME: &str = "web-v2";
+
+/// Name of the analyzer of indexes built before [`TOKENIZER_NAME`]: segmentation's words
+/// ([`WebTokenizer`]).
+pub const LEGACY_TOKENIZER_NAME: &str = "web";
+
+/// Registers the analyzers an index may name, as an index uses them (to index text and to
+/// cut stored text into terms again).
+pub fn register_tokenizers(manager: &TokenizerManager) {
+    manager.register(TOKENIZER_NAME, SearchTokenizer::new(Mode::Index));
+    manager.register(LEGACY_TOKENIZER_NAME, WebTokenizer);
+}
+
+/// tantivy's tokenizers with the analyzers an index may name as a query uses them: what a
+/// query parser needs.
+pub fn query_tokenizers() -> TokenizerManager {
+    static QUERY: OnceLock<TokenizerManager> = OnceLock::new();
+    QUERY
+        .get_or_init(|| {
+            let manager = TokenizerManager::default();
+            manager.register(TOKENIZER_NAME, SearchTokenizer::new(Mode::Query));
+            manager.register(LEGACY_TOKENIZER_NAME, WebTokenizer);
+            manager
+        })
+        .clone()
+}
+
+/// Which analyzer an index's text fields were built with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Analyzer {
+    /// [`LEGACY_TOKENIZER_NAME`]: segmentation's words.
+    Legacy,
+    /// [`TOKENIZER_NAME`]: the search analyzer of [`terms`].
+    Current,
+}
+
+impl Analyzer {
+    /// The analyzer registered as `name`.
+    pub fn named(name: &str) -> Analyzer {
+        if name == LEGACY_TOKENIZER_NAME {
+            Analyzer::Legacy
+        } else {
+            Analyzer::Current
+        }
+    }
+
+    /// The terms of a query's text, with their positions.
+    pub fn query_terms(self, text: &str) -> Vec<(usize, String)> {
+        match self {
+            Analyzer::Legacy => words(text).into_iter().enumerate().collect(),
+            Analyzer::Current => terms::query_terms(text),
+        }
+    }
+
+    /// A query's text as plain words, for when it does not parse as query syntax: every
+    /// character that is not part of a word a space, and the rest lower-cased (so that no
+    /// `AND` or `OR` is left), keeping a run of an unspaced script whole.
+    pub fn plain_words(self, text: &str) -> String {
+        match self {
+            Analyzer::Legacy => words(text).join(" "),
+            Analyzer::Current => {
+                let mut plain = String::with_capacity(text.len());
+                for c in text.chars() {
+                    if c.is_alphanumeric() || unicode_normalization::char::is_combining_mark(c) {
+                        plain.extend(c.to_lowercase());
+                    } else {
+                        plain.push(' ');
+                    }
+                }
+                plain
+            }
+        }
+    }
+}
 
 /// Calls `emit(word, byte_start, byte_end)` for every word of `text`, in order.
 ///
@@ -95,7 +183,8 @@ fn closing_parenthesis_group(part: &str) -> Option<(&str, &str)> {
 pub const MAX_TITLE_PART_BYTES: usize = 1024;
 
 /// The words of `text`, joined by single spaces: the form in which a whole title part and a
-/// whole query are compared.
+/// whole query were compared in an index of the legacy analyzer ([`joined_terms`] in a new
+/// one), and in which `eval` writes its queries.
 pub fn joined_words(text: &str) -> String {
     let mut joined = String::with_capacity(text.len());
     for_each_word(text, |word, _, _| {
@@ -107,13 +196,27 @@ pub fn joined_words(text: &str) -> String {
     joined
 }
 
-/// The distinct parts of `title` ([`title_parts`]) as [`joined_words`], sorted; parts
+/// The terms a query asks for in `text` ([`terms::query_terms`]) joined by single spaces:
+/// the form in which a whole title part and a whole query are compared in an index of
+/// [`TOKENIZER_NAME`]. "ﾘｭｯｸ 2" is "リュ ュッ ック 2".
+pub fn joined_terms(text: &str) -> String {
+    let mut joined = String::with_capacity(text.len());
+    for_each_term(text, Mode::Query, |term, _| {
+        if !joined.is_empty() {
+            joined.push(' ');
+        }
+        joined.push_str(term);
+    });
+    joined
+}
+
+/// The distinct parts of `title` ([`title_parts`]) as [`joined_terms`], sorted; parts
 /// without words or over [`MAX_TITLE_PART_BYTES`] left out. "Spiders — Scrapy 2.8
 /// documentation" has "scrapy 2 8 documentation" and "spiders".
 pub fn title_part_keys(title: &str) -> Vec<String> {
     let mut keys: Vec<String> = title_parts(title)
         .into_iter()
-        .map(joined_words)
+        .map(joined_terms)
         .filter(|key| !key.is_empty() && key.len() <= MAX_TITLE_PART_BYTES)
         .collect();
     keys.sort_unstable();
@@ -249,7 +352,8 @@ pub fn is_unspaced_script(c: char) -> bool {
     )
 }
 
-/// The [`for_each_word`] analyzer as a tantivy tokenizer.
+/// The [`for_each_word`] analyzer as a tantivy tokenizer: the tokens of indexes built before
+/// [`TOKENIZER_NAME`] ([`LEGACY_TOKENIZER_NAME`]).
 #[derive(Clone, Default)]
 pub struct WebTokenizer;
 
@@ -310,6 +414,7 @@ mod tests {
         assert_eq!(title_part_keys("Erlang -- xmerl"), ["erlang", "xmerl"]);
         assert_eq!(title_part_keys("print() · Builtins"), ["builtins", "print"]);
         assert_eq!(title_part_keys("Mail • Example"), ["example", "mail"]);
+        assert_eq!(title_part_keys("ﾘｭｯｸ — Shop"), ["shop", "リュ ュッ ック"]);
         assert!(title_part_keys("").is_empty());
         let long = "word ".repeat(MAX_TITLE_PART_BYTES);
         assert_eq!(title_part_keys(&format!("{long} | Site")), ["site"]);

@@ -33,7 +33,7 @@ use tantivy::schema::{
 use tantivy::store::{Compressor, ZstdCompressor};
 use tantivy::{Index, IndexSettings, IndexWriter, TantivyDocument};
 
-use crate::analyze::{TOKENIZER_NAME, WebTokenizer};
+use crate::analyze::{Analyzer, TOKENIZER_NAME, register_tokenizers};
 
 const CURRENT: &str = "CURRENT";
 const LOCK: &str = "LOCK";
@@ -411,7 +411,7 @@ impl IndexBuild {
             .settings(settings)
             .create_in_dir(&directory)
             .map_err(tantivy_error(&directory))?;
-        index.tokenizers().register(TOKENIZER_NAME, WebTokenizer);
+        register_tokenizers(index.tokenizers());
         let threads = threads.clamp(1, 8);
         let writer = index
             .writer_with_num_threads(
@@ -544,13 +544,27 @@ impl OpenIndex {
         })?;
         let directory = root.join(&name);
         let index = Index::open_in_dir(&directory).map_err(tantivy_error(&directory))?;
-        index.tokenizers().register(TOKENIZER_NAME, WebTokenizer);
+        register_tokenizers(index.tokenizers());
         let fields = Fields::of(&index.schema()).map_err(tantivy_error(&directory))?;
         Ok(OpenIndex {
             index,
             fields,
             directory,
         })
+    }
+
+    /// The analyzer the index's text was cut into terms with ([`Analyzer::Legacy`] for an
+    /// index built before [`TOKENIZER_NAME`]), which its queries and highlights use too.
+    pub fn analyzer(&self) -> Analyzer {
+        let schema = self.index.schema();
+        match schema.get_field_entry(self.fields.body).field_type() {
+            tantivy::schema::FieldType::Str(options) => options
+                .get_indexing_options()
+                .map_or(Analyzer::Current, |indexing| {
+                    Analyzer::named(indexing.tokenizer())
+                }),
+            _ => Analyzer::Current,
+        }
     }
 
     /// The build summary stored with the index.

@@ -78,12 +78,16 @@ pub(super) fn parse(
     weights: Weights,
 ) -> Result<Option<Parsed>, SearchError> {
     let split = syntax::split(text).map_err(|refusal| SearchError::Syntax(refusal.0))?;
-    let mut parser = QueryParser::for_index(&open.index, vec![open.fields.title, open.fields.body]);
+    let mut parser = QueryParser::new(
+        open.index.schema(),
+        vec![open.fields.title, open.fields.body],
+        crate::analyze::query_tokenizers(),
+    );
     parser.set_field_boost(open.fields.title, weights.title);
     if split.filters.is_empty() && !split.special {
         return Ok(parse_plain(open, &parser, text, weights));
     }
-    let words = crate::analyze::words(&split.plain);
+    let words = open.analyzer().query_terms(&split.plain);
     let builder = Builder {
         open,
         searchers,
@@ -113,14 +117,15 @@ fn parse_plain(
     text: &str,
     weights: Weights,
 ) -> Option<Parsed> {
-    let words = crate::analyze::words(text);
+    let analyzer = open.analyzer();
+    let words = analyzer.query_terms(text);
     if words.is_empty() {
         return None;
     }
     let (query, fallback) = match parser.parse_query(text) {
         Ok(query) => (query, None),
         Err(error) => (
-            parser.parse_query(&words.join(" ")).ok()?,
+            parser.parse_query(&analyzer.plain_words(text)).ok()?,
             Some(error.to_string()),
         ),
     };
@@ -195,11 +200,11 @@ impl Builder<'_> {
             Err(Problem::Refused(refusal)) => return Err(SearchError::Syntax(refusal)),
             Err(Problem::Index(error)) => return Err(error.into()),
             Err(Problem::Parser(_)) => {
-                let words = crate::analyze::words(text);
-                if words.is_empty() {
+                let words = self.open.analyzer().plain_words(text);
+                if words.trim().is_empty() {
                     None
                 } else {
-                    self.parser.parse_query(&words.join(" ")).ok()
+                    self.parser.parse_query(&words).ok()
                 }
             }
         };
@@ -599,7 +604,8 @@ fn any_url_under(
     Ok(false)
 }
 
-/// `parsed` plus two bonuses for a query that names a page by its title (`words`, analysed):
+/// `parsed` plus two bonuses for a query that names a page by its title (`words`, analysed,
+/// with their positions):
 /// the words as a phrase in the title, when there are two or more, weighted
 /// `weights.title_phrase` — a query that is a page's title (or a run of it) puts that page
 /// first, while a query whose words are merely scattered over titles gains nothing — and the
@@ -611,23 +617,27 @@ fn any_url_under(
 fn with_title_bonuses(
     open: &OpenIndex,
     parsed: Box<dyn Query>,
-    words: &[String],
+    words: &[(usize, String)],
     weights: Weights,
 ) -> Box<dyn Query> {
     let mut bonuses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     if words.len() >= 2 && weights.title_phrase > 0.0 {
         let terms = words
             .iter()
-            .map(|word| Term::from_field_text(open.fields.title, word))
+            .map(|(position, word)| (*position, Term::from_field_text(open.fields.title, word)))
             .collect();
-        let phrase = BoostQuery::new(Box::new(PhraseQuery::new(terms)), weights.title_phrase);
+        let phrase = BoostQuery::new(
+            Box::new(PhraseQuery::new_with_offset(terms)),
+            weights.title_phrase,
+        );
         bonuses.push((Occur::Should, Box::new(phrase)));
     }
     if let Some(field) = open.fields.title_parts
         && weights.title_part > 0.0
     {
+        let joined: Vec<&str> = words.iter().map(|(_, word)| word.as_str()).collect();
         let part = TermQuery::new(
-            Term::from_field_text(field, &words.join(" ")),
+            Term::from_field_text(field, &joined.join(" ")),
             IndexRecordOption::Basic,
         );
         bonuses.push((

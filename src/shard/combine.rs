@@ -13,7 +13,6 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::partition::{Manifest, PartitionError};
-use crate::analyze::{TOKENIZER_NAME, WebTokenizer};
 use crate::index::{Generation, IndexError, OpenIndex};
 use crate::run::BuildSummary;
 
@@ -240,7 +239,7 @@ pub fn combine(
         .map_err(io("sync", &directory))?;
 
     let index = tantivy::Index::open_in_dir(&directory).map_err(tantivy(&directory))?;
-    index.tokenizers().register(TOKENIZER_NAME, WebTokenizer);
+    crate::analyze::register_tokenizers(index.tokenizers());
     if options.merge {
         merge_all(&index, &directory, options.threads)?;
     }
