@@ -24,7 +24,13 @@ fn assert_no_panic(output: &Output) {
 
 /// One WARC response record holding `html`.
 fn warc_record(url: &str, html: &[u8]) -> Vec<u8> {
-    let mut http = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n".to_vec();
+    warc_response(url, "200 OK", html)
+}
+
+/// One WARC response record of HTTP status `status` holding `html`.
+fn warc_response(url: &str, status: &str, html: &[u8]) -> Vec<u8> {
+    let mut http =
+        format!("HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\n\r\n").into_bytes();
     http.extend_from_slice(html);
     let mut record = format!(
         "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\n\
@@ -135,7 +141,133 @@ fn a_garbage_file_among_good_ones_is_counted_and_the_rest_indexed() {
     assert!(output.status.success(), "{}", stderr(&output));
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(summary["pages"], 1);
-    assert_eq!(summary["skipped"]["unreadable_file"], 1);
+    assert_eq!(summary["skipped"]["not_warc"], 1);
+}
+
+/// The first bytes of a PNG image.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0\0\0";
+
+/// A picture given among the crawls: the build goes on, and stderr says the file was
+/// skipped and why (it is not WARC, and what it is), as does the summary.
+#[test]
+fn a_png_among_good_inputs_is_skipped_and_stderr_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let picture = write(dir.path(), "photo.png", PNG);
+    let good = write(
+        dir.path(),
+        "good.warc",
+        &warc_record(
+            "http://example.org/",
+            b"<html><body><p>hello world</p></body></html>",
+        ),
+    );
+    let index = dir.path().join("idx");
+    let output = indexer(
+        &["build", "--index", index.to_str().unwrap()],
+        &[&good, &picture],
+    );
+    assert_no_panic(&output);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let said = stderr(&output);
+    let line = said
+        .lines()
+        .find(|line| line.starts_with("skipped ") && line.contains("photo.png"))
+        .unwrap_or_else(|| panic!("no skip on stderr: {said}"));
+    assert!(
+        line.contains("not a WARC file, starts with \"\\x89PNG"),
+        "{line}"
+    );
+    assert!(line.contains("a PNG image"), "{line}");
+    let summary = String::from_utf8_lossy(&output.stdout);
+    assert!(summary.contains("skipped      1 not_warc"), "{summary}");
+    assert!(
+        summary.contains("e.g. ") && summary.contains("a PNG image"),
+        "{summary}"
+    );
+}
+
+/// A build that finds no page fails, and still writes its skip log and says on stderr what
+/// it passed over.
+#[test]
+fn a_build_that_finds_no_page_still_writes_its_skip_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let picture = write(dir.path(), "photo.png", PNG);
+    let log = dir.path().join("skips.jsonl");
+    let output = indexer(
+        &[
+            "build",
+            "--index",
+            dir.path().join("idx").to_str().unwrap(),
+            "--skip-log",
+            log.to_str().unwrap(),
+        ],
+        &[&picture],
+    );
+    assert_no_panic(&output);
+    assert_eq!(output.status.code(), Some(1));
+    let said = stderr(&output);
+    assert!(
+        said.contains("(1 record read; skipped: 1 not_warc)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("skipped ") && said.contains("a PNG image"),
+        "{said}"
+    );
+    let logged = std::fs::read_to_string(&log).expect("the skip log of a failed build");
+    let lines: Vec<Value> = logged
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["reason"], "not_warc");
+    assert!(lines[0]["input"].as_str().unwrap().ends_with("photo.png"));
+    assert!(lines[0]["detail"].as_str().unwrap().contains("a PNG image"));
+}
+
+/// Stderr lists the first five records passed over, where and why, then how many more and
+/// where they all are.
+#[test]
+fn stderr_lists_the_first_skips_and_says_where_the_rest_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut warc = warc_record("http://example.org/", b"<p>the one page</p>");
+    for at in 0..7 {
+        let url = format!("http://example.org/missing-{at}");
+        warc.extend(warc_response(&url, "404 Not Found", b"<p>gone</p>"));
+    }
+    let input = write(dir.path(), "crawl.warc", &warc);
+    let output = indexer(&["extract"], &[&input]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let said = stderr(&output);
+    let skips: Vec<&str> = said
+        .lines()
+        .filter(|line| line.starts_with("skipped "))
+        .collect();
+    assert_eq!(skips.len(), 5, "{said}");
+    assert!(
+        skips[0].contains("crawl.warc at byte ")
+            && skips[0].contains("http://example.org/missing-0: HTTP status 404 (http_status)"),
+        "{}",
+        skips[0]
+    );
+    assert!(
+        said.contains("… and 2 more; --skip-log FILE lists them all"),
+        "{said}"
+    );
+    assert!(
+        said.contains("extracted 1 page with hybrid (8 records;"),
+        "{said}"
+    );
+
+    let log = dir.path().join("skips.jsonl");
+    let output = indexer(&["extract", "--skip-log", log.to_str().unwrap()], &[&input]);
+    let said = stderr(&output);
+    assert!(
+        said.contains(&format!("… and 2 more; listed in {}", log.display())),
+        "{said}"
+    );
+    let quiet = indexer(&["extract", "--quiet"], &[&input]);
+    assert!(stderr(&quiet).is_empty(), "{}", stderr(&quiet));
 }
 
 #[test]

@@ -81,8 +81,14 @@ fn a_browser_renders_the_search_page_and_a_page_view() {
     let dropped = view.matches("class=\"block dropped\"").count();
     assert!(dropped > 0, "dropped blocks are shown and marked");
     assert_eq!(
-        view.matches("data-rule=\"content_probability\"").count(),
+        view.matches("class=\"block dropped\" data-rule=\"content_probability\"")
+            .count(),
         dropped
     );
+    // Kept blocks name the rule that kept them too.
+    assert!(view.contains(
+        "<div class=\"block\" data-rule=\"content_probability\" \
+         title=\"kept by hybrid: content_probability\">"
+    ));
     assert!(view.contains("Ownership Rules"));
 }

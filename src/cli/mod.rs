@@ -83,17 +83,41 @@ fn error_message(error: &anyhow::Error) -> String {
     message
 }
 
-/// Writes the run's skipped records and cut pages to `path` as JSON lines (if asked).
-fn write_skip_log(path: Option<&std::path::Path>, summary: &BuildSummary) -> Result<()> {
-    let Some(path) = path else {
-        return Ok(());
-    };
-    let mut lines = Vec::new();
-    for record in &summary.skipped_records {
-        serde_json::to_writer(&mut lines, record)?;
-        lines.push(b'\n');
+/// Skipped records (and pages cut short) shown on stderr, at most.
+const SKIPS_SHOWN: usize = 5;
+
+/// Says on stderr what a run passed over or cut short — the first few, where and why — and
+/// writes them all to `skip_log` as JSON lines (if asked): also when the run found no page.
+fn report_skips(skip_log: Option<&std::path::Path>, summary: &BuildSummary) -> Result<()> {
+    if let Some(path) = skip_log {
+        let mut lines = Vec::new();
+        for record in &summary.skipped_records {
+            serde_json::to_writer(&mut lines, record)?;
+            lines.push(b'\n');
+        }
+        write_atomically(path, &lines).with_context(|| format!("writing {}", path.display()))?;
     }
-    write_atomically(path, &lines).with_context(|| format!("writing {}", path.display()))
+    let rest = match skip_log {
+        Some(path) => format!("listed in {}", path.display()),
+        None => "--skip-log FILE lists them all".to_string(),
+    };
+    print_skips(&summary.skipped_records, &rest);
+    Ok(())
+}
+
+/// The first few of `records` on stderr, then how many more and where they are (`rest`).
+fn print_skips(records: &[run::SkippedRecord], rest: &str) {
+    for record in records.iter().take(SKIPS_SHOWN) {
+        let what = if record.passed_over() {
+            "skipped"
+        } else {
+            "note:"
+        };
+        notice!("{what} {}", record.describe());
+    }
+    if records.len() > SKIPS_SHOWN {
+        notice!("… and {} more; {rest}", records.len() - SKIPS_SHOWN);
+    }
 }
 
 /// Runs the command the line names.

@@ -1,7 +1,8 @@
 //! Printing: figures from the library in, text for people on stdout out.
 
+use indexer::detect::{Detector, DetectorKind, DetectorSettings, DetectorVisitor, Passes};
 use indexer::index::IndexStats;
-use indexer::run::{BuildSummary, DecidedPage, human_bytes};
+use indexer::run::{BuildSummary, DecidedPage, counted, human_bytes};
 
 pub fn ratio(a: u64, b: u64) -> Option<f64> {
     (a > 0).then(|| b as f64 / a as f64)
@@ -53,19 +54,20 @@ pub fn mark(snippet: &str, highlights: &[(usize, usize)], bold: bool) -> String 
     out
 }
 
+/// An index's figures, sizes in binary units (`--json` has the bytes).
 pub fn print_stats(figures: &IndexStats) {
     println!("documents      {}", figures.documents);
     println!("unique terms   {}", figures.unique_terms);
     println!("postings       {}", figures.postings);
     println!("tokens         {}", figures.tokens);
-    println!("bytes on disk  {}", figures.total_bytes);
+    println!("on disk        {}", human_bytes(figures.total_bytes));
     for (component, bytes) in &figures.bytes {
-        println!("  {component:<20} {bytes}");
+        println!("  {component:<20} {:>10}", human_bytes(*bytes));
     }
 }
 
 /// A detector's settings as `name=value` pairs (nested settings as `group.name=value`).
-fn settings_line(settings: &serde_json::Value) -> String {
+fn settings_pairs(settings: &serde_json::Value) -> Vec<String> {
     fn walk(prefix: &str, value: &serde_json::Value, out: &mut Vec<String>) {
         match value {
             serde_json::Value::Object(fields) => {
@@ -80,15 +82,77 @@ fn settings_line(settings: &serde_json::Value) -> String {
             }
             serde_json::Value::Null => {}
             serde_json::Value::String(text) => out.push(format!("{prefix}={text}")),
+            serde_json::Value::Number(number) => out.push(format!("{prefix}={}", shortest(number))),
             other => out.push(format!("{prefix}={other}")),
+        }
+    }
+    /// A number as written, or as the `f32` it was when that is shorter (0.7, not
+    /// 0.699999988079071).
+    fn shortest(number: &serde_json::Number) -> String {
+        let written = number.to_string();
+        match number.as_f64() {
+            Some(value) if number.is_f64() && f64::from(value as f32) == value => {
+                let single = format!("{:?}", value as f32);
+                if single.len() < written.len() {
+                    single
+                } else {
+                    written
+                }
+            }
+            _ => written,
         }
     }
     let mut pairs = Vec::new();
     walk("", settings, &mut pairs);
-    pairs.join(" ")
+    pairs
 }
 
-pub fn print_summary(summary: &BuildSummary) {
+/// The settings a detector has when no flag changes them, as its summary records them; `None`
+/// for a detector this build does not know.
+fn default_settings(detector: &str, passes: u32) -> Option<serde_json::Value> {
+    struct SettingsOf;
+    impl DetectorVisitor for SettingsOf {
+        type Output = serde_json::Value;
+        fn visit<D: Detector>(self, detector: D) -> serde_json::Value {
+            detector.settings()
+        }
+    }
+    let kind: DetectorKind = detector.parse().ok()?;
+    let passes = if passes == 1 {
+        Passes::One
+    } else {
+        Passes::Two
+    };
+    if passes == Passes::One && !kind.runs_in_one_pass() {
+        return None;
+    }
+    Some(kind.visit(&DetectorSettings::default(), passes, SettingsOf))
+}
+
+/// The summary's settings line: every setting under `verbose`, else the settings that differ
+/// from the detector's defaults.
+fn settings_line(summary: &BuildSummary, verbose: bool) -> String {
+    let pairs = settings_pairs(&summary.settings);
+    let defaults = match default_settings(&summary.detector, summary.passes) {
+        Some(defaults) if !verbose => settings_pairs(&defaults),
+        _ => return pairs.join(" "),
+    };
+    let changed: Vec<&String> = pairs
+        .iter()
+        .filter(|pair| !defaults.contains(pair))
+        .collect();
+    if changed.is_empty() {
+        return "defaults (--verbose lists them)".to_string();
+    }
+    let changed: Vec<&str> = changed.iter().map(|pair| pair.as_str()).collect();
+    format!(
+        "{}; the rest defaults (--verbose lists all)",
+        changed.join(" ")
+    )
+}
+
+/// The build summary for people; `verbose`: with every setting of the detector.
+pub fn print_summary(summary: &BuildSummary, verbose: bool) {
     let blocks = summary.blocks_kept + summary.blocks_dropped;
     let text = summary.text_bytes_kept + summary.text_bytes_dropped;
     let share = |part: u64, whole: u64| {
@@ -107,24 +171,19 @@ pub fn print_summary(summary: &BuildSummary) {
         println!("built          {} by {}", summary.started, summary.tool);
     }
     println!("detector       {} ({passes})", summary.detector);
-    let settings = settings_line(&summary.settings);
-    if !settings.is_empty() {
-        println!("  settings     {settings}");
+    if !settings_pairs(&summary.settings).is_empty() {
+        println!("  settings     {}", settings_line(summary, verbose));
     }
     println!(
-        "pages          {} of {} records",
-        summary.pages, summary.records
+        "pages          {} of {}",
+        summary.pages,
+        counted(summary.records, "record")
     );
     for (reason, count) in &summary.skipped {
         println!("  skipped      {count} {reason}");
     }
     for record in &summary.first_skipped {
-        let place = match record.offset {
-            Some(offset) => format!("{} at byte {offset}", record.input),
-            None => record.input.clone(),
-        };
-        let url = record.url.as_deref().unwrap_or("");
-        println!("    e.g. {} {place} {url}", record.reason);
+        println!("    e.g. {}", record.describe());
     }
     for (limit, count) in &summary.limited {
         println!("  cut short    {count} by {limit} limit");
@@ -159,11 +218,10 @@ pub fn print_summary(summary: &BuildSummary) {
         }
     }
     println!(
-        "memory         {} of detector state, {} of pages waiting ({} batch{}) at peak",
+        "memory         {} of detector state, {} of pages waiting ({}) at peak",
         human_bytes(summary.peak_state_bytes),
         human_bytes(summary.peak_batch_bytes),
-        summary.batches,
-        if summary.batches == 1 { "" } else { "es" }
+        counted(u64::from(summary.batches), "batch")
     );
     if summary.rounds > 1 {
         println!(
@@ -174,7 +232,7 @@ pub fn print_summary(summary: &BuildSummary) {
     }
     let mb = summary.html_bytes as f64 / 1e6;
     println!(
-        "time           {:.2}s for {:.1} MB of HTML ({:.1} MB/s, {} threads)",
+        "time           {:.2}s for {:.1} MB of HTML ({:.1} MB/s, {})",
         summary.seconds,
         mb,
         if summary.seconds > 0.0 {
@@ -182,7 +240,7 @@ pub fn print_summary(summary: &BuildSummary) {
         } else {
             0.0
         },
-        summary.threads
+        counted(summary.threads as u64, "thread")
     );
 }
 
@@ -218,6 +276,34 @@ mod tests {
     #[test]
     fn settings_are_name_value_pairs() {
         let settings = serde_json::json!({"a": 1, "b": {"c": "x", "d": null}, "e": true});
-        assert_eq!(settings_line(&settings), "a=1 b.c=x e=true");
+        assert_eq!(settings_pairs(&settings), ["a=1", "b.c=x", "e=true"]);
+        let figures = serde_json::json!({"f": f64::from(0.7f32), "g": 0.8, "h": 10.0});
+        assert_eq!(settings_pairs(&figures), ["f=0.7", "g=0.8", "h=10.0"]);
+    }
+
+    #[test]
+    fn the_short_settings_line_names_what_differs_from_the_defaults() {
+        let mut summary = BuildSummary {
+            detector: "bloom".into(),
+            passes: 2,
+            settings: default_settings("bloom", 2).unwrap(),
+            ..BuildSummary::default()
+        };
+        assert_eq!(
+            settings_line(&summary, false),
+            "defaults (--verbose lists them)"
+        );
+        summary.settings["drop_ratio"] = 0.9.into();
+        assert_eq!(
+            settings_line(&summary, false),
+            "drop_ratio=0.9; the rest defaults (--verbose lists all)"
+        );
+        let every = settings_line(&summary, true);
+        assert!(
+            every.contains("drop_ratio=0.9 ") && every.contains("similarity=0.8"),
+            "{every}"
+        );
+        summary.detector = "retired-detector".into();
+        assert_eq!(settings_line(&summary, false), every);
     }
 }

@@ -109,8 +109,12 @@ pub enum SkipReason {
     BadContentEncoding,
     /// A document that is not HTML.
     NotHtml,
-    /// A whole file that could not be read as WARC (neither WARC nor gzip, or an I/O error).
+    /// A whole file that could not be read: an I/O error, or gzip that does not decompress
+    /// before any WARC record.
     UnreadableFile,
+    /// A whole file, read, that is not WARC: its first bytes are not a WARC record's (the
+    /// detail says what they are, and what kind of file that is when they say so).
+    NotWarc,
     /// An HTML document the parser gave up on while segmenting it (met after reading, in
     /// [`crate::segment`]).
     HtmlParserFailed,
@@ -118,7 +122,7 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// Every reason, in declaration order.
-    pub const ALL: [SkipReason; 11] = [
+    pub const ALL: [SkipReason; 12] = [
         SkipReason::NonPageRecord,
         SkipReason::BrokenRecordHeaders,
         SkipReason::TruncatedRecord,
@@ -129,6 +133,7 @@ impl SkipReason {
         SkipReason::BadContentEncoding,
         SkipReason::NotHtml,
         SkipReason::UnreadableFile,
+        SkipReason::NotWarc,
         SkipReason::HtmlParserFailed,
     ];
 
@@ -145,6 +150,7 @@ impl SkipReason {
             SkipReason::BadContentEncoding => "bad_content_encoding",
             SkipReason::NotHtml => "not_html",
             SkipReason::UnreadableFile => "unreadable_file",
+            SkipReason::NotWarc => "not_warc",
             SkipReason::HtmlParserFailed => "html_parser",
         }
     }
@@ -163,7 +169,8 @@ pub struct Skip {
     pub reason: SkipReason,
     /// The record's URL, when it was known.
     pub url: Option<String>,
-    /// Human-readable detail: where (file name, offset) and what was wrong.
+    /// What was wrong, in words (where is [`input`](Self::input) and
+    /// [`offset`](Self::offset)).
     pub detail: String,
     /// The input it came from (in the order of [`InputSet::open`]).
     pub input: u32,
@@ -265,17 +272,11 @@ pub fn records_in_bytes(bytes: &[u8], max_record_bytes: usize) -> Vec<Result<Rec
         unsafe { memmap2::Mmap::map(&file) }
     });
     match map {
-        Ok(map) => warc::WarcRecords::new(
-            source::Stream::new(map),
-            0,
-            "<memory>".to_string(),
-            max_record_bytes,
-        )
-        .collect(),
+        Ok(map) => warc::WarcRecords::new(source::Stream::new(map), 0, max_record_bytes).collect(),
         Err(error) => vec![Err(Skip::new(
             SkipReason::UnreadableFile,
             None,
-            format!("<memory>: {error}"),
+            error.to_string(),
         ))],
     }
 }

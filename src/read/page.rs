@@ -22,12 +22,7 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
         ..
     } = record;
     let fail = |reason: SkipReason, url: &str, message: String| {
-        Skip::new(
-            reason,
-            Some(url.to_string()),
-            format!("record at offset {source_offset}: {message}"),
-        )
-        .at(source_input, Some(source_offset))
+        Skip::new(reason, Some(url.to_string()), message).at(source_input, Some(source_offset))
     };
 
     let (body, content_type) = match kind {

@@ -7,6 +7,8 @@ use indexer_pipeline::PipelineError;
 use crate::index::IndexError;
 use crate::read::ReadError;
 
+use super::summary::{BuildSummary, counted, format_skips};
+
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
@@ -38,13 +40,13 @@ pub enum BuildError {
     NeedsOnePass(#[from] super::options::NeedsOnePassDetector),
     /// Nothing to index.
     #[error(
-        "no HTML pages found in the input ({records} records read{skips}); the previous index, if any, is unchanged"
+        "no HTML pages found in the input ({} read{}); the previous index, if any, is unchanged",
+        counted(.summary.records, "record"),
+        format_skips(&.summary.skipped)
     )]
     NoPages {
-        /// Records read.
-        records: u64,
-        /// Skips, formatted.
-        skips: String,
+        /// What the run read and passed over (with the records for a skip log).
+        summary: Box<BuildSummary>,
     },
 }
 

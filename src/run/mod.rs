@@ -33,7 +33,7 @@ pub use plan::{Output, RunPlan};
 pub use prepare::segment_record;
 pub use rounds::{SITE_BUCKETS, bucket_of_site};
 pub use summary::{
-    BuildSummary, DecidedPage, SkippedRecord, format_skips, human_bytes, utc_timestamp,
+    BuildSummary, DecidedPage, SkippedRecord, counted, format_skips, human_bytes, utc_timestamp,
 };
 
 use std::path::{Path, PathBuf};
@@ -115,8 +115,7 @@ pub fn build_index(
     }
     if summary.pages == 0 {
         return Err(BuildError::NoPages {
-            records: summary.records,
-            skips: format_skips(&summary.skipped),
+            summary: Box::new(summary),
         });
     }
     writer.commit(&summary)?;

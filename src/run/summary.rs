@@ -172,6 +172,30 @@ pub struct SkippedRecord {
     pub detail: String,
 }
 
+impl SkippedRecord {
+    /// Whether the record was passed over (not a page indexed in part).
+    pub fn passed_over(&self) -> bool {
+        !(self.reason.starts_with("cut_by_") || self.reason == "truncated_record_kept")
+    }
+
+    /// Where it lies and what was wrong, for people: `a.warc.gz at byte 1234,
+    /// http://example.org/: HTTP status 404 (http_status)`.
+    pub fn describe(&self) -> String {
+        let mut line = if self.input.is_empty() {
+            "(input unknown)".to_string()
+        } else {
+            self.input.clone()
+        };
+        if let Some(offset) = self.offset {
+            line.push_str(&format!(" at byte {offset}"));
+        }
+        if let Some(url) = &self.url {
+            line.push_str(&format!(", {url}"));
+        }
+        format!("{line}: {} ({})", self.detail, self.reason)
+    }
+}
+
 /// Skipped records shown in the summary, at most.
 const FIRST_SKIPPED: usize = 5;
 
@@ -189,6 +213,20 @@ pub fn human_bytes(bytes: u64) -> String {
     } else {
         format!("{value:.1} {}", UNITS[unit])
     }
+}
+
+/// `count` and `noun`, the noun plural unless the count is one: "1 record", "3 records",
+/// "2 batches", "0 indexes".
+pub fn counted(count: u64, noun: &str) -> String {
+    if count == 1 {
+        return format!("1 {noun}");
+    }
+    let ending = if ["s", "x", "ch", "sh"].iter().any(|end| noun.ends_with(end)) {
+        "es"
+    } else {
+        "s"
+    };
+    format!("{count} {noun}{ending}")
 }
 
 /// "; skipped: 3 not_html, 1 truncated_record", or empty.
@@ -424,6 +462,34 @@ mod tests {
         assert_eq!(human_bytes(512), "512 B");
         assert_eq!(human_bytes(1536), "1.5 KiB");
         assert_eq!(human_bytes(5 << 20), "5.0 MiB");
+    }
+
+    #[test]
+    fn a_skip_says_where_and_why() {
+        let mut record = SkippedRecord {
+            input: "a.warc.gz".into(),
+            input_number: None,
+            offset: Some(1234),
+            url: Some("http://example.org/".into()),
+            reason: "http_status".into(),
+            detail: "HTTP status 404".into(),
+        };
+        assert_eq!(
+            record.describe(),
+            "a.warc.gz at byte 1234, http://example.org/: HTTP status 404 (http_status)"
+        );
+        assert!(record.passed_over());
+        record.reason = "cut_by_page_bytes".into();
+        assert!(!record.passed_over());
+    }
+
+    #[test]
+    fn counts_say_one_thing_or_many() {
+        assert_eq!(counted(1, "record"), "1 record");
+        assert_eq!(counted(0, "page"), "0 pages");
+        assert_eq!(counted(3, "block"), "3 blocks");
+        assert_eq!(counted(2, "batch"), "2 batches");
+        assert_eq!(counted(5, "index"), "5 indexes");
     }
 
     #[test]

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use super::catalog::{Catalog, CatalogResults};
 use super::chart::site_chart;
-use super::page_view::PageView;
-use crate::run::{format_skips, human_bytes};
+use super::page_view::{BlockView, PageView};
+use crate::run::{counted, format_skips, human_bytes};
 
 /// Hits per page of results.
 pub const HITS_PER_PAGE: usize = 10;
@@ -197,11 +197,11 @@ pub fn page_view(view: &PageView, hide_dropped: bool) -> String {
     let _ = write!(
         body,
         "<h1>{}</h1><div class=url><a href=\"{}\">{}</a></div>\
-<p class=meta id=figures>{} blocks kept ({}), {} dropped ({}) by {} · site {} · index {}</p>",
+<p class=meta id=figures>{} kept ({}), {} dropped ({}) by {} · site {} · index {}</p>",
         escape(title),
         escape(&view.url),
         escape(&view.url),
-        view.kept_blocks,
+        counted(view.kept_blocks, "block"),
         human_bytes(view.kept_text_bytes),
         view.dropped_blocks,
         human_bytes(view.dropped_text_bytes),
@@ -245,19 +245,21 @@ indexed:</p><div class=block>{}</div>",
                 }
             );
             for block in &view.blocks {
+                let why = why(block);
                 if block.kept {
-                    let _ = write!(body, "<div class=block>{}</div>", escape(&block.text));
+                    let _ = write!(
+                        body,
+                        "<div class=block data-rule=\"{}\" title=\"kept by {}: {}\">{}</div>",
+                        escape(block.rule.unwrap_or("")),
+                        escape(&view.detector),
+                        escape(&why),
+                        escape(&block.text)
+                    );
                 } else if !hide_dropped {
-                    let why = match (block.score, block.threshold) {
-                        (Some(score), Some(threshold)) => {
-                            format!("{} {score:.3} (threshold {threshold:.3})", block.rule)
-                        }
-                        _ => block.rule.to_string(),
-                    };
                     let _ = write!(
                         body,
                         "<div class=\"block dropped\" data-rule=\"{}\"><span class=why>dropped by {}: {}</span>{}</div>",
-                        escape(block.rule),
+                        escape(block.rule.unwrap_or("")),
                         escape(&view.detector),
                         escape(&why),
                         escape(&block.text)
@@ -267,6 +269,18 @@ indexed:</p><div class=block>{}</div>",
         }
     }
     page(&format!("{title} — indexer"), "", &body)
+}
+
+/// Why a block was kept or dropped: its rule, and the figure the rule compared with its
+/// threshold.
+fn why(block: &BlockView) -> String {
+    let Some(rule) = block.rule else {
+        return "the index does not record why (built before indexer recorded it)".to_string();
+    };
+    match (block.score, block.threshold) {
+        (Some(score), Some(threshold)) => format!("{rule} {score:.3} (threshold {threshold:.3})"),
+        _ => rule.to_string(),
+    }
 }
 
 /// The index view: each index's build summary and figures, and a chart of the text kept and
@@ -282,9 +296,9 @@ pub fn stats_page(catalog: &Catalog) -> String {
             (
                 "pages",
                 format!(
-                    "{} of {} records{}",
+                    "{} of {}{}",
                     summary.pages,
-                    summary.records,
+                    counted(summary.records, "record"),
                     format_skips(&summary.skipped)
                 ),
             ),

@@ -15,6 +15,7 @@ mod page_view;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{RawQuery, State};
@@ -64,8 +65,17 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
+/// How long requests in progress when the server is told to stop may take to finish. Without
+/// a bound, a client that sent half a request and waits would hold the server up for ever;
+/// with no request in progress the server stops at once, without waiting for this.
+const STOP_GRACE: Duration = Duration::from_secs(3);
+
 /// Serves `catalog` on `listen` until Ctrl-C (or SIGTERM), calling `ready` with the address
 /// listened on (the port chosen when `listen` asks for port 0) once requests are accepted.
+///
+/// On the first signal the server stops accepting connections, closes the idle ones and lets
+/// requests in progress finish, for [`STOP_GRACE`] at most; a second signal stops it at once.
+/// Work left on the blocking pool is not waited for.
 pub fn serve(
     catalog: Catalog,
     listen: SocketAddr,
@@ -74,40 +84,66 @@ pub fn serve(
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .map_err(|source| ServeError::Listen {
                 address: listen,
                 source,
             })?;
+        let signals = count_signals()?;
         ready(listener.local_addr()?);
-        axum::serve(listener, router(Arc::new(catalog)))
-            .with_graceful_shutdown(stopped())
-            .await?;
+        let server = axum::serve(listener, router(Arc::new(catalog)))
+            .with_graceful_shutdown(signalled(signals.clone(), 1));
+        tokio::select! {
+            result = server => result?,
+            () = grace_over(signals) => {}
+        }
         Ok(())
-    })
+    });
+    runtime.shutdown_background();
+    served
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-async fn stopped() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// How many times Ctrl-C or SIGTERM has come since it was called (the handlers are in place
+/// when it returns).
+fn count_signals() -> Result<tokio::sync::watch::Receiver<u32>, ServeError> {
+    let (count, counted) = tokio::sync::watch::channel(0);
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
+                count.send_modify(|signals| *signals += 1);
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
+        });
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
+    tokio::spawn(async move {
+        while tokio::signal::ctrl_c().await.is_ok() {
+            count.send_modify(|signals| *signals += 1);
+        }
+    });
+    Ok(counted)
+}
+
+/// Resolves once `count` signals have come.
+async fn signalled(mut signals: tokio::sync::watch::Receiver<u32>, count: u32) {
+    let _ = signals.wait_for(|&signals| signals >= count).await;
+}
+
+/// Resolves [`STOP_GRACE`] after the first signal, or at the second.
+async fn grace_over(signals: tokio::sync::watch::Receiver<u32>) {
+    signalled(signals.clone(), 1).await;
     tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
+        () = tokio::time::sleep(STOP_GRACE) => {}
+        () = signalled(signals, 2) => {}
     }
 }
 

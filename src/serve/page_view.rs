@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::catalog::{Catalog, StoredPage};
 use crate::detect::{DecisionRecord, Verdict};
 use crate::read::{InputSet, RecordLocation};
-use crate::run::segment_record;
+use crate::run::{counted, segment_record};
 
 /// A page with the verdict on each of its blocks.
 #[derive(Debug, Clone, Serialize)]
@@ -61,12 +61,12 @@ pub struct BlockView {
     pub text: String,
     /// Whether it was kept.
     pub kept: bool,
-    /// The rule that dropped it (`keeps_everything` for a kept block: the record keeps the
-    /// evidence of dropped blocks only).
-    pub rule: &'static str,
-    /// The figure the rule compared (dropped blocks).
+    /// The rule that kept or dropped it, as `extract --explain` names it (`None` for a kept
+    /// block of an index built before indexer recorded why blocks were kept).
+    pub rule: Option<&'static str>,
+    /// The figure the rule compared, when it compares one.
     pub score: Option<f32>,
-    /// Its threshold (dropped blocks).
+    /// Its threshold, when the rule compares a figure.
     pub threshold: Option<f32>,
 }
 
@@ -131,9 +131,9 @@ fn blocks_of(catalog: &Catalog, page: &StoredPage) -> Result<Vec<BlockView>, Str
     let verdicts = record.verdicts();
     if verdicts.len() != segmented.blocks.len() {
         return Err(format!(
-            "the source now segments into {} blocks where {} were decided (changed since the build)",
-            segmented.blocks.len(),
-            verdicts.len()
+            "the source now segments into {} where the build decided {} (it changed since)",
+            counted(segmented.blocks.len() as u64, "block"),
+            counted(verdicts.len() as u64, "block")
         ));
     }
     Ok(segmented
@@ -144,14 +144,24 @@ fn blocks_of(catalog: &Catalog, page: &StoredPage) -> Result<Vec<BlockView>, Str
         .collect())
 }
 
-fn block_view(text: String, verdict: Verdict) -> BlockView {
+/// A block and its verdict; a verdict the record does not hold is a kept block's.
+fn block_view(text: String, verdict: Option<Verdict>) -> BlockView {
     let figure = |value: f32| value.is_finite().then_some(value);
-    BlockView {
-        text,
-        kept: verdict.keep,
-        rule: verdict.rule.name(),
-        score: figure(verdict.score),
-        threshold: figure(verdict.threshold),
+    match verdict {
+        Some(verdict) => BlockView {
+            text,
+            kept: verdict.keep,
+            rule: Some(verdict.rule.name()),
+            score: figure(verdict.score),
+            threshold: figure(verdict.threshold),
+        },
+        None => BlockView {
+            text,
+            kept: true,
+            rule: None,
+            score: None,
+            threshold: None,
+        },
     }
 }
 

@@ -4,8 +4,8 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
 
 /// `indexer serve` on a free loopback port; stopped when dropped.
 pub struct Server {
@@ -46,6 +46,25 @@ impl Server {
     /// GETs `path` (sent as written: the caller encodes it).
     pub fn get(&self, path: &str) -> Reply {
         get(self.address, path)
+    }
+
+    /// Sends it `signal` (as `kill` names it: "TERM", "INT") and waits for it to exit, for
+    /// `within` at most: its exit status, or `None` when it is still running.
+    pub fn stop(&mut self, signal: &str, within: Duration) -> Option<ExitStatus> {
+        let sent = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "kill -{signal} failed");
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().expect("wait for the server") {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
     }
 }
 

@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use indexer::run::{self, BuildOptions};
+use indexer::run::{self, BuildError, BuildOptions};
 
 use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
 use crate::cli::interrupt::stop_on_interrupt;
 use crate::cli::print::print_summary;
 use crate::cli::progress::TerminalProgress;
-use crate::cli::{print_warnings, write_skip_log};
+use crate::cli::{print_warnings, report_skips};
 
 /// `build`'s flags.
 #[derive(Args)]
@@ -28,6 +28,10 @@ pub struct BuildArgs {
     /// Print the build summary as JSON.
     #[arg(long, help_heading = "Output")]
     json: bool,
+    /// Print every setting of the detector in the summary, not only those that differ from
+    /// the defaults.
+    #[arg(long, short, help_heading = "Output")]
+    verbose: bool,
 }
 
 /// Builds the index and prints its summary.
@@ -37,14 +41,17 @@ pub fn run(args: BuildArgs) -> Result<()> {
         ..args.run.options(args.detector.chosen(&args.run))?
     };
     let progress = TerminalProgress::new();
-    let summary = run::build_index(&args.inputs.inputs, &args.index, &options, &progress)
-        .with_context(|| format!("building {}", args.index.display()))?;
-    write_skip_log(args.run.skip_log.as_deref(), &summary)?;
+    let built = run::build_index(&args.inputs.inputs, &args.index, &options, &progress);
+    if let Err(BuildError::NoPages { summary }) = &built {
+        report_skips(args.run.skip_log.as_deref(), summary)?;
+    }
+    let summary = built.with_context(|| format!("building {}", args.index.display()))?;
+    report_skips(args.run.skip_log.as_deref(), &summary)?;
     print_warnings(&summary);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
-        print_summary(&summary);
+        print_summary(&summary, args.verbose);
         println!("index: {}", args.index.display());
     }
     Ok(())

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use indexer::run::BuildOptions;
+use indexer::run::{BuildOptions, counted};
 
 use crate::cli::print::print_summary;
 
@@ -32,6 +32,10 @@ pub struct CombineArgs {
     /// Print the combined summary as JSON.
     #[arg(long)]
     json: bool,
+    /// Print every setting of the detector in the summary, not only those that differ from
+    /// the defaults.
+    #[arg(long, short)]
+    verbose: bool,
 }
 
 /// Combines the shards and prints the combined summary.
@@ -52,10 +56,13 @@ pub fn run(args: CombineArgs) -> Result<()> {
         return Ok(());
     }
     println!(
-        "combined {} shards: {} pages in {} segments, in {:.1}s",
-        combined.shards, combined.documents, combined.segments, combined.seconds
+        "combined {}: {} in {}, in {:.1}s",
+        counted(combined.shards as u64, "shard"),
+        counted(combined.documents, "page"),
+        counted(combined.segments as u64, "segment"),
+        combined.seconds
     );
-    print_summary(&combined.summary);
+    print_summary(&combined.summary, args.verbose);
     println!("index: {}", args.index.display());
     Ok(())
 }

@@ -12,7 +12,7 @@ use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
 use crate::cli::interrupt::stop_on_interrupt;
 use crate::cli::print::explained_blocks;
 use crate::cli::progress::TerminalProgress;
-use crate::cli::{print_warnings, write_skip_log};
+use crate::cli::{print_warnings, report_skips};
 
 /// `extract`'s flags.
 #[derive(Args)]
@@ -55,17 +55,17 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         Ok(())
     })?;
     out.flush()?;
-    write_skip_log(args.run.skip_log.as_deref(), &summary)?;
+    report_skips(args.run.skip_log.as_deref(), &summary)?;
     print_warnings(&summary);
     let truncated = match summary.truncated_pages {
         0 => String::new(),
         count => format!("; {count} truncated, kept in part"),
     };
     notice!(
-        "extracted {} pages with {} ({} records{}{truncated}) in {:.1}s",
-        summary.pages,
+        "extracted {} with {} ({}{}{truncated}) in {:.1}s",
+        run::counted(summary.pages, "page"),
         summary.detector,
-        summary.records,
+        run::counted(summary.records, "record"),
         run::format_skips(&summary.skipped),
         summary.seconds
     );

@@ -10,6 +10,7 @@ use indexer::run;
 
 use crate::cli::flags::{InputArgs, Inputs};
 use crate::cli::interrupt::stop_on_interrupt;
+use crate::cli::print_skips;
 use crate::cli::progress::TerminalProgress;
 
 /// `partition`'s flags.
@@ -42,6 +43,7 @@ pub fn run(args: PartitionArgs) -> Result<()> {
     let progress = TerminalProgress::new();
     let manifest = indexer::shard::partition(&args.inputs.inputs, &options, &progress)
         .with_context(|| format!("partitioning into {}", args.out.display()))?;
+    print_skips(&manifest.skipped_records, "listed in the manifest");
     if args.json {
         println!("{}", serde_json::to_string_pretty(&manifest)?);
         return Ok(());
@@ -49,10 +51,10 @@ pub fn run(args: PartitionArgs) -> Result<()> {
     let written: u64 = manifest.files.iter().map(|file| file.records).sum();
     let bytes: u64 = manifest.files.iter().map(|file| file.bytes).sum();
     println!(
-        "{} records into {} of {} buckets ({}) in {:.1}s{}",
-        written,
+        "{} into {} of {} ({}) in {:.1}s{}",
+        run::counted(written, "record"),
         manifest.files.len(),
-        manifest.buckets,
+        run::counted(manifest.buckets as u64, "bucket"),
         run::human_bytes(bytes),
         manifest.seconds,
         run::format_skips(&manifest.skipped),

@@ -18,9 +18,13 @@ pub struct StatsArgs {
     /// Index directories.
     #[arg(required = true)]
     indexes: Vec<PathBuf>,
-    /// Print as JSON.
+    /// Print as JSON (sizes in bytes).
     #[arg(long)]
     json: bool,
+    /// Print every setting of the detector in the summary, not only those that differ from
+    /// the defaults.
+    #[arg(long, short)]
+    verbose: bool,
 }
 
 /// Prints the figures and the summary.
@@ -37,7 +41,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
         }
         print_stats(&figures);
         println!();
-        print_summary(&summary);
+        print_summary(&summary, args.verbose);
     }
     Ok(())
 }

@@ -225,12 +225,8 @@ impl InputSet {
                 // SAFETY: as in `open_warc`: only read, inputs assumed unchanged during a run.
                 let map = unsafe { Mmap::map(&file) }.ok()?;
                 let stream = Stream::starting_at(map, location.offset);
-                let records = WarcRecords::new(
-                    stream,
-                    location.input,
-                    path.display().to_string(),
-                    self.limits.max_record_bytes,
-                );
+                let records =
+                    WarcRecords::new(stream, location.input, self.limits.max_record_bytes);
                 records
                     .take(MAX_RECORDS_SEARCHED)
                     .filter_map(Result::ok)
@@ -306,12 +302,7 @@ impl Iterator for Records<'_> {
 /// Maps a WARC file and starts reading it; `None` for an empty file.
 fn open_warc(path: &Path, input: u32, limits: ReadLimits) -> Result<Option<WarcRecords>, Skip> {
     let unreadable = |error: io::Error| {
-        Skip::new(
-            SkipReason::UnreadableFile,
-            None,
-            format!("{}: {error}", path.display()),
-        )
-        .at(input, None)
+        Skip::new(SkipReason::UnreadableFile, None, error.to_string()).at(input, None)
     };
     let file = File::open(path).map_err(unreadable)?;
     if file.metadata().map_err(unreadable)?.len() == 0 {
@@ -325,11 +316,9 @@ fn open_warc(path: &Path, input: u32, limits: ReadLimits) -> Result<Option<WarcR
         // Only a hint; reading works the same if the kernel ignores it.
         let _ = map.advise(memmap2::Advice::Sequential);
     }
-    let label = path.display().to_string();
     Ok(Some(WarcRecords::new(
         Stream::new(map),
         input,
-        label,
         limits.max_record_bytes,
     )))
 }
@@ -337,12 +326,7 @@ fn open_warc(path: &Path, input: u32, limits: ReadLimits) -> Result<Option<WarcR
 /// Reads one HTML file of a folder, input number `input`, into a record.
 fn read_html_file(path: &Path, url: &str, input: u32, limits: ReadLimits) -> Result<Record, Skip> {
     let skip = |reason: SkipReason, message: String| {
-        Skip::new(
-            reason,
-            Some(url.to_string()),
-            format!("{}: {message}", path.display()),
-        )
-        .at(input, None)
+        Skip::new(reason, Some(url.to_string()), message).at(input, None)
     };
     let bytes = fs::metadata(path)
         .map_err(|e| skip(SkipReason::UnreadableFile, e.to_string()))?
@@ -496,26 +480,32 @@ mod tests {
             garbage.clone(),
             fixture("warcio-example.warc.gz"),
             empty,
-            text,
+            text.clone(),
             fixture("warcio-example-iana.org-chunked.warc"),
         ];
         let inputs = InputSet::open(&paths, None).unwrap();
         let items: Vec<Result<Record, Skip>> = inputs.records().collect();
-        let unreadable: Vec<&Skip> = items
+        let not_warc: Vec<&Skip> = items
             .iter()
             .filter_map(|i| i.as_ref().err())
-            .filter(|s| s.reason == SkipReason::UnreadableFile)
+            .filter(|s| s.reason == SkipReason::NotWarc)
             .collect();
-        assert_eq!(unreadable.len(), 2);
-        assert!(unreadable[0].detail.contains("garbage.warc"));
-        assert!(unreadable[1].detail.contains("text.warc.gz"));
+        assert_eq!(not_warc.len(), 2);
+        assert_eq!(
+            inputs.path_of(not_warc[0].input),
+            garbage.display().to_string()
+        );
+        assert_eq!(
+            inputs.path_of(not_warc[1].input),
+            text.display().to_string()
+        );
         let urls: Vec<&str> = items
             .iter()
             .filter_map(|i| i.as_ref().ok())
             .map(|r| r.url.as_str())
             .collect();
         assert_eq!(urls, ["http://example.com/", "http://www.iana.org/"]);
-        assert!(matches!(&items[0], Err(s) if s.reason == SkipReason::UnreadableFile));
+        assert!(matches!(&items[0], Err(s) if s.reason == SkipReason::NotWarc));
     }
 
     #[test]

@@ -58,8 +58,6 @@ pub(crate) struct WarcRecords {
     stream: Stream,
     /// Which input of its [`super::InputSet`] the file is ([`Record::source_input`]).
     input: u32,
-    /// The file's name, for skip details.
-    file_label: String,
     max_record_bytes: usize,
     /// Items produced and not yet handed out.
     pending: VecDeque<Result<Record, Skip>>,
@@ -71,17 +69,11 @@ pub(crate) struct WarcRecords {
 }
 
 impl WarcRecords {
-    /// The records of `stream`, the file `file_label` and input number `input`.
-    pub(crate) fn new(
-        stream: Stream,
-        input: u32,
-        file_label: String,
-        max_record_bytes: usize,
-    ) -> Self {
+    /// The records of `stream`, input number `input`.
+    pub(crate) fn new(stream: Stream, input: u32, max_record_bytes: usize) -> Self {
         WarcRecords {
             stream,
             input,
-            file_label,
             max_record_bytes,
             pending: VecDeque::new(),
             at_first_record: true,
@@ -91,9 +83,15 @@ impl WarcRecords {
     }
 
     fn skip(&mut self, reason: SkipReason, url: Option<String>, offset: u64, message: &str) {
-        let detail = format!("{}: offset {offset}: {message}", self.file_label);
-        let skip = Skip::new(reason, url, detail).at(self.input, Some(offset));
+        let skip = Skip::new(reason, url, message).at(self.input, Some(offset));
         self.pending.push_back(Err(skip));
+    }
+
+    /// Skips the whole file (nothing in it could be read as a record), and stops reading it.
+    fn skip_file(&mut self, reason: SkipReason, message: &str) {
+        let skip = Skip::new(reason, None, message).at(self.input, None);
+        self.pending.push_back(Err(skip));
+        self.finished = true;
     }
 
     /// Records a gzip fault: before the first record the file is unreadable; later, the
@@ -101,8 +99,7 @@ impl WarcRecords {
     fn fault(&mut self, fault: Fault, url: Option<String>, offset: u64) {
         let Fault::Corrupt(message) = fault;
         if self.at_first_record && url.is_none() {
-            self.skip(SkipReason::UnreadableFile, None, offset, &message);
-            self.finished = true;
+            self.skip_file(SkipReason::UnreadableFile, &message);
         } else {
             self.skip(SkipReason::BadCompression, url, offset, &message);
             self.at_line_start = true;
@@ -119,10 +116,8 @@ impl WarcRecords {
         let starts_with_version = match self.stream.ensure(5) {
             Ok(0) => {
                 if self.stream.truncated() && self.at_first_record {
-                    self.skip(
+                    self.skip_file(
                         SkipReason::UnreadableFile,
-                        None,
-                        offset,
                         "gzip stream ends before any WARC record",
                     );
                 } else if self.stream.truncated() {
@@ -141,14 +136,8 @@ impl WarcRecords {
         };
         if !starts_with_version {
             if self.at_first_record {
-                let head = printable_prefix(self.stream.available());
-                self.skip(
-                    SkipReason::UnreadableFile,
-                    None,
-                    offset,
-                    &format!("not a WARC file (starts with {head:?})"),
-                );
-                self.finished = true;
+                let message = not_warc(self.stream.available());
+                self.skip_file(SkipReason::NotWarc, &message);
             } else {
                 self.skip(
                     SkipReason::BrokenRecordHeaders,
@@ -429,10 +418,31 @@ impl Iterator for WarcRecords {
     }
 }
 
-/// The first bytes of a file, for a message.
-fn printable_prefix(bytes: &[u8]) -> String {
+/// Why a file that starts with `bytes` is not WARC: what it starts with, and what kind of
+/// file that is when its first bytes say so.
+fn not_warc(bytes: &[u8]) -> String {
+    const KINDS: [(&[u8], &str); 5] = [
+        (b"\x89PNG", "a PNG image"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"GIF8", "a GIF image"),
+        (b"%PDF", "a PDF document"),
+        (b"PK\x03\x04", "a ZIP archive"),
+    ];
     let head = &bytes[..bytes.len().min(16)];
-    String::from_utf8_lossy(head).into_owned()
+    let lower = head.to_ascii_lowercase();
+    let kind = KINDS
+        .iter()
+        .find(|(magic, _)| head.starts_with(magic))
+        .map(|&(_, kind)| kind)
+        .or_else(|| {
+            (lower.starts_with(b"<!doctype html") || lower.starts_with(b"<html"))
+                .then_some("an HTML page (a file named .html or .htm is read as one page)")
+        });
+    let shown = head.escape_ascii();
+    match kind {
+        Some(kind) => format!("not a WARC file, starts with \"{shown}\": {kind}"),
+        None => format!("not a WARC file, starts with \"{shown}\""),
+    }
 }
 
 /// What the tests of the reader and of its parts share: reading bytes or a fixture, and
@@ -449,7 +459,7 @@ mod test_support {
         file.write_all(bytes).unwrap();
         // SAFETY: the temporary file is private to this test and not modified while mapped.
         let map = unsafe { memmap2::Mmap::map(&file).unwrap() };
-        WarcRecords::new(Stream::new(map), 0, "test.warc".into(), 1 << 20).collect()
+        WarcRecords::new(Stream::new(map), 0, 1 << 20).collect()
     }
 
     pub(super) fn records_of_fixture(name: &str) -> Vec<Result<Record, Skip>> {
@@ -587,27 +597,47 @@ mod tests {
     }
 
     #[test]
-    fn text_and_binary_garbage_are_unreadable_files() {
-        for garbage in [
-            &b"Just some text,\nnot a WARC file at all.\n"[..],
-            &[0x00, 0xff, 0x13, 0x37, 0x80, 0x7f, 0xfe, 0x01, 0x02][..],
-            &[
-                0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef, 0x00, 0x00, 0x12,
-            ][..],
+    fn text_and_binary_garbage_are_not_warc_and_say_what_they_start_with() {
+        for (garbage, detail) in [
+            (
+                &b"Just some text,\nnot a WARC file at all.\n"[..],
+                r#"not a WARC file, starts with "Just some text,\n""#,
+            ),
+            (
+                &[0x00, 0xff, 0x13, 0x37, 0x80, 0x7f, 0xfe, 0x01, 0x02][..],
+                r#"not a WARC file, starts with "\x00\xff\x137\x80\x7f\xfe\x01\x02""#,
+            ),
+            (
+                &b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01"[..],
+                r#"not a WARC file, starts with "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR": a PNG image"#,
+            ),
         ] {
             let items = records_of_bytes(garbage);
-            assert_eq!(reasons(&items), [SkipReason::UnreadableFile], "{garbage:?}");
+            assert_eq!(reasons(&items), [SkipReason::NotWarc], "{garbage:?}");
             let Err(skip) = &items[0] else { unreachable!() };
-            assert!(skip.detail.starts_with("test.warc: "), "{}", skip.detail);
+            assert_eq!(skip.detail, detail);
         }
     }
 
     #[test]
-    fn gzip_of_text_is_unreadable() {
+    fn a_damaged_gzip_file_is_unreadable() {
+        let items = records_of_bytes(&[
+            0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef, 0x00, 0x00, 0x12,
+        ]);
+        assert_eq!(reasons(&items), [SkipReason::UnreadableFile]);
+    }
+
+    #[test]
+    fn gzip_of_html_is_not_warc_and_says_it_is_a_page() {
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         encoder.write_all(b"<html>not a warc</html>").unwrap();
         let items = records_of_bytes(&encoder.finish().unwrap());
-        assert_eq!(reasons(&items), [SkipReason::UnreadableFile]);
+        assert_eq!(reasons(&items), [SkipReason::NotWarc]);
+        let Err(skip) = &items[0] else { unreachable!() };
+        assert!(
+            skip.detail
+                .ends_with("an HTML page (a file named .html or .htm is read as one page)")
+        );
     }
 
     #[test]
