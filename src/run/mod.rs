@@ -491,10 +491,11 @@ mod tests {
         build_index(&[pages], &index, &options, &NoProgress).unwrap();
 
         let error = build_index(&[no_pages], &index, &options, &NoProgress).unwrap_err();
-        let BuildError::NoPages { records, skips } = &error else {
+        let BuildError::NoPages { summary } = &error else {
             panic!("no pages: {error}")
         };
-        assert_eq!(*records, 2);
+        assert_eq!(summary.records, 2);
+        let skips = format_skips(&summary.skipped);
         assert!(skips.contains("not_html"), "{skips}");
         let open = OpenIndex::open(&index).unwrap();
         assert_eq!(stats(&open).unwrap().documents, 2);

@@ -407,7 +407,7 @@ mod tests {
         BlockView {
             text: text.into(),
             kept,
-            rule,
+            rule: Some(rule),
             score: figures.map(|(score, _)| score),
             threshold: figures.map(|(_, threshold)| threshold),
         }
@@ -436,7 +436,7 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("1 blocks kept (11 B), 2 dropped (9 B) by bloom"),
+            html.contains("1 block kept (11 B), 2 dropped (9 B) by bloom"),
             "{html}"
         );
         assert!(html.contains("index idx &lt;1&gt;"));
@@ -446,7 +446,9 @@ mod tests {
              dropped by bloom: template_word_ratio 0.900 (threshold 0.800)</span>Menu &amp; more</div>"
         ), "{html}");
         assert!(html.contains("<span class=why>dropped by bloom: no_peer</span>No peer"));
-        assert!(html.contains("<div class=block>Kept &lt;text&gt;</div>"));
+        assert!(html.contains(
+            "<div class=block data-rule=\"keeps_everything\" title=\"kept by bloom: keeps_everything\">Kept &lt;text&gt;</div>"
+        ));
         // The link that hides the dropped blocks names the page by its encoded URL.
         let toggle = format!(
             "/page?url={}&amp;index=1&amp;hide=1",
@@ -458,7 +460,9 @@ mod tests {
 
         let hidden = page_view(&view(blocks), true);
         assert!(!hidden.contains("Menu &amp; more") && !hidden.contains("No peer"));
-        assert!(hidden.contains("<div class=block>Kept &lt;text&gt;</div>"));
+        assert!(
+            hidden.contains("title=\"kept by bloom: keeps_everything\">Kept &lt;text&gt;</div>")
+        );
         let toggle = format!("/page?url={}&amp;index=1\"", query_value(HOSTILE_URL));
         assert!(hidden.contains(&toggle) && hidden.contains("show dropped blocks"));
     }

@@ -197,7 +197,7 @@ mod tests {
         let (catalog, page) = first_page(dir.path());
         let view = PageView::of(&catalog, page);
         assert_eq!(view.unavailable, None);
-        let blocks: Vec<(&str, bool, &str)> = view
+        let blocks: Vec<(&str, bool, Option<&str>)> = view
             .blocks
             .iter()
             .map(|block| (block.text.as_str(), block.kept, block.rule))
@@ -206,14 +206,19 @@ mod tests {
         assert_eq!(
             blocks,
             [
-                (MENU, false, "template_word_ratio"),
-                ("Chapter 0 of a.example", true, "keeps_everything"),
-                (content.as_str(), true, "keeps_everything"),
+                (MENU, false, Some("template_word_ratio")),
+                (
+                    "Chapter 0 of a.example",
+                    true,
+                    Some("heading_of_kept_block")
+                ),
+                (content.as_str(), true, Some("template_word_ratio")),
             ]
         );
         for block in &view.blocks {
             if block.kept {
-                assert_eq!((block.score, block.threshold), (None, None));
+                // A version 2 record keeps no score for a kept block.
+                assert_eq!(block.score, None);
             } else {
                 assert_eq!(block.threshold, Some(0.8));
                 assert!(block.score.is_some_and(|score| score >= 0.8), "{block:?}");
@@ -280,7 +285,7 @@ mod tests {
                     decisions: Some(two_verdicts.to_bytes()),
                     ..page.clone()
                 },
-                "the source now segments into 3 blocks where 2 were decided",
+                "the source now segments into 3 blocks where the build decided 2 blocks",
             ),
         ];
         for (stored, reason) in cases {
@@ -299,19 +304,32 @@ mod tests {
     fn a_block_shows_the_figures_its_verdict_has() {
         let dropped = block_view(
             "menu".into(),
-            Verdict::scored(false, crate::detect::bloom::TEMPLATE_WORD_RATIO, 0.9, 0.8),
+            Some(Verdict::scored(
+                false,
+                crate::detect::bloom::TEMPLATE_WORD_RATIO,
+                0.9,
+                0.8,
+            )),
         );
-        assert_eq!((dropped.kept, dropped.rule), (false, "template_word_ratio"));
+        assert_eq!(
+            (dropped.kept, dropped.rule),
+            (false, Some("template_word_ratio"))
+        );
         assert_eq!((dropped.score, dropped.threshold), (Some(0.9), Some(0.8)));
         let kept = block_view(
             "text".into(),
-            Verdict::kept(crate::detect::sandwich::NO_PEER),
+            Some(Verdict::kept(crate::detect::sandwich::NO_PEER)),
         );
-        assert_eq!((kept.kept, kept.rule), (true, "no_peer"));
+        assert_eq!((kept.kept, kept.rule), (true, Some("no_peer")));
         assert_eq!((kept.score, kept.threshold), (None, None));
         let infinite = block_view(
             String::new(),
-            Verdict::scored(false, crate::detect::sandwich::NO_PEER, f32::INFINITY, 1.0),
+            Some(Verdict::scored(
+                false,
+                crate::detect::sandwich::NO_PEER,
+                f32::INFINITY,
+                1.0,
+            )),
         );
         assert_eq!((infinite.score, infinite.threshold), (None, Some(1.0)));
     }
