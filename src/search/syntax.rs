@@ -168,25 +168,18 @@ fn is_operator(word: &str) -> bool {
 fn top_level_tokens(text: &str) -> Vec<(usize, usize)> {
     let mut tokens = Vec::new();
     let mut start = None;
-    let mut depth = 0usize;
-    let mut quote = false;
+    let mut nesting = Nesting::default();
     let mut chars = text.char_indices();
     while let Some((at, c)) = chars.next() {
-        if c.is_whitespace() && !quote && depth == 0 {
+        if c.is_whitespace() && !nesting.quote && nesting.depth == 0 {
             if let Some(from) = start.take() {
                 tokens.push((from, at));
             }
             continue;
         }
         start.get_or_insert(at);
-        match c {
-            '\\' => {
-                chars.next();
-            }
-            '"' => quote = !quote,
-            '(' if !quote => depth += 1,
-            ')' if !quote => depth = depth.saturating_sub(1),
-            _ => {}
+        if nesting.read(c) {
+            chars.next();
         }
     }
     if let Some(from) = start {
@@ -317,33 +310,50 @@ fn filter_of(token: &str) -> Result<Option<Filter>, Refusal> {
 
 /// A `site:` or `url:` that starts a word inside parentheses of `token`, outside quotes.
 fn filter_inside_group(token: &str) -> Option<&'static str> {
-    let mut depth = 0usize;
-    let mut quote = false;
+    let mut nesting = Nesting::default();
     let mut previous = ' ';
     let mut chars = token.char_indices();
     while let Some((at, c)) = chars.next() {
-        match c {
-            '\\' => {
-                chars.next();
-            }
-            '"' => quote = !quote,
-            '(' if !quote => depth += 1,
-            ')' if !quote => depth = depth.saturating_sub(1),
-            _ if !quote
-                && depth > 0
-                && (previous.is_whitespace() || matches!(previous, '(' | '+' | '-')) =>
-            {
-                for name in ["site:", "url:"] {
-                    if token[at..].starts_with(name) {
-                        return Some(name);
-                    }
+        let starts_word = previous.is_whitespace() || matches!(previous, '(' | '+' | '-');
+        if !matches!(c, '\\' | '"' | '(' | ')')
+            && !nesting.quote
+            && nesting.depth > 0
+            && starts_word
+        {
+            for name in ["site:", "url:"] {
+                if token[at..].starts_with(name) {
+                    return Some(name);
                 }
             }
-            _ => {}
+        }
+        if nesting.read(c) {
+            chars.next();
         }
         previous = c;
     }
     None
+}
+
+/// Where a scan of query text stands: how deep inside parentheses, and whether inside quotes.
+#[derive(Default)]
+struct Nesting {
+    depth: usize,
+    quote: bool,
+}
+
+impl Nesting {
+    /// Takes `c` into account; `true` when it is a backslash, which escapes the next
+    /// character.
+    fn read(&mut self, c: char) -> bool {
+        match c {
+            '\\' => return true,
+            '"' => self.quote = !self.quote,
+            '(' if !self.quote => self.depth += 1,
+            ')' if !self.quote => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
+        false
+    }
 }
 
 /// What a bare word of the query asks for beyond its text: `Ok(None)` for a plain word. An

@@ -244,27 +244,27 @@ indexed:</p><div class=block>{}</div>",
                     "hide dropped blocks"
                 }
             );
-            for block in &view.blocks {
-                let why = why(block);
-                if block.kept {
-                    let _ = write!(
-                        body,
-                        "<div class=block data-rule=\"{}\" title=\"kept by {}: {}\">{}</div>",
-                        escape(block.rule.unwrap_or("")),
-                        escape(&view.detector),
-                        escape(&why),
-                        escape(&block.text)
-                    );
-                } else if !hide_dropped {
-                    let _ = write!(
-                        body,
-                        "<div class=\"block dropped\" data-rule=\"{}\"><span class=why>dropped by {}: {}</span>{}</div>",
-                        escape(block.rule.unwrap_or("")),
-                        escape(&view.detector),
-                        escape(&why),
-                        escape(&block.text)
-                    );
-                }
+            for block in view
+                .blocks
+                .iter()
+                .filter(|block| block.kept || !hide_dropped)
+            {
+                let reason = format!("{}: {}", escape(&view.detector), escape(&why(block)));
+                // A kept block says why in its tooltip, a dropped one in a line of its own.
+                let (class, why_html) = if block.kept {
+                    ("block", format!(" title=\"kept by {reason}\">"))
+                } else {
+                    (
+                        "\"block dropped\"",
+                        format!("><span class=why>dropped by {reason}</span>"),
+                    )
+                };
+                let _ = write!(
+                    body,
+                    "<div class={class} data-rule=\"{}\"{why_html}{}</div>",
+                    escape(block.rule.unwrap_or("")),
+                    escape(&block.text)
+                );
             }
         }
     }
