@@ -23,15 +23,25 @@ use tantivy::tokenizer::{
     AsciiFoldingFilter, RawTokenizer, Token, TokenFilter, TokenStream, Tokenizer, TokenizerManager,
 };
 
-pub use terms::{Mode, SearchTokenizer, TermKind, TermSpan, for_each_term, phrase_offsets};
+pub use terms::{
+    FieldTerms, Mode, SearchTokenizer, TermKind, TermSpan, for_each_term, phrase_offsets,
+};
 
 /// Words longer than this many bytes are dropped (base64 blobs, minified junk).
 pub const MAX_WORD_BYTES: usize = 64;
 
-/// Name under which the search analyzer ([`SearchTokenizer`]) is registered: the name the
-/// text fields of a new index name. It carries a version, so that an index of other tokens
-/// is told apart.
-pub const TOKENIZER_NAME: &str = "web-v2";
+/// Name under which the search analyzer ([`SearchTokenizer`]) is registered for the title
+/// and body of a new index: words and pairs ([`FieldTerms::WordsAndPairs`]). It carries a
+/// version, so that an index of other tokens is told apart.
+pub const TOKENIZER_NAME: &str = "web-v3";
+
+/// Name of the search analyzer of the field of characters of a new index
+/// ([`FieldTerms::Chars`]).
+pub const CHARS_TOKENIZER_NAME: &str = "web-v3-chars";
+
+/// Name of the search analyzer of indexes built before the characters of runs had a field of
+/// their own: every term in the title and body ([`FieldTerms::All`]).
+pub const UNSPLIT_TOKENIZER_NAME: &str = "web-v2";
 
 /// Name of the analyzer of indexes built before [`TOKENIZER_NAME`]: segmentation's words
 /// ([`WebTokenizer`]).
@@ -40,8 +50,19 @@ pub const LEGACY_TOKENIZER_NAME: &str = "web";
 /// Registers the analyzers an index may name, as an index uses them (to index text and to
 /// cut stored text into terms again).
 pub fn register_tokenizers(manager: &TokenizerManager) {
-    manager.register(TOKENIZER_NAME, SearchTokenizer::new(Mode::Index));
+    register_search_tokenizers(manager, Mode::Index);
     manager.register(LEGACY_TOKENIZER_NAME, WebTokenizer);
+}
+
+/// Registers the search analyzer under each of its names, making terms for `mode`.
+fn register_search_tokenizers(manager: &TokenizerManager, mode: Mode) {
+    for (name, field) in [
+        (TOKENIZER_NAME, FieldTerms::WordsAndPairs),
+        (CHARS_TOKENIZER_NAME, FieldTerms::Chars),
+        (UNSPLIT_TOKENIZER_NAME, FieldTerms::All),
+    ] {
+        manager.register(name, SearchTokenizer::for_field(mode, field));
+    }
 }
 
 /// tantivy's tokenizers with the analyzers an index may name as a query uses them: what a
@@ -51,7 +72,7 @@ pub fn query_tokenizers() -> TokenizerManager {
     QUERY
         .get_or_init(|| {
             let manager = TokenizerManager::default();
-            manager.register(TOKENIZER_NAME, SearchTokenizer::new(Mode::Query));
+            register_search_tokenizers(&manager, Mode::Query);
             manager.register(LEGACY_TOKENIZER_NAME, WebTokenizer);
             manager
         })
@@ -63,7 +84,7 @@ pub fn query_tokenizers() -> TokenizerManager {
 pub enum Analyzer {
     /// [`LEGACY_TOKENIZER_NAME`]: segmentation's words.
     Legacy,
-    /// [`TOKENIZER_NAME`]: the search analyzer of [`terms`].
+    /// [`TOKENIZER_NAME`] (or [`UNSPLIT_TOKENIZER_NAME`]): the search analyzer of [`terms`].
     Current,
 }
 

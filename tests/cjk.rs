@@ -164,3 +164,43 @@ fn highlights_cover_exactly_the_match() {
         );
     }
 }
+
+/// The characters of a run are in a field of their own: two pages of the same words, one with
+/// a run of ten characters and one with nine more words, score alike for a word they share —
+/// the run's nine pairs count in its length as nine words do, its ten characters not at all —
+/// while one character of the run finds its page.
+#[test]
+fn a_run_s_characters_do_not_lengthen_its_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages");
+    std::fs::create_dir(&pages).unwrap();
+    let page = |name: &str, text: &str| {
+        let html =
+            format!("<html><head><title>{name}</title></head><body><p>{text}</p></body></html>");
+        std::fs::write(pages.join(format!("{name}.html")), html).unwrap();
+    };
+    page("run", "ownership rules here 吉田カバン吉田カバン");
+    page("words", "ownership rules here ab cd ef gh ij kl mn op qr");
+    let index = dir.path().join("index");
+    ok(indexer(
+        &[
+            "build",
+            "--detector",
+            "none",
+            "--quiet",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+        &[&pages],
+    ));
+    let found = hits(&index, "ownership");
+    assert_eq!(found.len(), 2, "{found:?}");
+    let score = |hit: &Value| hit["score"].as_f64().unwrap();
+    assert!(
+        (score(&found[0]) - score(&found[1])).abs() < 1e-6,
+        "{found:?}"
+    );
+    let by_character = urls(&hits(&index, "カ"));
+    assert_eq!(by_character.len(), 1, "{by_character:?}");
+    assert!(by_character.iter().all(|url| url.ends_with("run.html")));
+}

@@ -17,6 +17,10 @@
 //!   punctuation, line breaks — as a phrase of Latin words does, so that `ブラウニーリュック`
 //!   finds `ブラウニー リュック` and `ブラウニー・リュック`, and the other way round.
 //!
+//! The index keeps a run's characters in a field of their own ([`FieldTerms`]): in the title
+//! and body they would lengthen the field and so lower every score of a page with a run, as
+//! BM25 weighs matches against length, while only a query of one character needs them.
+//!
 //! Positions: a word takes one; a run of `n` characters takes `n` (its `i`-th character and the
 //! pair it begins are at the run's first position plus `i`), in the index and in queries alike,
 //! so phrases across words and runs stay exact.
@@ -114,22 +118,53 @@ pub fn phrase_offsets<S: AsRef<str>>(terms: &[S]) -> Vec<usize> {
     offsets
 }
 
-/// The search analyzer as a tantivy tokenizer, for the index or for queries.
+/// Which of the analyzer's terms a field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldTerms {
+    /// Every term: words, characters and pairs (the text fields of a `web-v2` index).
+    All,
+    /// Words and pairs (the title and body): a run's characters stay out of the field, so
+    /// that they do not lengthen it — BM25 scores a page's words against its length — and a
+    /// query's lone character is not asked of it.
+    WordsAndPairs,
+    /// The characters of runs alone (the field that finds one character).
+    Chars,
+}
+
+impl FieldTerms {
+    fn holds(self, kind: TermKind) -> bool {
+        match self {
+            FieldTerms::All => true,
+            FieldTerms::WordsAndPairs => kind != TermKind::Char,
+            FieldTerms::Chars => kind == TermKind::Char,
+        }
+    }
+}
+
+/// The search analyzer as a tantivy tokenizer, for the index or for queries, giving the terms
+/// one field holds.
 #[derive(Debug, Clone, Copy)]
 pub struct SearchTokenizer {
     mode: Mode,
+    field: FieldTerms,
 }
 
 impl SearchTokenizer {
-    /// The tokenizer making terms for `mode`.
+    /// The tokenizer making every term for `mode`.
     pub fn new(mode: Mode) -> Self {
-        SearchTokenizer { mode }
+        SearchTokenizer::for_field(mode, FieldTerms::All)
+    }
+
+    /// The tokenizer making the terms for `mode` that `field` holds.
+    pub fn for_field(mode: Mode, field: FieldTerms) -> Self {
+        SearchTokenizer { mode, field }
     }
 }
 
 /// Tokens of one text, produced one at a time into a reused [`Token`].
 pub struct SearchTokenStream<'a> {
     terms: Terms<'a>,
+    field: FieldTerms,
     token: Token,
 }
 
@@ -139,6 +174,7 @@ impl Tokenizer for SearchTokenizer {
     fn token_stream<'a>(&'a mut self, text: &'a str) -> SearchTokenStream<'a> {
         SearchTokenStream {
             terms: Terms::new(text, self.mode),
+            field: self.field,
             token: Token::default(),
         }
     }
@@ -146,15 +182,15 @@ impl Tokenizer for SearchTokenizer {
 
 impl TokenStream for SearchTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        match self.terms.next_into(&mut self.token.text) {
-            Some(span) => {
+        while let Some(span) = self.terms.next_into(&mut self.token.text) {
+            if self.field.holds(span.kind) {
                 self.token.offset_from = span.from;
                 self.token.offset_to = span.to;
                 self.token.position = span.position;
-                true
+                return true;
             }
-            None => false,
         }
+        false
     }
 
     fn token(&self) -> &Token {
@@ -164,6 +200,18 @@ impl TokenStream for SearchTokenStream<'_> {
     fn token_mut(&mut self) -> &mut Token {
         &mut self.token
     }
+}
+
+/// Whether `text` may hold a run of an unspaced script once read in NFKC form: `false` only
+/// when it surely holds none, which spares the field of characters the reading of texts
+/// without runs (most of them).
+pub fn may_hold_runs(text: &str) -> bool {
+    // Every character that is of an unspaced script, or becomes one in NFKC form, is at
+    // U+0E00 or above, so its UTF-8 form starts with a byte of 0xE0 or more.
+    text.bytes().any(|byte| byte >= 0xE0)
+        && text
+            .chars()
+            .any(|c| is_unspaced_script(c) || c >= '\u{2E80}')
 }
 
 /// Whether `c` belongs to a run of an unspaced script: a letter, digit or mark of one
@@ -550,6 +598,55 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn no_character_that_joins_a_run_in_nfkc_form_is_missed_by_the_quick_test() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let joins = c.to_string().nfkc().any(joins_run);
+            if joins {
+                assert!(may_hold_runs(&format!("a {c} b")), "U+{:04X}", c as u32);
+            }
+        }
+        assert!(!may_hold_runs("plain — “quoted” Ünïcode кириллица"));
+        assert!(may_hold_runs("ﾘｭｯｸ"));
+        assert!(may_hold_runs("株 ㍿"));
+    }
+
+    #[test]
+    fn the_title_and_body_hold_words_and_pairs_and_the_field_of_characters_the_characters() {
+        use tantivy::tokenizer::{TokenStream, Tokenizer};
+        let tokens = |field: FieldTerms, mode: Mode, text: &str| {
+            let mut tokenizer = SearchTokenizer::for_field(mode, field);
+            let mut stream = tokenizer.token_stream(text);
+            let mut found = Vec::new();
+            while stream.advance() {
+                found.push((stream.token().text.clone(), stream.token().position));
+            }
+            found
+        };
+        let text = "吉田 bag 本";
+        let words_and_pairs = tokens(FieldTerms::WordsAndPairs, Mode::Index, text);
+        assert_eq!(
+            words_and_pairs,
+            [("吉田".to_string(), 0), ("bag".to_string(), 2)]
+        );
+        let chars = tokens(FieldTerms::Chars, Mode::Index, text);
+        assert_eq!(
+            chars,
+            [
+                ("吉".to_string(), 0),
+                ("田".to_string(), 1),
+                ("本".to_string(), 3)
+            ]
+        );
+        assert_eq!(tokens(FieldTerms::All, Mode::Index, text).len(), 5);
+        // A query's lone character is asked of the field of characters alone.
+        assert_eq!(tokens(FieldTerms::WordsAndPairs, Mode::Query, "本"), []);
+        assert_eq!(
+            tokens(FieldTerms::Chars, Mode::Query, "本 bag"),
+            [("本".to_string(), 0)]
+        );
     }
 
     #[test]

@@ -33,7 +33,7 @@ use tantivy::schema::{
 use tantivy::store::{Compressor, ZstdCompressor};
 use tantivy::{Index, IndexSettings, IndexWriter, TantivyDocument};
 
-use crate::analyze::{Analyzer, TOKENIZER_NAME, register_tokenizers};
+use crate::analyze::{Analyzer, CHARS_TOKENIZER_NAME, TOKENIZER_NAME, register_tokenizers};
 
 const CURRENT: &str = "CURRENT";
 const LOCK: &str = "LOCK";
@@ -120,6 +120,11 @@ pub struct Fields {
     pub title_parts: Option<Field>,
     /// Text of the kept blocks, one per line: analyzed with positions, stored.
     pub body: Field,
+    /// The characters of the runs of unspaced scripts (Han, Kana, Thai, …) in the title and
+    /// body, with positions, so that one character finds the runs it stands in; the title and
+    /// body hold the runs' pairs ([`crate::analyze::FieldTerms`]). Indexes built before this
+    /// field existed have none: their title and body hold the characters.
+    pub chars: Option<Field>,
     /// Blocks kept.
     pub kept_blocks: Field,
     /// Blocks dropped as template.
@@ -152,12 +157,18 @@ impl Fields {
                 .set_tokenizer(TOKENIZER_NAME)
                 .set_index_option(IndexRecordOption::WithFreqsAndPositions),
         );
+        let characters = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(CHARS_TOKENIZER_NAME)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        );
         let fields = Fields {
             url: builder.add_text_field("url", STRING | FAST | STORED),
             site: builder.add_text_field("site", STRING | FAST | STORED),
             title: builder.add_text_field("title", analyzed.clone()),
             title_parts: Some(builder.add_text_field("title_parts", STRING)),
             body: builder.add_text_field("body", analyzed),
+            chars: Some(builder.add_text_field("chars", characters)),
             kept_blocks: builder.add_u64_field("kept_blocks", INDEXED | FAST | STORED),
             dropped_blocks: builder.add_u64_field("dropped_blocks", INDEXED | FAST | STORED),
             record: Some(RecordFields {
@@ -178,6 +189,7 @@ impl Fields {
             title: schema.get_field("title")?,
             title_parts: schema.get_field("title_parts").ok(),
             body: schema.get_field("body")?,
+            chars: schema.get_field("chars").ok(),
             kept_blocks: schema.get_field("kept_blocks")?,
             dropped_blocks: schema.get_field("dropped_blocks")?,
             record: (|| {
@@ -456,6 +468,13 @@ impl IndexBuild {
             }
         }
         document.add_text(fields.body, page.body);
+        if let Some(field) = fields.chars {
+            for text in [page.title, page.body] {
+                if crate::analyze::terms::may_hold_runs(text) {
+                    document.add_text(field, text);
+                }
+            }
+        }
         document.add_u64(fields.kept_blocks, page.kept_blocks);
         document.add_u64(fields.dropped_blocks, page.dropped_blocks);
         if let Some(record) = fields.record {

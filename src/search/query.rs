@@ -78,9 +78,11 @@ pub(super) fn parse(
     weights: Weights,
 ) -> Result<Option<Parsed>, SearchError> {
     let split = syntax::split(text).map_err(|refusal| SearchError::Syntax(refusal.0))?;
+    let mut default_fields = vec![open.fields.title, open.fields.body];
+    default_fields.extend(open.fields.chars);
     let mut parser = QueryParser::new(
         open.index.schema(),
-        vec![open.fields.title, open.fields.body],
+        default_fields,
         crate::analyze::query_tokenizers(),
     );
     parser.set_field_boost(open.fields.title, weights.title);
@@ -290,7 +292,11 @@ impl Builder<'_> {
     ) -> Result<Box<dyn Query>, Problem> {
         let fields = self.open.fields;
         let fields = match field_name {
-            None => vec![(fields.title, self.weights.title), (fields.body, 1.0)],
+            None => {
+                let mut both = vec![(fields.title, self.weights.title), (fields.body, 1.0)];
+                both.extend(fields.chars.map(|chars| (chars, 1.0)));
+                both
+            }
             Some("title") => vec![(fields.title, self.weights.title)],
             Some("body") => vec![(fields.body, 1.0)],
             Some(other) => {
@@ -311,16 +317,9 @@ impl Builder<'_> {
                 .token_stream(stem)
                 .process(&mut |token| terms.push(Term::from_field_text(field, &token.text)));
             let query: Box<dyn Query> = match (special, terms.len()) {
-                (_, 0) => {
-                    return Err(Problem::Refused(format!(
-                        "{word}: no word to search for before the {}",
-                        if matches!(special, Special::Prefix(_)) {
-                            "*"
-                        } else {
-                            "~"
-                        }
-                    )));
-                }
+                // A field that holds none of the stem's terms (the characters' field, for a
+                // word) is not asked.
+                (_, 0) => continue,
                 (Special::Prefix(_), 1) => {
                     let automaton = FuzzyTermQuery::new_prefix(terms.remove(0), 0, true);
                     self.expanded(field, automaton, None)?
@@ -346,10 +345,19 @@ impl Builder<'_> {
             };
             clauses.push((Occur::Should, query));
         }
-        Ok(if clauses.len() == 1 {
-            clauses.remove(0).1
-        } else {
-            Box::new(BooleanQuery::new(clauses))
+        Ok(match clauses.len() {
+            0 => {
+                return Err(Problem::Refused(format!(
+                    "{word}: no word to search for before the {}",
+                    if matches!(special, Special::Prefix(_)) {
+                        "*"
+                    } else {
+                        "~"
+                    }
+                )));
+            }
+            1 => clauses.remove(0).1,
+            _ => Box::new(BooleanQuery::new(clauses)),
         })
     }
 

@@ -102,15 +102,19 @@ impl Highlighter {
             generator.set_max_num_chars(max_bytes);
             return Ok(Highlighter::Tantivy(generator));
         }
+        // A run's characters are asked of the field of characters, which holds the title's
+        // and the body's.
+        let mut asked = vec![field];
+        asked.extend(open.fields.chars);
         let mut patterns = Vec::new();
-        patterns_of(query, field, &mut patterns);
+        patterns_of(query, &asked, &mut patterns);
         patterns.sort();
         patterns.dedup();
         let mut weighed = Vec::with_capacity(patterns.len());
-        for terms in patterns {
+        for (in_field, terms) in patterns {
             let mut weight = 0.0;
             for term in &terms {
-                let documents = searcher.doc_freq(&Term::from_field_text(field, term))?;
+                let documents = searcher.doc_freq(&Term::from_field_text(in_field, term))?;
                 if documents == 0 {
                     weight = 0.0;
                     break;
@@ -155,43 +159,46 @@ impl Highlighter {
     }
 }
 
-/// The term texts of each term and phrase of `query` in `field` (a term alone is a phrase of
-/// one), leaving out excluded clauses. A query whose parts cannot be seen (a boost) gives its
-/// terms that need positions, in a row, as one phrase, and the others alone.
-fn patterns_of(query: &dyn Query, field: Field, patterns: &mut Vec<Vec<String>>) {
+/// The term texts of each term and phrase of `query` in one of `fields`, with that field (a
+/// term alone is a phrase of one), leaving out excluded clauses. A query whose parts cannot be
+/// seen (a boost) gives its terms that need positions, in a row, as one phrase, and the others
+/// alone.
+fn patterns_of(query: &dyn Query, fields: &[Field], patterns: &mut Vec<(Field, Vec<String>)>) {
     let text = |term: &Term| term.value().as_str().map(str::to_string);
     if let Some(boolean) = query.downcast_ref::<BooleanQuery>() {
         for (occur, clause) in boolean.clauses() {
             if *occur != Occur::MustNot {
-                patterns_of(clause.as_ref(), field, patterns);
+                patterns_of(clause.as_ref(), fields, patterns);
             }
         }
     } else if let Some(term) = query.downcast_ref::<TermQuery>() {
-        if term.term().field() == field {
-            patterns.extend(text(term.term()).map(|term| vec![term]));
+        let field = term.term().field();
+        if fields.contains(&field) {
+            patterns.extend(text(term.term()).map(|term| (field, vec![term])));
         }
     } else if let Some(phrase) = query.downcast_ref::<PhraseQuery>() {
-        if phrase.field() == field {
+        if fields.contains(&phrase.field()) {
             let terms: Option<Vec<String>> = phrase.phrase_terms().iter().map(text).collect();
-            patterns.extend(terms);
+            patterns.extend(terms.map(|terms| (phrase.field(), terms)));
         }
     } else {
-        let mut run: Vec<String> = Vec::new();
+        let mut run: Option<(Field, Vec<String>)> = None;
         query.query_terms(&mut |term, positions| {
-            let in_field = term.field() == field;
-            let goes_on = in_field && positions;
-            if !goes_on && !run.is_empty() {
-                patterns.push(std::mem::take(&mut run));
+            let field = term.field();
+            let in_field = fields.contains(&field);
+            let goes_on = in_field && positions && run.as_ref().is_none_or(|run| run.0 == field);
+            if !goes_on && let Some(ended) = run.take() {
+                patterns.push(ended);
             }
             match (in_field, positions, text(term)) {
-                (true, true, Some(term)) => run.push(term),
-                (true, false, Some(term)) => patterns.push(vec![term]),
+                (true, true, Some(term)) => {
+                    run.get_or_insert_with(|| (field, Vec::new())).1.push(term)
+                }
+                (true, false, Some(term)) => patterns.push((field, vec![term])),
                 _ => {}
             }
         });
-        if !run.is_empty() {
-            patterns.push(run);
-        }
+        patterns.extend(run);
     }
 }
 
