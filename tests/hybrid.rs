@@ -258,3 +258,73 @@ fn hybrid_runs_in_one_pass_on_a_segment_table() {
         "{later_with_sidebar} later python pages keep the sidebar"
     );
 }
+
+/// Reader comments are left out by default, by their own rule, and kept as the model decides
+/// them with `--keep-comments`: a blog post with a WordPress-style comment thread (`ol.comment-
+/// list`, `li.comment`, `div.comment-content`), and beside it a documentation page whose
+/// section about comments has the heading's id (`<section id="comments">`), which stays.
+#[test]
+fn reader_comments_are_dropped_by_their_rule_unless_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages");
+    std::fs::create_dir(&pages).unwrap();
+    let post = "<html><head><title>Baking rye bread at home</title></head><body>\
+        <article><h1>Baking rye bread at home</h1>\
+        <p>Rye flour holds little gluten, so the dough stays sticky and the loaf is dense; a \
+        sourdough starter gives it the acidity it needs to rise and keep well for a week.</p>\
+        <p>Mix the starter with warm water the evening before, leave it covered overnight, and \
+        knead the flour in the next morning before the second rise in a floured basket.</p>\
+        </article>\
+        <div id=\"comments\" class=\"comments-area\"><h2>3 comments</h2>\
+        <ol class=\"comment-list\"><li class=\"comment\"><div class=\"comment-content\">\
+        <p>Tried this last weekend with my grandmother's starter and the crust came out \
+        wonderfully dark, thank you for writing the steps down so clearly.</p></div></li>\
+        <li class=\"comment\"><div class=\"comment-content\"><p>Does the overnight rest \
+        also work in a cold kitchen in winter, or should the bowl stand near the stove?</p>\
+        </div></li></ol></div></body></html>";
+    std::fs::write(pages.join("post.html"), post).unwrap();
+    let docs = "<html><head><title>Lexical analysis</title></head><body><main>\
+        <section id=\"comments\"><h2>Comments</h2><p>A comment starts with a hash \
+        character that is not part of a string literal, and ends at the end of the physical \
+        line; comments are ignored by the syntax.</p></section></main></body></html>";
+    std::fs::write(pages.join("lexical.html"), docs).unwrap();
+
+    let blocks = |extra: &[&str]| -> Vec<(String, bool, String)> {
+        let mut args = vec!["extract", "--explain"];
+        args.extend_from_slice(extra);
+        let mut blocks = Vec::new();
+        for line in ok(indexer(&args, &[&pages])).lines() {
+            let page: Value = serde_json::from_str(line).unwrap();
+            for block in page["blocks"].as_array().unwrap() {
+                blocks.push((
+                    block["text"].as_str().unwrap().to_string(),
+                    block["kept"].as_bool().unwrap(),
+                    block["rule"].as_str().unwrap().to_string(),
+                ));
+            }
+        }
+        blocks
+    };
+    let by_default = blocks(&[]);
+    let comment = |text: &str| text.contains("grandmother") || text.contains("cold kitchen");
+    let comments: Vec<_> = by_default
+        .iter()
+        .filter(|(text, ..)| comment(text))
+        .collect();
+    assert_eq!(comments.len(), 2, "{by_default:?}");
+    for (text, kept, rule) in &comments {
+        assert!(!kept && rule == "reader_comment", "{text}: {kept} {rule}");
+    }
+    for (text, _, rule) in &by_default {
+        if text.contains("hash character") || text.contains("Rye flour") {
+            assert_ne!(rule, "reader_comment", "{text}");
+        }
+    }
+    let kept = blocks(&["--keep-comments"]);
+    assert!(
+        kept.iter()
+            .filter(|(text, ..)| comment(text))
+            .all(|(_, _, rule)| rule != "reader_comment"),
+        "{kept:?}"
+    );
+}

@@ -43,8 +43,13 @@ pub mod context {
     pub const ADDRESS: u32 = 1 << 13;
     /// Inside an element whose `hidden`-like ARIA state says it is collapsed or a dialog.
     pub const DIALOG: u32 = 1 << 14;
-    /// How many bits there are.
+    /// How many bits the `hybrid` model reads as features (the bits below this).
     pub const COUNT: usize = 15;
+    /// Inside a thread of reader comments: a container element whose class names comments
+    /// (`comment-list`, `comments_area`, `readerComments`, …), a Disqus thread, or Comment
+    /// microdata ([`names_reader_comments`]). Not one of the model's features: it feeds the
+    /// rule that leaves comments out of the main content.
+    pub const COMMENTS: u32 = 1 << 15;
 }
 
 /// What a page's markup says about one block.
@@ -177,8 +182,12 @@ pub fn context_and_tokens(tag: &str, element: &Element) -> (u32, Vec<u32>) {
         _ => 0,
     };
     let mut tokens = Vec::new();
+    let container = COMMENT_CONTAINERS.contains(&tag);
     for attribute in element.attributes() {
         let name = attribute.name();
+        if container && names_reader_comments(&name, &attribute.value()) {
+            bits |= context::COMMENTS;
+        }
         match name.as_str() {
             "class" | "id" => add_tokens(&mut tokens, &attribute.value()),
             "role" => bits |= role_bits(&attribute.value()),
@@ -197,6 +206,108 @@ pub fn context_and_tokens(tag: &str, element: &Element) -> (u32, Vec<u32>) {
         }
     }
     (bits, tokens)
+}
+
+/// Elements that hold a thread of comments or one comment (never `body`, `main` or an
+/// inline element: a page's or an article's classes may say that it *has* comments).
+const COMMENT_CONTAINERS: &[&str] = &[
+    "div", "section", "article", "aside", "ol", "ul", "li", "dl", "footer", "iframe",
+];
+
+/// Parts of a class name that say the element holds reader comments, anywhere in the name.
+const COMMENT_PARTS: &[&str] = &["comments", "commentlist", "commentslist"];
+
+/// A part that says so only as the first of a name (`comment-body`): later in a name it is as
+/// often a documentation comment (Javadoc's `deprecation-comment`).
+const FIRST_COMMENT_PART: &str = "comment";
+
+/// Parts of a name that make it a state of comments, not comments (`comments-open`,
+/// `no-comments`, `has-comments`), or the authors' own running commentary of a match or an
+/// event (`live-match-comments`), which is the page's content.
+const NOT_COMMENT_PARTS: &[&str] = &[
+    "open", "closed", "disabled", "enabled", "no", "has", "allow", "allowed", "off", "on", "live",
+];
+
+/// Second parts of an id that make `comments-…` the id of a container; an id is otherwise
+/// not read, since documentation gives its sections ids made of their headings
+/// (`<section id="comments">` on a page about a language's comments).
+const COMMENT_ID_CONTAINERS: &[&str] = &[
+    "area",
+    "list",
+    "container",
+    "wrapper",
+    "wrap",
+    "section",
+    "thread",
+    "block",
+    "box",
+    "holder",
+    "panel",
+    "widget",
+];
+
+/// Whether the attribute `name="value"` of a container element says it holds reader
+/// comments: a class name with a comment part (`comment-body`, `post_comments`,
+/// `readerComments`, `commentlist`; `comment` only first) and no part naming a state; an id of a Disqus thread or of
+/// a comment container (`comments-area`, `comment_list`); `itemtype` of schema.org's `Comment`
+/// or `itemprop="comment"`.
+pub fn names_reader_comments(name: &str, value: &str) -> bool {
+    match name {
+        "class" => value.split_ascii_whitespace().any(|class| {
+            let parts = name_parts(class);
+            (parts
+                .first()
+                .is_some_and(|first| first == FIRST_COMMENT_PART)
+                || parts
+                    .iter()
+                    .any(|part| COMMENT_PARTS.contains(&part.as_str())))
+                && !parts
+                    .iter()
+                    .any(|part| NOT_COMMENT_PARTS.contains(&part.as_str()))
+        }),
+        "id" => {
+            let parts = name_parts(value);
+            let first = parts.first().map_or("", String::as_str);
+            matches!(first, "disqus" | "dsq")
+                || ((first == FIRST_COMMENT_PART || COMMENT_PARTS.contains(&first))
+                    && parts.len() >= 2
+                    && COMMENT_ID_CONTAINERS.contains(&parts[1].as_str()))
+        }
+        "itemtype" => {
+            let value = value.trim_end_matches('/');
+            value.ends_with("/Comment") || value.ends_with("/UserComments")
+        }
+        "itemprop" => value
+            .split_ascii_whitespace()
+            .any(|property| property.eq_ignore_ascii_case("comment")),
+        _ => false,
+    }
+}
+
+/// A class or id cut into lower-cased parts at `-`, `_`, digits and lower-to-upper case
+/// changes (`readerComments2-list` gives `reader`, `comments`, `list`).
+fn name_parts(name: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut part = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if !c.is_ascii_alphabetic() {
+            previous_lower = false;
+            if !part.is_empty() {
+                parts.push(std::mem::take(&mut part));
+            }
+            continue;
+        }
+        if c.is_ascii_uppercase() && previous_lower && !part.is_empty() {
+            parts.push(std::mem::take(&mut part));
+        }
+        previous_lower = c.is_ascii_lowercase();
+        part.push(c.to_ascii_lowercase());
+    }
+    if !part.is_empty() {
+        parts.push(part);
+    }
+    parts
 }
 
 fn role_bits(role: &str) -> u32 {
@@ -238,6 +349,47 @@ pub fn token_at_level(token: u32, level: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn class_names_ids_and_microdata_of_reader_comments_are_told_apart_from_states_and_anchors() {
+        for (name, value) in [
+            ("class", "comment"),
+            ("class", "comment-body"),
+            ("class", "comments_follow followable_block"),
+            ("class", "row comments-row"),
+            ("class", "pg-comments pg-rail-tall__comments"),
+            ("class", "article-sidebar-panel article-comments-panel"),
+            ("class", "commentlist"),
+            ("class", "readerComments"),
+            ("id", "disqus_thread"),
+            ("id", "comments-area"),
+            ("id", "comment_list"),
+            ("itemtype", "https://schema.org/Comment"),
+            ("itemprop", "comment"),
+        ] {
+            assert!(names_reader_comments(name, value), "{name}={value}");
+        }
+        for (name, value) in [
+            ("class", "commentary"),
+            ("class", "deprecation-comment"),
+            ("class", "post comments-open"),
+            ("class", "no-comments"),
+            ("class", "has_comments"),
+            ("class", "live-match-comments"),
+            ("class", "section"),
+            ("id", "comments"),
+            ("id", "comments-in-templates"),
+            ("id", "readerComments"),
+            ("itemtype", "https://schema.org/Article"),
+            ("href", "#comments"),
+        ] {
+            assert!(!names_reader_comments(name, value), "{name}={value}");
+        }
+        assert_eq!(
+            name_parts("readerComments2-list_x"),
+            ["reader", "comments", "list", "x"]
+        );
+    }
 
     #[test]
     fn tags_have_codes_and_others_share_zero() {

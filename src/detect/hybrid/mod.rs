@@ -33,10 +33,15 @@ use super::bloom::{BlockSignatures, BloomSettings, TemplateModel};
 use super::incremental::{IncrementalSettings, SegmentTables, block_segments, template_share};
 use super::title::{self, TitleOverlap, own_title_words};
 use super::{Counter, Detector, Flag, FlagValue, PageSource, Passes, Rule, Verdict, flags};
+use crate::segment::evidence::context;
 use crate::segment::{SegmentOptions, SegmentedPage, stable_hash_bytes};
 
 /// The model's probability that the block is content; kept at or above the threshold.
 pub const CONTENT_PROBABILITY: Rule = Rule::new(3, "content_probability");
+
+/// The block is in a thread of reader comments (`segment::evidence::context::COMMENTS`),
+/// which is not main content unless `--keep-comments` asks for it.
+pub const READER_COMMENT: Rule = Rule::new(11, "reader_comment");
 
 /// One page's feature rows, as a training run records them (see [`ModelSource::Record`]).
 #[derive(Debug, Clone)]
@@ -80,6 +85,8 @@ pub struct HybridSettings {
     pub threshold: Option<f32>,
     /// Keep a heading made mostly of the page's own title words, whatever the model says.
     pub keep_title_heading: bool,
+    /// Keep reader comments as the model decides them, rather than dropping them.
+    pub keep_comments: bool,
     /// The thresholds of the `bloom` model behind the template-word ratio.
     pub bloom: BloomSettings,
     /// The segment table behind the site evidence of a one-pass run.
@@ -92,6 +99,7 @@ impl Default for HybridSettings {
             model: ModelSource::BuiltIn,
             threshold: None,
             keep_title_heading: true,
+            keep_comments: false,
             bloom: BloomSettings::default(),
             segment_table: IncrementalSettings::default(),
         }
@@ -106,10 +114,11 @@ impl serde::Serialize for HybridSettings {
             ModelSource::Loaded { path, .. } => path.clone(),
             ModelSource::Record { .. } => "recording features".to_string(),
         };
-        let mut out = serializer.serialize_struct("HybridSettings", 5)?;
+        let mut out = serializer.serialize_struct("HybridSettings", 6)?;
         out.serialize_field("model", &model)?;
         out.serialize_field("threshold", &self.threshold)?;
         out.serialize_field("keep_title_heading", &self.keep_title_heading)?;
+        out.serialize_field("keep_comments", &self.keep_comments)?;
         out.serialize_field("bloom", &self.bloom)?;
         out.serialize_field("segment_table", &self.segment_table)?;
         out.end()
@@ -290,6 +299,7 @@ impl Detector for Hybrid {
         CONTENT_PROBABILITY,
         Rule::KEEPS_EVERYTHING,
         title::TITLE_HEADING,
+        READER_COMMENT,
     ];
     const ONE_PASS_TOO: bool = true;
     const OWN_TITLE_RULE: bool = true;
@@ -328,6 +338,13 @@ impl Detector for Hybrid {
                 "hybrid-no-title-rule",
                 "Let the model drop a heading made of the page's own title words.",
                 |s| s.keep_title_heading = false,
+            ),
+            Flag::switch(
+                "keep-comments",
+                "Keep threads of reader comments as the model decides them (default: a block \
+                 in an element whose class names comments, a Disqus thread or Comment \
+                 microdata is dropped, as every benchmark's gold leaves comments out).",
+                |s| s.keep_comments = true,
             ),
         ]
     }
@@ -445,8 +462,13 @@ impl Detector for Hybrid {
         };
         let threshold = self.settings.threshold.unwrap_or(model.threshold);
         let title_rule = self.settings.keep_title_heading;
+        let drop_comments = !self.settings.keep_comments;
         rows.chunks_exact(features::count())
-            .map(|row| {
+            .zip(&page.blocks)
+            .map(|(row, block)| {
+                if drop_comments && block.evidence.context & context::COMMENTS != 0 {
+                    return Verdict::scored(false, READER_COMMENT, f32::NAN, f32::NAN);
+                }
                 let probability = match &self.compiled {
                     Some(compiled) => compiled.probability(row),
                     None => model.probability(row),
