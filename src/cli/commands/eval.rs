@@ -64,9 +64,9 @@ pub struct EvalArgs {
     /// Also draw an SVG bar chart (F1, postings reduction, title MRR per index) to this file.
     #[arg(long)]
     chart: Option<PathBuf>,
-    /// Also write every known-item query to this file, a JSON line each: the index, the
-    /// kind (title or phrase), the query, the page's URL, its rank (null: not in the first
-    /// ten) and the first result.
+    /// Also write every known-item query to this file, a JSON line each: the index (and
+    /// its pages per site), the kind (title or phrase), the query, the page's URL, its rank
+    /// (null: not in the first ten) and the first result.
     #[arg(long, value_name = "FILE")]
     queries: Option<PathBuf>,
     #[command(flatten)]
