@@ -8,6 +8,14 @@
 # EVAL_ONLY=1 the models and held-out text already in OUT_DIR (from an earlier run of the
 # same training code) are measured again, without training.
 #
+# Every figure is given at each size of PAGES_PER_SITE (default 1,3,10,30,all): training pools
+# each site sampled down to each size (`train --pages-per-site`), leave-one-site-out holds out
+# a site's samples together and decides each at its size, and eval samples the sites the same
+# way (same seed), so each row of the tables is one index at one number of pages per site.
+# PAGES_PER_SITE= (empty) trains and measures whole sites only, without sampling. A host in
+# two corpora (www.bbc.com: 10 news pages, 1 article) is sampled from both in training and
+# from one in eval: at K=10 one of its news pages has no held-out text and counts as kept whole.
+#
 # Writes OUT_DIR/model-EVIDENCE.json, OUT_DIR/cv-EVIDENCE.jsonl (held-out kept text) and
 # OUT_DIR/eval-CORPUS.md (`indexer eval`: hybrid with the trained model, bloom, none, the
 # cross-validated rows and the oracle), and prints the tables.
@@ -19,11 +27,20 @@ shared=${1:-../shared}
 out=${2:-target/hybrid}
 mkdir -p "$out"
 cargo build --release --quiet
-bin=target/release/indexer
+bin=${CARGO_TARGET_DIR:-target}/release/indexer
 corpus=$shared/corpus
 inputs=("$corpus"/docs/*.warc.gz "$corpus"/news/*.warc.gz "$corpus"/articles/*.warc.gz)
 labels=(--labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.labels.jsonl.gz"
   --snippets "$corpus/articles/*.snippets.jsonl.gz")
+
+sample_flags=()
+sites=(--sites)
+pages_per_site=${PAGES_PER_SITE-1,3,10,30,all}
+if [[ -n $pages_per_site ]]; then
+  sample_flags=(--pages-per-site "$pages_per_site")
+  # A column per index and size would not fit a page.
+  [[ $pages_per_site == *,* ]] && sites=()
+fi
 
 pass_flags=()
 detectors=hybrid,bloom
@@ -42,7 +59,7 @@ for evidence in "${evidences[@]}"; do
   fi
   echo "== train --evidence $evidence (with leave-one-site-out)" >&2
   "$bin" train "${inputs[@]}" "${labels[@]}" --evidence "$evidence" "${pass_flags[@]}" \
-    --out "$out/model-$evidence.json" --cross-validate "$out/cv-$evidence.jsonl"
+    "${sample_flags[@]}" --out "$out/model-$evidence.json" --cross-validate "$out/cv-$evidence.jsonl"
 done
 
 predictions=()
@@ -52,13 +69,12 @@ done
 for name in docs news; do
   echo "== eval $name" >&2
   "$bin" eval "$corpus"/$name/*.warc.gz --labels "$corpus/$name/*.labels.jsonl.gz" \
-    --detector "$detectors" --model "$out/model-both.json" "${predictions[@]}" --sites \
-    "${pass_flags[@]}" \
-    --report "$out/eval-$name.md" > /dev/null
+    --detector "$detectors" --model "$out/model-both.json" "${predictions[@]}" "${sites[@]}" \
+    "${pass_flags[@]}" "${sample_flags[@]}" --report "$out/eval-$name.md" > /dev/null
   cat "$out/eval-$name.md"
 done
 echo "== eval articles" >&2
 "$bin" eval "$corpus"/articles/*.warc.gz --snippets "$corpus/articles/*.snippets.jsonl.gz" \
   --detector "$detectors" --model "$out/model-both.json" "${predictions[@]}" "${pass_flags[@]}" \
-  --report "$out/eval-articles.md" > /dev/null
+  "${sample_flags[@]}" --report "$out/eval-articles.md" > /dev/null
 cat "$out/eval-articles.md"

@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 shared=${1:-../shared}
 corpus=$shared/corpus
 cargo build --release --quiet
+bin=${CARGO_TARGET_DIR:-target}/release/indexer
 out=$(mktemp --suffix .json)
 trap 'rm -f "$out"' EXIT
 status=0
@@ -23,7 +24,7 @@ for variant in two-pass one-pass; do
     flags=()
     committed=src/detect/hybrid/default-model.json
   fi
-  target/release/indexer train "$corpus"/docs/*.warc.gz "$corpus"/news/*.warc.gz \
+  "$bin" train "$corpus"/docs/*.warc.gz "$corpus"/news/*.warc.gz \
     "$corpus"/articles/*.warc.gz \
     --labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.labels.jsonl.gz" \
     --snippets "$corpus/articles/*.snippets.jsonl.gz" --out "$out" "${flags[@]}" > /dev/null

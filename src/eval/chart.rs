@@ -1,5 +1,6 @@
 //! An SVG bar chart of an evaluation: one group of bars per index (F1, postings reduction,
-//! title MRR), because bars compare faster than columns of numbers.
+//! title MRR) — per index and pages per site when sampled ("hybrid k=3") —, because bars
+//! compare faster than columns of numbers.
 
 use std::path::Path;
 
@@ -27,7 +28,7 @@ pub fn write_chart(report: &EvalReport, path: &Path) -> Result<(), EvalError> {
         .y_label_area_size(45)
         .build_cartesian_2d(0.0..groups as f64, 0.0..1.3)
         .map_err(|e| chart_error(e.to_string()))?;
-    let names: Vec<String> = report.rows.iter().map(|row| row.name.clone()).collect();
+    let names: Vec<String> = report.rows.iter().map(|row| row.label()).collect();
     chart
         .configure_mesh()
         .disable_x_mesh()

@@ -6,11 +6,14 @@
 //! `template_text`; lines with `"usable": false` are skipped.
 
 mod chart;
+mod predictions;
 mod quality;
+mod report;
 mod retrieval;
 mod snippets;
 
 pub use chart::write_chart;
+pub use predictions::{Predictions, load_predictions};
 pub use quality::{Prf, Quality, bag, score};
 pub use retrieval::{
     QueryKind, QueryOutcome, RankFigures, Retrieval, reciprocal_rank, sample_phrase,
@@ -21,6 +24,7 @@ pub use snippets::{SnippetScore, score_snippets};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 use tantivy::{DocAddress, TantivyDocument};
@@ -29,7 +33,10 @@ use crate::detect::DetectorKind;
 use crate::index::{
     IndexBuild, IndexError, IndexStats, IndexedPage, OpenIndex, stats, stored_text,
 };
-use crate::run::{BuildError, BuildOptions, BuildSummary, PrefixedProgress, Progress, build_index};
+use crate::run::{
+    self, BuildError, BuildOptions, BuildSummary, PagesPerSite, PrefixedProgress, Progress,
+    Sampling, build_index,
+};
 use crate::search::SearchError;
 
 /// One labelled page.
@@ -84,6 +91,19 @@ pub enum EvalError {
     /// A temporary directory or output file failed.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// A predictions file written at some pages per site has none at a size asked for.
+    #[error(
+        "predictions {name} hold no kept text at {pages} pages per site (they were written at {written}): \
+         give eval the pages per site of the run that wrote them"
+    )]
+    PredictionsNotSampledAt {
+        /// The predictions' name.
+        name: String,
+        /// The size asked for.
+        pages: PagesPerSite,
+        /// The sizes they hold: "1,3,all".
+        written: String,
+    },
 }
 
 /// Expands glob patterns (`DIR/*.labels.jsonl.gz`) into the files they match, sorted; a
@@ -197,6 +217,9 @@ pub fn load_labels(paths: &[PathBuf]) -> Result<Vec<Label>, EvalError> {
 pub struct EvalRow {
     /// `bloom`, `none`, … or `oracle`.
     pub name: String,
+    /// The pages per site its sites were sampled down to (only in a sampled evaluation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages_per_site: Option<PagesPerSite>,
     /// Extraction quality of the index's stored body text.
     pub quality: Quality,
     /// Snippet scores, when snippet labels were given.
@@ -227,7 +250,11 @@ pub struct EvalReport {
     /// Labelled pages (of either kind) whose URL is not in the input: scored as keeping
     /// nothing, so a large number means the wrong labels or inputs were given.
     pub labelled_pages_missing: usize,
-    /// One row per detector, then each predictions file, then the oracle.
+    /// The seed of the sampled pages (only in a sampled evaluation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample_seed: Option<u64>,
+    /// One row per detector, then each predictions file, then the oracle (in a sampled
+    /// evaluation, those rows for each pages per site in turn).
     pub rows: Vec<EvalRow>,
 }
 
@@ -240,6 +267,14 @@ pub struct Truth<'a> {
     pub snippets: &'a [SnippetLabel],
 }
 
+impl<'a> Truth<'a> {
+    /// The URL of every labelled page, of either kind.
+    fn urls(self) -> impl Iterator<Item = &'a str> {
+        (self.labels.iter().map(|label| label.url.as_str()))
+            .chain(self.snippets.iter().map(|label| label.url.as_str()))
+    }
+}
+
 /// How the known-item queries are asked.
 #[derive(Debug, Clone, Copy)]
 pub struct QuerySettings {
@@ -249,49 +284,94 @@ pub struct QuerySettings {
     pub weights: crate::search::Weights,
 }
 
-/// Kept text by URL, as `indexer extract` or `indexer train --cross-validate` write it,
-/// measured as an index of its own.
+/// What an evaluation measures and how, resolved once from what the caller asked.
 #[derive(Debug, Clone)]
-pub struct Predictions {
-    /// The row's name.
-    pub name: String,
-    /// Kept text by URL.
-    pub texts: HashMap<String, String>,
-}
-
-/// Reads a predictions file (JSON lines with `url` and `text`).
-pub fn load_predictions(name: &str, path: &Path) -> Result<Predictions, EvalError> {
-    let mut texts = HashMap::new();
-    for_each_line(&[path.to_path_buf()], |value| {
-        if let (Some(url), Some(text)) = (
-            value.get("url").and_then(|v| v.as_str()),
-            value.get("text").and_then(|v| v.as_str()),
-        ) {
-            texts.insert(url.to_string(), text.to_string());
-        }
-    })?;
-    Ok(Predictions {
-        name: name.to_string(),
-        texts,
-    })
+pub struct EvalPlan<'a> {
+    /// The detectors measured; `none` is always measured as the baseline.
+    pub detectors: &'a [DetectorKind],
+    /// Kept text from files, each measured as an index of its own.
+    pub predictions: &'a [Predictions],
+    /// How the inputs are read and the detectors run.
+    pub options: &'a BuildOptions,
+    /// How the known-item queries are asked.
+    pub queries: QuerySettings,
+    /// Each site sampled down to a few pages, each size a run of its own (`None`: the
+    /// whole input, once).
+    pub sampling: Option<Sampling>,
 }
 
 /// Builds an index per detector (and `none`), one per predictions file, and the oracle (from
-/// the content labels) in a temporary directory, and measures each.
+/// the content labels) in a temporary directory, and measures each — once, or, sampled, once
+/// for each pages per site on only the sampled pages (labels of other pages left out).
 pub fn evaluate(
     inputs: &[PathBuf],
     truth: Truth<'_>,
-    detectors: &[DetectorKind],
-    predictions: &[Predictions],
-    options: &BuildOptions,
-    queries: QuerySettings,
+    plan: &EvalPlan<'_>,
     progress: &dyn Progress,
 ) -> Result<EvalReport, EvalError> {
-    let labels = truth.labels;
+    let mut report = EvalReport {
+        labelled_pages: truth.labels.len(),
+        snippet_pages: truth.snippets.len(),
+        labelled_pages_missing: 0,
+        sample_seed: None,
+        rows: Vec::new(),
+    };
+    let sizes: Vec<Option<PagesPerSite>> = match &plan.sampling {
+        Some(sampling) => sampling.pages_per_site.iter().copied().map(Some).collect(),
+        None => vec![None],
+    };
+    for predicted in plan.predictions {
+        for &pages in &sizes {
+            predicted.check_written_at(pages)?;
+        }
+    }
+    let Some(sampling) = &plan.sampling else {
+        (report.rows, report.labelled_pages_missing) =
+            measure_indexes(inputs, truth, plan, plan.options, None, progress)?;
+        return Ok(report);
+    };
+    let census = run::census(inputs, plan.options, progress)?;
+    report.labelled_pages_missing = truth.urls().filter(|url| !census.contains(url)).count();
+    report.sample_seed = Some(sampling.seed);
+    for &pages in &sampling.pages_per_site {
+        let sample = Arc::new(census.sample(pages, sampling.seed));
+        let labels: Vec<Label> = (truth.labels.iter())
+            .filter(|label| sample.contains(&label.url))
+            .cloned()
+            .collect();
+        let snippets: Vec<SnippetLabel> = (truth.snippets.iter())
+            .filter(|label| sample.contains(&label.url))
+            .cloned()
+            .collect();
+        let mut options = plan.options.clone();
+        options.input.sample = Some(sample);
+        let sampled = Truth {
+            labels: &labels,
+            snippets: &snippets,
+        };
+        let (rows, _) = measure_indexes(inputs, sampled, plan, &options, Some(pages), progress)?;
+        report.rows.extend(rows);
+    }
+    Ok(report)
+}
+
+/// The rows of one evaluation of `inputs` read as `options` say (sampled down to `sampled`
+/// pages per site, or whole), and the labelled pages missing from its `none` index.
+fn measure_indexes(
+    inputs: &[PathBuf],
+    truth: Truth<'_>,
+    plan: &EvalPlan<'_>,
+    options: &BuildOptions,
+    sampled: Option<PagesPerSite>,
+    progress: &dyn Progress,
+) -> Result<(Vec<EvalRow>, usize), EvalError> {
+    let (labels, queries) = (truth.labels, plan.queries);
     let workdir = tempfile::Builder::new().prefix("indexer-eval-").tempdir()?;
-    let mut kinds: Vec<DetectorKind> = detectors.to_vec();
+    let mut kinds: Vec<DetectorKind> = plan.detectors.to_vec();
     kinds.retain(|&kind| kind != DetectorKind::None);
     kinds.push(DetectorKind::None);
+    let sample_prefix =
+        sampled.map_or_else(String::new, |pages| format!("{pages} pages per site, "));
     let mut rows = Vec::new();
     for kind in kinds {
         let path = workdir.path().join(kind.name());
@@ -301,7 +381,7 @@ pub fn evaluate(
         };
         let phase = PrefixedProgress {
             inner: progress,
-            prefix: format!("eval, the {} index: ", kind.name()),
+            prefix: format!("eval, {sample_prefix}the {} index: ", kind.name()),
         };
         let summary = build_index(inputs, &path, &run, &phase)?;
         rows.push(measure(
@@ -318,15 +398,10 @@ pub fn evaluate(
         .iter()
         .map(|document| document.url.as_str())
         .collect();
-    let missing = labels
-        .iter()
-        .map(|label| label.url.as_str())
-        .chain(truth.snippets.iter().map(|label| label.url.as_str()))
-        .filter(|url| !urls.contains(url))
-        .count();
-    for (at, predicted) in predictions.iter().enumerate() {
+    let missing = truth.urls().filter(|url| !urls.contains(url)).count();
+    for (at, predicted) in plan.predictions.iter().enumerate() {
         let path = workdir.path().join(format!("predictions-{at}"));
-        build_from_predictions(&path, &documents, predicted)?;
+        build_from_predictions(&path, &documents, predicted, sampled)?;
         rows.push(measure(&predicted.name, &path, truth, queries, 0.0)?);
     }
     if !labels.is_empty() {
@@ -344,13 +419,9 @@ pub fn evaluate(
     for row in &mut rows {
         (row.postings_reduction, row.share_of_oracle_reduction) =
             postings_reduction(row.index.postings, baseline, oracle);
+        row.pages_per_site = sampled;
     }
-    Ok(EvalReport {
-        labelled_pages: labels.len(),
-        snippet_pages: truth.snippets.len(),
-        labelled_pages_missing: missing,
-        rows,
-    })
+    Ok((rows, missing))
 }
 
 /// An index's postings reduction, 1 − `postings` / `baseline` (0 when the baseline has no
@@ -402,21 +473,20 @@ fn stored_documents(open: &OpenIndex) -> Result<Vec<StoredDocument>, EvalError> 
 }
 
 /// An index of the input's pages (as `none` stored them) with each page's text replaced by
-/// its predicted text where the predictions have it.
+/// its predicted text (at `sampled` pages per site) where the predictions have it.
 fn build_from_predictions(
     path: &Path,
     documents: &[StoredDocument],
     predictions: &Predictions,
+    sampled: Option<PagesPerSite>,
 ) -> Result<(), EvalError> {
+    let predicted = |document: &StoredDocument| predictions.text_at(&document.url, sampled);
     let replaced = documents
         .iter()
-        .filter(|document| predictions.texts.contains_key(&document.url))
+        .filter(|document| predicted(document).is_some())
         .count() as u64;
     let pages = documents.iter().map(|document| {
-        let body = predictions
-            .texts
-            .get(&document.url)
-            .map_or(document.body.as_str(), String::as_str);
+        let body = predicted(document).unwrap_or(&document.body);
         IndexedPage::text(&document.url, &document.site, &document.title, body)
     });
     let summary = BuildSummary {
@@ -468,6 +538,7 @@ fn measure(
         retrieval::evaluate(&open, truth.labels, queries.seed, queries.weights)?;
     Ok(EvalRow {
         name: name.to_string(),
+        pages_per_site: None,
         quality: score(truth.labels, &kept),
         snippets: (!truth.snippets.is_empty()).then(|| score_snippets(truth.snippets, &kept)),
         index: stats(&open)?,
@@ -485,114 +556,6 @@ fn stored_bodies(open: &OpenIndex) -> Result<HashMap<String, String>, EvalError>
         .into_iter()
         .map(|document| (document.url, document.body))
         .collect())
-}
-
-impl EvalReport {
-    /// Every index's known-item queries as JSON lines: `index`, then the fields of
-    /// [`QueryOutcome`].
-    pub fn write_queries(&self, mut out: impl std::io::Write) -> std::io::Result<()> {
-        #[derive(Serialize)]
-        struct Line<'a> {
-            index: &'a str,
-            #[serde(flatten)]
-            outcome: &'a QueryOutcome,
-        }
-        for row in &self.rows {
-            for outcome in &row.queries {
-                serde_json::to_writer(
-                    &mut out,
-                    &Line {
-                        index: &row.name,
-                        outcome,
-                    },
-                )?;
-                out.write_all(b"\n")?;
-            }
-        }
-        out.flush()
-    }
-
-    /// The report as a markdown table (and per-site F1 with `sites`).
-    pub fn to_markdown(&self, sites: bool) -> String {
-        let mut out = String::new();
-        out.push_str(&format!("Labelled pages: {}\n", self.labelled_pages));
-        if self.snippet_pages > 0 {
-            out.push_str(&format!("Snippet-labelled pages: {}\n", self.snippet_pages));
-        }
-        if self.labelled_pages_missing > 0 {
-            out.push_str(&format!(
-                "Labelled pages not in the input (scored as empty): {}\n",
-                self.labelled_pages_missing
-            ));
-        }
-        out.push('\n');
-        if self.snippet_pages > 0 {
-            out.push_str(
-                "| index | snippet P | snippet R | snippet F1 | postings | reduction vs none |\n",
-            );
-            out.push_str("|---|---:|---:|---:|---:|---:|\n");
-            for row in &self.rows {
-                if let Some(snippets) = &row.snippets {
-                    out.push_str(&format!(
-                        "| {} | {:.3} | {:.3} | {:.3} | {} | {:.1}% |\n",
-                        row.name,
-                        snippets.precision,
-                        snippets.recall,
-                        snippets.f1,
-                        row.index.postings,
-                        100.0 * row.postings_reduction
-                    ));
-                }
-            }
-            out.push('\n');
-            if self.labelled_pages == 0 {
-                return out;
-            }
-        }
-        out.push_str("| index | micro P | micro R | micro F1 | macro F1 | template kept | postings | reduction vs none | share of oracle reduction | bytes | MRR@10 title | MRR@10 phrase | S@1 title | S@1 phrase |\n");
-        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        for row in &self.rows {
-            let q = &row.quality;
-            let r = &row.retrieval;
-            out.push_str(&format!(
-                "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {:.1}% | {:.2} | {} | {:.3} | {:.3} | {:.3} | {:.3} |\n",
-                row.name,
-                q.micro.precision,
-                q.micro.recall,
-                q.micro.f1,
-                q.macro_average.f1,
-                q.template_kept,
-                row.index.postings,
-                100.0 * row.postings_reduction,
-                row.share_of_oracle_reduction,
-                row.index.total_bytes,
-                r.title.mrr_at_10,
-                r.phrase.mrr_at_10,
-                r.title.success_at_1,
-                r.phrase.success_at_1,
-            ));
-        }
-        if sites {
-            out.push_str("\n| site |");
-            for row in &self.rows {
-                out.push_str(&format!(" {} F1 |", row.name));
-            }
-            out.push_str("\n|---|");
-            out.push_str(&"---:|".repeat(self.rows.len()));
-            out.push('\n');
-            if let Some(first) = self.rows.first() {
-                for site in first.quality.sites.keys() {
-                    out.push_str(&format!("| {site} |"));
-                    for row in &self.rows {
-                        let f1 = row.quality.sites.get(site).map_or(0.0, |prf| prf.f1);
-                        out.push_str(&format!(" {f1:.3} |"));
-                    }
-                    out.push('\n');
-                }
-            }
-        }
-        out
-    }
 }
 
 #[cfg(test)]
@@ -620,47 +583,5 @@ mod tests {
         // An oracle no smaller than none saves nothing to share in: 0.
         assert_eq!(postings_reduction(700, 1000, 1000), (0.3, 0.0));
         assert_eq!(postings_reduction(700, 1000, 1200), (0.3, 0.0));
-    }
-
-    fn row(name: &str, postings: u64, reduction: f64, share: f64) -> EvalRow {
-        EvalRow {
-            name: name.into(),
-            quality: Quality::default(),
-            snippets: None,
-            index: IndexStats {
-                postings,
-                ..IndexStats::default()
-            },
-            postings_reduction: reduction,
-            share_of_oracle_reduction: share,
-            retrieval: Retrieval::default(),
-            queries: Vec::new(),
-            build_seconds: 0.0,
-        }
-    }
-
-    #[test]
-    fn the_markdown_table_shows_reductions_as_percentages_and_absent_sites_as_zero() {
-        let mut bloom = row("bloom", 700, 0.3, 0.5);
-        bloom.quality.sites.insert(
-            "s1".into(),
-            Prf {
-                precision: 1.0,
-                recall: 1.0 / 3.0,
-                f1: 0.5,
-            },
-        );
-        let report = EvalReport {
-            labelled_pages: 2,
-            snippet_pages: 0,
-            labelled_pages_missing: 0,
-            rows: vec![bloom, row("none", 1000, 0.0, 0.0)],
-        };
-        let table = report.to_markdown(true);
-        // 0.3 → 30.0%, share 0.50.
-        assert!(table.contains("| 700 | 30.0% | 0.50 |"), "{table}");
-        assert!(table.contains("| 1000 | 0.0% | 0.00 |"), "{table}");
-        // none has no figures for s1: 0.
-        assert!(table.contains("| s1 | 0.500 | 0.000 |"), "{table}");
     }
 }

@@ -9,6 +9,10 @@
 //!    one that holds a passage to drop is template. Blocks in between are left out.
 //! 3. The chosen family is fitted: gradient-boosted trees ([`boost`]) or a logistic
 //!    regression ([`logistic`]). Pages weigh the same whatever their number of blocks.
+//!
+//! Sampled ([`TrainOptions::sampling`]), step 1 runs once per pages per site, each over the
+//! sites cut down to that many pages ([`crate::run::census`]), and the pages of every run
+//! are pooled: a page sampled at several sizes is a row of the training set at each.
 
 pub mod boost;
 pub mod logistic;
@@ -23,7 +27,7 @@ use crate::detect::hybrid::features;
 use crate::detect::hybrid::{Model, ModelSource, Provenance, RecordedPage, keeps};
 use crate::detect::{DetectorKind, named_choices};
 use crate::eval::{Label, SnippetLabel};
-use crate::run::{self, BuildError, BuildOptions, Progress};
+use crate::run::{self, BuildError, BuildOptions, PagesPerSite, Progress, Sampling};
 
 pub use boost::BoostSettings;
 pub use logistic::LogisticSettings;
@@ -84,6 +88,9 @@ pub struct TrainOptions {
     pub seed: u64,
     /// Keep threshold written into the model.
     pub threshold: f32,
+    /// Each site sampled down to a few pages, each size a run of its own whose pages are
+    /// pooled (`None`: the whole input, once).
+    pub sampling: Option<Sampling>,
 }
 
 impl Default for TrainOptions {
@@ -96,6 +103,7 @@ impl Default for TrainOptions {
             logistic: LogisticSettings::default(),
             seed: 1,
             threshold: 0.6,
+            sampling: None,
         }
     }
 }
@@ -231,6 +239,8 @@ impl<'a> PreparedLabels<'a> {
 pub struct LabelledPage {
     /// The page's URL.
     pub url: String,
+    /// The pages per site of the sampled run that recorded it (`None`: not sampled).
+    pub pages_per_site: Option<PagesPerSite>,
     /// What cross-validation holds out together: the URL's host without `www.`.
     pub group: String,
     /// The blocks' text.
@@ -244,7 +254,7 @@ pub struct LabelledPage {
 /// The labelled pages of a training run's inputs.
 #[derive(Debug, Clone, Default)]
 pub struct Collected {
-    /// Labelled pages found in the input, by URL.
+    /// Labelled pages found in the input, by URL (sampled: by pages per site, then URL).
     pub pages: Vec<LabelledPage>,
     /// Labelled pages given.
     pub labelled_given: usize,
@@ -267,7 +277,7 @@ pub struct Dataset<'a> {
 impl Collected {
     /// The labelled rows of the pages `include` accepts. A page's labelled blocks weigh
     /// 1/√(blocks) each, times 1/√(pages of its site), so that neither long pages nor large
-    /// sites drown the rest.
+    /// sites drown the rest (sampled, a site's pages are those of all its samples).
     pub fn dataset(&self, include: impl Fn(&LabelledPage) -> bool) -> Dataset<'_> {
         let mut group_pages: HashMap<&str, usize> = HashMap::new();
         for page in self.pages.iter().filter(|page| include(page)) {
@@ -300,12 +310,13 @@ pub fn group_of(url: &str) -> String {
     site.strip_prefix("www.").unwrap_or(&site).to_string()
 }
 
-/// Reads `inputs` with `hybrid` recording and labels the blocks of every labelled page.
+/// Reads `inputs` with `hybrid` recording and labels the blocks of every labelled page — once,
+/// or once per pages per site of the options' sampling, the pages of every run pooled.
 pub fn collect(
     inputs: &[PathBuf],
     labels: &[Label],
     snippets: &[SnippetLabel],
-    options: &BuildOptions,
+    options: &TrainOptions,
     progress: &dyn Progress,
 ) -> Result<Collected, TrainError> {
     let mut by_url: HashMap<&str, PageLabels<'_>> = HashMap::new();
@@ -315,6 +326,48 @@ pub fn collect(
     for label in snippets {
         by_url.insert(&label.url, PageLabels::Snippets(label));
     }
+    let mut collected = Collected {
+        pages: Vec::new(),
+        labelled_given: by_url.len(),
+    };
+    match &options.sampling {
+        None => collected.pages = record(inputs, &by_url, &options.build, None, progress)?,
+        Some(sampling) => {
+            let census = run::census(inputs, &options.build, progress)?;
+            for &pages in &sampling.pages_per_site {
+                let mut build = options.build.clone();
+                build.input.sample = Some(Arc::new(census.sample(pages, sampling.seed)));
+                let prefixed = run::PrefixedProgress {
+                    inner: progress,
+                    prefix: format!("{pages} pages per site: "),
+                };
+                let recorded = record(inputs, &by_url, &build, Some(pages), &prefixed)?;
+                collected.pages.extend(recorded);
+            }
+        }
+    }
+    if collected
+        .pages
+        .iter()
+        .all(|page| page.labels.iter().all(Option::is_none))
+    {
+        return Err(TrainError::NoLabelledBlocks {
+            labelled: by_url.len(),
+            found: 0,
+        });
+    }
+    Ok(collected)
+}
+
+/// One read of `inputs` with `hybrid` recording the pages `by_url` labels, as `options` say
+/// (sampled down to `sampled` pages per site, or whole): the labelled pages found, by URL.
+fn record(
+    inputs: &[PathBuf],
+    by_url: &HashMap<&str, PageLabels<'_>>,
+    options: &BuildOptions,
+    sampled: Option<PagesPerSite>,
+    progress: &dyn Progress,
+) -> Result<Vec<LabelledPage>, TrainError> {
     let only: FxHashSet<String> = by_url.keys().map(|url| url.to_string()).collect();
     let recorded = Arc::new(Mutex::new(Vec::new()));
     let mut run = options.clone();
@@ -333,10 +386,7 @@ pub fn collect(
     pages.sort_by(|a, b| a.url.cmp(&b.url));
     pages.dedup_by(|a, b| a.url == b.url);
 
-    let mut collected = Collected {
-        pages: Vec::new(),
-        labelled_given: by_url.len(),
-    };
+    let mut labelled = Vec::new();
     for page in pages {
         let Some(page_labels) = by_url.get(page.url.as_str()) else {
             continue;
@@ -344,25 +394,16 @@ pub fn collect(
         let prepared = PreparedLabels::new(*page_labels);
         let labels: Vec<Option<f32>> = page.texts.iter().map(|t| prepared.block_label(t)).collect();
         // Pages with no labelled block still get decided in cross-validation.
-        collected.pages.push(LabelledPage {
+        labelled.push(LabelledPage {
             group: group_of(&page.url),
             url: page.url,
+            pages_per_site: sampled,
             texts: page.texts,
             rows: page.rows,
             labels,
         });
     }
-    if collected
-        .pages
-        .iter()
-        .all(|page| page.labels.iter().all(Option::is_none))
-    {
-        return Err(TrainError::NoLabelledBlocks {
-            labelled: by_url.len(),
-            found: 0,
-        });
-    }
-    Ok(collected)
+    Ok(labelled)
 }
 
 /// Fits a model to `dataset`.
@@ -413,9 +454,16 @@ pub fn fit(dataset: &Dataset<'_>, options: &TrainOptions, inputs: &[PathBuf]) ->
             content_blocks: dataset.labels.iter().filter(|&&y| y > 0.5).count() as u64,
             seed: options.seed,
             settings: format!(
-                "{}, {} evidence: {settings}",
+                "{}, {} evidence{}: {settings}",
                 crate::detect::Choice::name(options.family),
-                crate::detect::Choice::name(options.evidence)
+                crate::detect::Choice::name(options.evidence),
+                options
+                    .sampling
+                    .as_ref()
+                    .map_or_else(String::new, |sampling| format!(
+                        ", sites sampled to {} pages",
+                        sampling.sizes()
+                    ))
             ),
         },
     )
@@ -453,20 +501,26 @@ pub const SMALL_GROUP_FOLDS: u64 = 10;
 pub struct HeldOut {
     /// The page's URL.
     pub url: String,
+    /// The pages per site it was decided at, when sampled (a page sampled at several sizes
+    /// is held out once at each).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages_per_site: Option<PagesPerSite>,
     /// Its kept blocks, one per line.
     pub text: String,
     /// The fold it was held out in.
     pub fold: String,
 }
 
-/// The fold of every group: large groups alone, small ones by hash.
+/// The fold of every group: large groups alone, small ones by hash. A group's size is its
+/// labelled pages, each counted once however many samples hold it, so a sampled training
+/// set has the folds of the whole one, and a site's samples are held out together.
 pub fn folds(collected: &Collected) -> HashMap<String, String> {
-    let mut sizes: HashMap<&str, usize> = HashMap::new();
+    let mut urls: HashMap<&str, HashSet<&str>> = HashMap::new();
     for page in &collected.pages {
-        *sizes.entry(&page.group).or_default() += 1;
+        urls.entry(&page.group).or_default().insert(&page.url);
     }
-    sizes
-        .into_iter()
+    urls.into_iter()
+        .map(|(group, urls)| (group, urls.len()))
         .map(|(group, pages)| {
             let fold = if pages >= OWN_FOLD_PAGES {
                 group.to_string()
@@ -508,12 +562,13 @@ pub fn cross_validate(
                 .collect();
             held_out.push(HeldOut {
                 url: page.url.clone(),
+                pages_per_site: page.pages_per_site,
                 text: kept.join("\n"),
                 fold: fold.to_string(),
             });
         }
     }
-    held_out.sort_by(|a, b| a.url.cmp(&b.url));
+    held_out.sort_by(|a, b| (&a.url, a.pages_per_site).cmp(&(&b.url, b.pages_per_site)));
     held_out
 }
 
@@ -525,13 +580,59 @@ pub fn train(
     options: &TrainOptions,
     progress: &dyn Progress,
 ) -> Result<Model, TrainError> {
-    let collected = collect(inputs, labels, snippets, &options.build, progress)?;
+    let collected = collect(inputs, labels, snippets, options, progress)?;
     Ok(fit(&collected.dataset(|_| true), options, inputs))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn page(group: &str, n: usize, pages_per_site: Option<PagesPerSite>) -> LabelledPage {
+        LabelledPage {
+            url: format!("http://{group}/{n}"),
+            pages_per_site,
+            group: group.to_string(),
+            texts: Vec::new(),
+            rows: Vec::new(),
+            labels: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_site_s_fold_counts_its_pages_once_however_many_samples_hold_them() {
+        // big.example: 20 pages, held out alone. small.example: 15 pages sampled at 10 and
+        // at all (25 pages recorded) — still 15 pages, a fold of small sites.
+        let mut pages: Vec<LabelledPage> = (0..20).map(|n| page("big.example", n, None)).collect();
+        for (sampled, count) in [(PagesPerSite::Pages(10), 10), (PagesPerSite::All, 15)] {
+            pages.extend((0..count).map(|n| page("small.example", n, Some(sampled))));
+        }
+        let folds = folds(&Collected {
+            pages,
+            labelled_given: 35,
+        });
+        assert_eq!(folds["big.example"], "big.example");
+        assert!(
+            folds["small.example"].starts_with("small-sites-"),
+            "{folds:?}"
+        );
+    }
+
+    #[test]
+    fn held_out_pages_say_their_pages_per_site_only_when_sampled() {
+        let held_out = |pages_per_site| HeldOut {
+            url: "u".into(),
+            pages_per_site,
+            text: "t".into(),
+            fold: "f".into(),
+        };
+        let json = |page: HeldOut| serde_json::to_string(&page).unwrap();
+        assert_eq!(json(held_out(None)), r#"{"url":"u","text":"t","fold":"f"}"#);
+        assert_eq!(
+            json(held_out(Some(PagesPerSite::Pages(3)))),
+            r#"{"url":"u","pages_per_site":3,"text":"t","fold":"f"}"#
+        );
+    }
 
     #[test]
     fn blocks_are_labelled_by_their_share_of_content_words() {

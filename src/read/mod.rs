@@ -7,7 +7,8 @@
 //!    `response` or `resource` record of each WARC file (plain, gzip per record, or one gzip
 //!    stream) and one per `.html`/`.htm` file of each folder. It only frames records: the
 //!    block is copied out as stored, nothing is decoded. Every record it passes over or cannot
-//!    read comes out as a [`Skip`] with a [`SkipReason`], so callers can count them.
+//!    read comes out as a [`Skip`] with a [`SkipReason`], so callers can count them — except,
+//!    in a sampled read ([`InputOptions::sample`]), the records of URLs outside the sample.
 //! 2. [`page_from_record`] turns a [`Record`] into a [`Page`]: it parses the HTTP message,
 //!    undoes chunked transfer-encoding and gzip/deflate/brotli content-encoding, checks that
 //!    the document is HTML and decodes its character set to a `String`.
@@ -24,7 +25,7 @@ mod sniff;
 mod source;
 mod warc;
 
-pub use inputs::{InputOptions, InputSet, ReadLimits, RecordLocation, Walk};
+pub use inputs::{InputOptions, InputSet, ReadLimits, RecordLocation, UrlSample, Walk};
 pub use page::page_from_record;
 pub use site::site_of;
 pub use warc::PARTIAL_RECORD_FIELD;

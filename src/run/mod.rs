@@ -9,6 +9,7 @@
 //! | [`rounds`] | the input | records split by site into rounds ([`partition`] files) |
 //! | [`prepare`] | a record | a segmented page (and pages found again by URL) |
 //! | [`engine`] | records of one read | decided pages, one pass or learn-then-decide |
+//! | [`sample`] | the input, K and a seed | each site's pages, and K of them to read alone |
 //! | [`summary`] | — | the [`BuildSummary`] (counted by the engine) and [`DecidedPage`] types |
 //! | [`allocator`] | — | glibc malloc tuned for the build's threads |
 //!
@@ -22,6 +23,7 @@ mod partition;
 mod plan;
 mod prepare;
 mod rounds;
+mod sample;
 mod summary;
 
 pub use error::BuildError;
@@ -32,6 +34,7 @@ pub use options::{
 pub use plan::{Output, RunPlan};
 pub use prepare::segment_record;
 pub use rounds::{SITE_BUCKETS, bucket_of_site};
+pub use sample::{BadPagesPerSite, PagesPerSite, Sampling, SiteCensus, census, sample_rank};
 pub use summary::{
     BuildSummary, DecidedPage, SkippedRecord, counted, format_skips, human_bytes, utc_timestamp,
 };

@@ -1,6 +1,7 @@
 //! `indexer eval`: inputs, labelled pages and detectors in; one index per detector (and an
 //! oracle of the labelled content), then a table of quality, index size and known-item
-//! retrieval out (markdown, JSON, an SVG chart, every query's rank).
+//! retrieval out (markdown, JSON, an SVG chart, every query's rank) — with
+//! `--pages-per-site`, all of it once per sampled size of the sites.
 
 use std::path::PathBuf;
 
@@ -9,7 +10,7 @@ use clap::Args;
 
 use indexer::detect::DetectorKind;
 use indexer::eval;
-use indexer::run::DEFAULT_DETECTOR;
+use indexer::run::{DEFAULT_DETECTOR, PagesPerSite, Sampling};
 
 use crate::cli::choice::choice;
 use crate::cli::flags::{Inputs, RunArgs, TruthArgs};
@@ -30,9 +31,15 @@ pub struct EvalArgs {
     /// Detectors to measure, comma-separated; `none` is always measured as the baseline.
     #[arg(long = "detector", value_parser = choice::<DetectorKind>(), value_delimiter = ',', default_values_t = [DEFAULT_DETECTOR])]
     pub detectors: Vec<DetectorKind>,
-    /// Seed for the sampled phrase queries.
+    /// Seed for the sampled phrase queries (and the sampled pages of --pages-per-site).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Sample each site (the host of its pages) down to K pages and measure on those pages
+    /// alone, as if the crawl held only them; K, comma-separated, for a row per K and index
+    /// (all: whole sites). A site's pages are chosen by a hash of --seed and their URL: the
+    /// same seed, the same pages.
+    #[arg(long, value_name = "K[,K...]", value_delimiter = ',')]
+    pages_per_site: Vec<PagesPerSite>,
     /// How much a title match counts against a body match in the known-item queries.
     #[arg(long, default_value_t = indexer::search::TITLE_BOOST)]
     title_boost: f32,
@@ -57,9 +64,9 @@ pub struct EvalArgs {
     /// Also draw an SVG bar chart (F1, postings reduction, title MRR per index) to this file.
     #[arg(long)]
     chart: Option<PathBuf>,
-    /// Also write every known-item query to this file, a JSON line each: the index, the
-    /// kind (title or phrase), the query, the page's URL, its rank (null: not in the first
-    /// ten) and the first result.
+    /// Also write every known-item query to this file, a JSON line each: the index (and
+    /// its pages per site), the kind (title or phrase), the query, the page's URL, its rank
+    /// (null: not in the first ten) and the first result.
     #[arg(long, value_name = "FILE")]
     queries: Option<PathBuf>,
     #[command(flatten)]
@@ -93,13 +100,11 @@ pub fn run(args: EvalArgs) -> Result<()> {
             anyhow::Ok((path, file))
         })
         .transpose()?;
-    let figures = eval::evaluate(
-        &args.inputs.inputs,
-        truth,
-        &args.detectors,
-        &predictions,
-        &options,
-        eval::QuerySettings {
+    let plan = eval::EvalPlan {
+        detectors: &args.detectors,
+        predictions: &predictions,
+        options: &options,
+        queries: eval::QuerySettings {
             seed: args.seed,
             weights: indexer::search::Weights {
                 title: args.title_boost,
@@ -107,8 +112,9 @@ pub fn run(args: EvalArgs) -> Result<()> {
                 title_part: args.title_part_boost,
             },
         },
-        &progress,
-    )?;
+        sampling: Sampling::new(&args.pages_per_site, args.seed),
+    };
+    let figures = eval::evaluate(&args.inputs.inputs, truth, &plan, &progress)?;
     if figures.labelled_pages_missing > 0 {
         notice!(
             "warning: {} of {} labelled pages are not in the input and score as empty; \

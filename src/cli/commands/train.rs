@@ -1,5 +1,6 @@
 //! `indexer train`: inputs and labelled pages in, a `hybrid` model file out (and, with
-//! `--cross-validate`, each site's pages decided by a model that never saw it).
+//! `--cross-validate`, each site's pages decided by a model that never saw it); with
+//! `--pages-per-site`, the training set pooled from reads of each site sampled to each size.
 
 use std::path::PathBuf;
 
@@ -8,7 +9,7 @@ use clap::Args;
 
 use indexer::detect::DetectorKind;
 use indexer::learn::{self, BoostSettings, Evidence, Family};
-use indexer::run::{BuildOptions, Progress};
+use indexer::run::{BuildOptions, PagesPerSite, Progress, Sampling};
 
 use crate::cli::choice::choice;
 use crate::cli::detectors::share;
@@ -33,9 +34,16 @@ pub struct TrainArgs {
     /// Which evidence the model may use (for ablations).
     #[arg(long, value_parser = choice::<Evidence>(), default_value = "both")]
     evidence: Evidence,
-    /// Seed of the training's random choices.
+    /// Seed of the training's random choices (and of the sampled pages of --pages-per-site).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Train on each site (the host of its pages) sampled down to K pages, as if the crawl
+    /// held only them; K, comma-separated, for a read of each sample, all pooled into one
+    /// training set (all: whole sites). Pages are chosen by --seed as `eval --pages-per-site`
+    /// chooses them; --cross-validate holds a site's samples out together and writes each
+    /// held-out page once per K.
+    #[arg(long, value_name = "K[,K...]", value_delimiter = ',')]
+    pages_per_site: Vec<PagesPerSite>,
     /// Trees: how many.
     #[arg(long, default_value_t = BoostSettings::default().trees)]
     trees: usize,
@@ -79,12 +87,13 @@ pub fn run(args: TrainArgs) -> Result<()> {
         },
         seed: args.seed,
         threshold: args.threshold as f32,
+        sampling: Sampling::new(&args.pages_per_site, args.seed),
         ..learn::TrainOptions::default()
     };
     let inputs = &args.inputs.inputs;
     let progress = TerminalProgress::new();
     let started = std::time::Instant::now();
-    let collected = learn::collect(inputs, &labels, &snippets, &options.build, &progress)?;
+    let collected = learn::collect(inputs, &labels, &snippets, &options, &progress)?;
     let model = learn::fit(&collected.dataset(|_| true), &options, inputs);
     let out = &args.out;
     write_atomically(out, model.to_json().as_bytes())
@@ -108,7 +117,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     }
     let seconds = started.elapsed().as_secs_f64();
     if args.json {
-        let summary = serde_json::json!({
+        let mut summary = serde_json::json!({
             "model": out,
             "description": model.describe(),
             "labelled_pages_given": labels.len() + snippets.len(),
@@ -117,6 +126,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
             "content_blocks": model.provenance.content_blocks,
             "seconds": seconds,
         });
+        if let Some(sampling) = &options.sampling {
+            summary["pages_per_site"] = serde_json::json!(sampling.pages_per_site);
+        }
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
         println!(
@@ -127,9 +139,15 @@ pub fn run(args: TrainArgs) -> Result<()> {
             model.provenance.blocks,
         );
     }
-    let found = model.provenance.pages as usize;
-    let given = labels.len() + snippets.len();
-    if found < given {
+    // Sampled below whole sites, most labelled pages are left out on purpose.
+    let whole_sites = (options.sampling.as_ref())
+        .is_none_or(|sampling| sampling.pages_per_site.contains(&PagesPerSite::All));
+    let found: std::collections::HashSet<&str> = (collected.pages.iter())
+        .filter(|page| page.labels.iter().any(Option::is_some))
+        .map(|page| page.url.as_str())
+        .collect();
+    let (found, given) = (found.len(), labels.len() + snippets.len());
+    if whole_sites && found < given {
         notice!(
             "warning: {} of {given} labelled pages were not found in the input or had no labelled block",
             given - found

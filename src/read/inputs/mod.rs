@@ -13,8 +13,10 @@ pub use walk::Walk;
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use memmap2::Mmap;
+use rustc_hash::FxHashSet;
 
 use super::source::Stream;
 use super::warc::WarcRecords;
@@ -22,8 +24,8 @@ use super::{ReadError, Record, RecordKind, Skip, SkipReason};
 use file_url::{file_url, joined_url, normalise_base_url};
 use walk::{folder_inputs, has_html_extension};
 
-/// How inputs are read: the base URL of pages read from folders, how folders are walked, and
-/// what reading may hold in memory.
+/// How inputs are read: the base URL of pages read from folders, how folders are walked,
+/// what reading may hold in memory, and which records it reads.
 #[derive(Debug, Clone, Default)]
 pub struct InputOptions {
     /// Base URL for pages read from a folder (default: file:// and the folder's path).
@@ -32,6 +34,40 @@ pub struct InputOptions {
     pub walk: Walk,
     /// Caps on what reading holds in memory at once.
     pub limits: ReadLimits,
+    /// When set, only the records of these URLs are read: the others are passed over as if
+    /// the input did not hold them (not even counted as skips).
+    pub sample: Option<Arc<UrlSample>>,
+}
+
+/// The URLs a sampled read keeps ([`InputOptions::sample`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UrlSample {
+    urls: FxHashSet<String>,
+}
+
+impl UrlSample {
+    /// Whether `url` is kept.
+    pub fn contains(&self, url: &str) -> bool {
+        self.urls.contains(url)
+    }
+
+    /// How many URLs are kept.
+    pub fn len(&self) -> usize {
+        self.urls.len()
+    }
+
+    /// Whether no URL is kept.
+    pub fn is_empty(&self) -> bool {
+        self.urls.is_empty()
+    }
+}
+
+impl FromIterator<String> for UrlSample {
+    fn from_iter<T: IntoIterator<Item = String>>(urls: T) -> Self {
+        UrlSample {
+            urls: urls.into_iter().collect(),
+        }
+    }
 }
 
 /// Caps on what reading holds in memory at once.
@@ -80,9 +116,11 @@ pub struct InputSet {
     limits: ReadLimits,
     /// Standard input (`-`), copied to a temporary file that lives as long as the set, so
     /// that it can be read again by location like any file.
-    spooled: Option<std::sync::Arc<tempfile::NamedTempFile>>,
+    spooled: Option<Arc<tempfile::NamedTempFile>>,
     /// Where each input starts, counting the bytes of the inputs before it.
     starts: Vec<u64>,
+    /// The URLs read, when a sample.
+    sample: Option<Arc<UrlSample>>,
 }
 
 impl InputSet {
@@ -110,6 +148,7 @@ impl InputSet {
             base_url,
             walk,
             limits,
+            sample,
         } = options;
         let (walk, limits) = (*walk, *limits);
         let base_url = base_url.as_deref().map(normalise_base_url).transpose()?;
@@ -126,7 +165,7 @@ impl InputSet {
                     path: file.path().to_path_buf(),
                     bytes,
                 });
-                spooled = Some(std::sync::Arc::new(file));
+                spooled = Some(Arc::new(file));
                 continue;
             }
             let metadata = fs::metadata(path).map_err(|e| io_error(path, e))?;
@@ -151,6 +190,7 @@ impl InputSet {
             limits,
             spooled,
             starts,
+            sample: sample.clone(),
         })
     }
 
@@ -200,13 +240,15 @@ impl InputSet {
     /// Every record of every input in a deterministic order (inputs in the given order).
     /// Yields `Err(Skip)` for each record passed over or broken, so callers can count skips
     /// by reason. Memory-maps each WARC file (memmap2) and streams it: never holds a whole
-    /// decompressed file in memory.
+    /// decompressed file in memory. Under a [`InputOptions::sample`], records of other URLs
+    /// do not come out at all.
     pub fn records(&self) -> impl Iterator<Item = Result<Record, Skip>> + Send + '_ {
         Records {
             inputs: self.inputs.iter(),
             limits: self.limits,
             current: None,
             index: 0,
+            sample: self.sample.as_deref(),
         }
     }
 
@@ -269,6 +311,14 @@ struct Records<'a> {
     current: Option<WarcRecords>,
     /// Index of the next input.
     index: u32,
+    /// The URLs read, when a sample.
+    sample: Option<&'a UrlSample>,
+}
+
+impl Records<'_> {
+    fn sampled(&self, url: &str) -> bool {
+        self.sample.is_none_or(|sample| sample.contains(url))
+    }
 }
 
 impl Iterator for Records<'_> {
@@ -278,7 +328,10 @@ impl Iterator for Records<'_> {
         loop {
             if let Some(records) = &mut self.current {
                 if let Some(item) = records.next() {
-                    return Some(item);
+                    match &item {
+                        Ok(record) if !self.sampled(&record.url) => continue,
+                        _ => return Some(item),
+                    }
                 }
                 self.current = None;
             }
@@ -291,6 +344,7 @@ impl Iterator for Records<'_> {
                     Ok(None) => {}
                     Err(skip) => return Some(Err(skip)),
                 },
+                Input::Html { url, .. } if !self.sampled(url) => {}
                 Input::Html { path, url, .. } => {
                     return Some(read_html_file(path, url, number, self.limits));
                 }
@@ -411,6 +465,55 @@ mod tests {
     use super::test_support::write;
     use super::*;
     use crate::read::test_support::fixture;
+
+    #[test]
+    fn a_sampled_read_yields_the_sample_s_records_and_every_skip() {
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("a.html"), b"<p>a");
+        write(&dir.path().join("b.html"), b"<p>b");
+        let paths = [
+            fixture("resiliparse-cc2020-slice.warc.gz"),
+            dir.path().to_path_buf(),
+        ];
+        let read = |options: &InputOptions| -> (Vec<String>, usize) {
+            let inputs = InputSet::open_with(&paths, options).unwrap();
+            let (mut urls, mut skips) = (Vec::new(), 0);
+            for item in inputs.records() {
+                match item {
+                    Ok(record) => urls.push(record.url),
+                    Err(_) => skips += 1,
+                }
+            }
+            (urls, skips)
+        };
+        let base = InputOptions {
+            base_url: Some("http://folder.example/".into()),
+            ..InputOptions::default()
+        };
+        let (every, skips) = read(&base);
+        assert!(
+            every.len() > 10 && skips > 0,
+            "{} records, {skips} skips",
+            every.len()
+        );
+        // Every third URL of the WARC file, and b.html of the folder.
+        let chosen: Vec<String> = (every.iter().step_by(3))
+            .filter(|url| !url.starts_with("http://folder.example/"))
+            .chain(std::iter::once(&"http://folder.example/b.html".to_string()))
+            .cloned()
+            .collect();
+        let sampled = InputOptions {
+            sample: Some(Arc::new(chosen.iter().cloned().collect())),
+            ..base
+        };
+        let (kept, sampled_skips) = read(&sampled);
+        let expected: Vec<&String> = every.iter().filter(|url| chosen.contains(url)).collect();
+        assert_eq!(kept.iter().collect::<Vec<_>>(), expected);
+        assert_eq!(
+            sampled_skips, skips,
+            "skips are not records of a page: all said"
+        );
+    }
 
     #[test]
     fn positions_count_the_inputs_before() {
