@@ -6,6 +6,10 @@
 #   src/detect/hybrid/default-model.json           (two-pass evidence: `indexer train`)
 #   src/detect/hybrid/default-one-pass-model.json  (one-pass evidence: `indexer train --one-pass`)
 #
+# Each training site is also sampled down to 1, 3, 10 and 30 pages (`--pages-per-site`, seed 1),
+# so that the models learn how far to trust site evidence by how much of it there is; set
+# PAGES_PER_SITE to train on other sizes.
+#
 # usage: benches/train_default_model.sh [SHARED_DIR] [--write]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +31,8 @@ for variant in two-pass one-pass; do
   "$bin" train "$corpus"/docs/*.warc.gz "$corpus"/news/*.warc.gz \
     "$corpus"/articles/*.warc.gz \
     --labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.labels.jsonl.gz" \
-    --snippets "$corpus/articles/*.snippets.jsonl.gz" --out "$out" "${flags[@]}" > /dev/null
+    --snippets "$corpus/articles/*.snippets.jsonl.gz" --out "$out" "${flags[@]}" \
+    --pages-per-site "${PAGES_PER_SITE:-1,3,10,30,all}" > /dev/null
   if cmp -s "$out" "$committed"; then
     echo "$variant: same as $committed ($(sha256sum < "$out" | cut -c1-16))"
   elif [[ ${2:-} == --write ]]; then

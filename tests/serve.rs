@@ -14,7 +14,8 @@ use common::server::Server;
 use common::{indexer, ok, sample};
 
 const OWNERSHIP: &str = "https://doc.rust-lang.org/1.63.0/book/ch04-01-what-is-ownership.html";
-/// A page whose title heading `hybrid` keeps by the `title_heading` rule.
+/// A page whose title heading `hybrid` keeps by the `title_heading` rule at a threshold of
+/// 0.99 ([`strict_index`]; the model alone keeps it at its own threshold).
 const SLICES: &str = "https://doc.rust-lang.org/1.63.0/book/ch04-03-slices.html";
 
 /// An index of the sample (hybrid, the default), built once per test binary.
@@ -26,6 +27,28 @@ fn index() -> &'static Path {
         let index = dir.join("index");
         ok(indexer(
             &["build", "--index", index.to_str().unwrap()],
+            &sample(),
+        ));
+        index
+    })
+}
+
+/// An index of the sample built by `hybrid` with `--hybrid-threshold 0.99`, where the model
+/// drops headings that the title rule then keeps.
+fn strict_index() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("serve-strict-{}", std::process::id()));
+        let index = dir.join("index");
+        ok(indexer(
+            &[
+                "build",
+                "--hybrid-threshold",
+                "0.99",
+                "--index",
+                index.to_str().unwrap(),
+            ],
             &sample(),
         ));
         index
@@ -50,15 +73,32 @@ fn every_page_and_answer_is_served() {
     );
     assert!(home.body.contains("<form action=\"/\""));
     assert!(!home.body.contains("class=hit"));
+    // How many pages match is what the model keeps; the page shows the count the API gives,
+    // and pages past the first ten on the next page.
+    let total = server.get("/api/search?q=ownership").json()["total"]
+        .as_u64()
+        .unwrap();
+    assert!((11..20).contains(&total), "{total}");
     let results = server.get("/?q=ownership");
     assert_eq!(results.status, 200);
-    assert!(results.body.contains("11 pages match"), "{}", results.body);
+    assert!(
+        results.body.contains(&format!("{total} pages match")),
+        "{}",
+        results.body
+    );
     assert_eq!(results.body.matches("<div class=hit>").count(), 10);
     assert!(results.body.contains("<mark>Ownership</mark>"));
-    assert!(results.body.contains("doc.rust-lang.org (11)"));
+    assert!(
+        results
+            .body
+            .contains(&format!("doc.rust-lang.org ({total})"))
+    );
     assert!(results.body.contains("rel=next"));
     let second = server.get("/?q=ownership&offset=10");
-    assert_eq!(second.body.matches("<div class=hit>").count(), 1);
+    assert_eq!(
+        second.body.matches("<div class=hit>").count() as u64,
+        total - 10
+    );
     assert!(second.body.contains("rel=prev") && !second.body.contains("rel=next"));
     let filtered = server.get("/?q=the&site=docs.python.org");
     let all = server.get("/api/search?q=the").json();
@@ -85,7 +125,17 @@ fn every_page_and_answer_is_served() {
 
     // The JSON behind it.
     let api = server.get("/api/search?q=ownership+rules&limit=3").json();
-    assert_eq!(api["total"], 18);
+    let cli = ok(indexer(
+        &[
+            "search",
+            index().to_str().unwrap(),
+            "ownership rules",
+            "-n",
+            "0",
+        ],
+        &[] as &[&str],
+    ));
+    assert_eq!(cli.trim(), format!("{} pages match", api["total"]));
     assert_eq!(api["hits"].as_array().unwrap().len(), 3);
     assert_eq!(api["hits"][0]["url"], OWNERSHIP);
     assert_eq!(api["hits"][0]["index"], 0);
@@ -305,12 +355,15 @@ fn a_slow_client_does_not_stall_the_others() {
 /// dropped blocks (a kept block's score is not recorded: it would add 6 % to the index).
 #[test]
 fn the_page_view_names_the_rule_that_kept_each_block_as_explain_does() {
-    let server = Server::start(&[index()]);
+    let server = Server::start(&[strict_index()]);
     let page = server
         .get(&format!("/api/page?url={}", encoded(SLICES)))
         .json();
     let served = page["blocks"].as_array().unwrap();
-    let extracted = ok(indexer(&["extract", "--explain"], &sample()));
+    let extracted = ok(indexer(
+        &["extract", "--explain", "--hybrid-threshold", "0.99"],
+        &sample(),
+    ));
     let explained: Value = extracted
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())

@@ -12,7 +12,9 @@
 //!
 //! Sampled ([`TrainOptions::sampling`]), step 1 runs once per pages per site, each over the
 //! sites cut down to that many pages ([`crate::run::census`]), and the pages of every run
-//! are pooled: a page sampled at several sizes is a row of the training set at each.
+//! are pooled: a page sampled at several sizes is a row of the training set at each. A site
+//! no larger than a size is read whole only once, at the largest size asked
+//! ([`SiteCensus::sample_of_larger_sites`](crate::run::SiteCensus::sample_of_larger_sites)).
 
 pub mod boost;
 pub mod logistic;
@@ -334,9 +336,15 @@ pub fn collect(
         None => collected.pages = record(inputs, &by_url, &options.build, None, progress)?,
         Some(sampling) => {
             let census = run::census(inputs, &options.build, progress)?;
+            let largest = sampling.pages_per_site.iter().max().copied();
             for &pages in &sampling.pages_per_site {
                 let mut build = options.build.clone();
-                build.input.sample = Some(Arc::new(census.sample(pages, sampling.seed)));
+                let sample = if Some(pages) == largest {
+                    census.sample(pages, sampling.seed)
+                } else {
+                    census.sample_of_larger_sites(pages, sampling.seed)
+                };
+                build.input.sample = Some(Arc::new(sample));
                 let prefixed = run::PrefixedProgress {
                     inner: progress,
                     prefix: format!("{pages} pages per site: "),
@@ -568,8 +576,52 @@ pub fn cross_validate(
             });
         }
     }
+    if let Some(sampling) = &options.sampling {
+        held_out.extend(whole_site_copies(collected, &held_out, sampling));
+    }
     held_out.sort_by(|a, b| (&a.url, a.pages_per_site).cmp(&(&b.url, b.pages_per_site)));
     held_out
+}
+
+/// A site no larger than a size is read whole only at the largest size
+/// ([`SiteCensus::sample_of_larger_sites`](crate::run::SiteCensus::sample_of_larger_sites));
+/// its sample at a smaller size is the same whole site, so its pages' held-out text at the
+/// largest size stands for that size too. Gives those lines, for every size at which a site
+/// has no page.
+fn whole_site_copies(
+    collected: &Collected,
+    held_out: &[HeldOut],
+    sampling: &crate::run::Sampling,
+) -> Vec<HeldOut> {
+    let Some(largest) = sampling.pages_per_site.iter().max().copied() else {
+        return Vec::new();
+    };
+    let mut sizes_of: HashMap<&str, HashSet<PagesPerSite>> = HashMap::new();
+    let mut group_of: HashMap<&str, &str> = HashMap::new();
+    for page in &collected.pages {
+        group_of.insert(&page.url, &page.group);
+        if let Some(size) = page.pages_per_site {
+            sizes_of.entry(&page.group).or_default().insert(size);
+        }
+    }
+    let mut copies = Vec::new();
+    for line in held_out
+        .iter()
+        .filter(|line| line.pages_per_site == Some(largest))
+    {
+        let sizes = group_of
+            .get(line.url.as_str())
+            .and_then(|group| sizes_of.get(group));
+        for &size in &sampling.pages_per_site {
+            if size != largest && sizes.is_none_or(|sizes| !sizes.contains(&size)) {
+                copies.push(HeldOut {
+                    pages_per_site: Some(size),
+                    ..line.clone()
+                });
+            }
+        }
+    }
+    copies
 }
 
 /// Reads the inputs, labels their blocks and fits a model.
@@ -597,6 +649,47 @@ mod tests {
             rows: Vec::new(),
             labels: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_site_read_whole_only_at_the_largest_size_is_held_out_at_every_size() {
+        use PagesPerSite::{All, Pages};
+        let sampling = crate::run::Sampling::new(&[Pages(1), Pages(3), All], 1).unwrap();
+        // big.example was sampled at 1 and 3 (it is larger); small.example, of one page, was
+        // read only whole.
+        let collected = Collected {
+            pages: vec![
+                page("big.example", 0, Some(Pages(1))),
+                page("big.example", 0, Some(Pages(3))),
+                page("big.example", 0, Some(All)),
+                page("small.example", 0, Some(All)),
+            ],
+            labelled_given: 2,
+        };
+        let line = |url: &str, pages_per_site| HeldOut {
+            url: url.to_string(),
+            pages_per_site: Some(pages_per_site),
+            text: format!("{url} at {pages_per_site}"),
+            fold: "f".to_string(),
+        };
+        let held_out: Vec<HeldOut> = collected
+            .pages
+            .iter()
+            .map(|page| line(&page.url, page.pages_per_site.unwrap()))
+            .collect();
+        let copies = whole_site_copies(&collected, &held_out, &sampling);
+        let found: Vec<(String, Option<PagesPerSite>, String)> = copies
+            .into_iter()
+            .map(|copy| (copy.url, copy.pages_per_site, copy.text))
+            .collect();
+        let small = "http://small.example/0";
+        assert_eq!(
+            found,
+            [
+                (small.to_string(), Some(Pages(1)), format!("{small} at all")),
+                (small.to_string(), Some(Pages(3)), format!("{small} at all")),
+            ]
+        );
     }
 
     #[test]

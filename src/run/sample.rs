@@ -163,8 +163,28 @@ impl SiteCensus {
 
     /// The URLs of `pages` pages of each site (all of a smaller site), chosen by `seed`.
     pub fn sample(&self, pages: PagesPerSite, seed: u64) -> UrlSample {
+        self.sample_where(pages, seed, |_| true)
+    }
+
+    /// As [`sample`](Self::sample), leaving out every site of `pages` pages or fewer, whose
+    /// sample would be the whole site: what a training set pooled over several sizes takes at
+    /// every size but the largest, so that no site is read whole twice (a one-page site
+    /// would otherwise be a row of the training set once per size, and outweigh the rest).
+    pub fn sample_of_larger_sites(&self, pages: PagesPerSite, seed: u64) -> UrlSample {
+        self.sample_where(pages, seed, |urls| match pages {
+            PagesPerSite::Pages(pages) => urls > pages,
+            PagesPerSite::All => true,
+        })
+    }
+
+    fn sample_where(
+        &self,
+        pages: PagesPerSite,
+        seed: u64,
+        include: impl Fn(usize) -> bool,
+    ) -> UrlSample {
         let mut kept = Vec::new();
-        for urls in self.sites.values() {
+        for urls in self.sites.values().filter(|urls| include(urls.len())) {
             match pages {
                 PagesPerSite::Pages(pages) if pages < urls.len() => {
                     let mut ranked: Vec<(u64, &String)> = urls
@@ -302,6 +322,11 @@ mod tests {
         }
         assert!(sample.contains(&page_url("b.example", 0)));
         assert!(sample.contains(&page_url("b.example", 1)));
+        let larger = census.sample_of_larger_sites(PagesPerSite::Pages(3), 1);
+        assert_eq!(sorted(&larger, &census), sorted(&sample, &census)[..3]);
+        assert!(!larger.contains(&page_url("b.example", 0)));
+        let whole = census.sample_of_larger_sites(PagesPerSite::All, 1);
+        assert_eq!(whole, census.sample(PagesPerSite::All, 1));
     }
 
     #[test]
