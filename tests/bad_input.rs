@@ -49,6 +49,18 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     path
 }
 
+/// `good.warc` in `dir`: one page of `http://example.org/`.
+fn good_warc(dir: &Path) -> PathBuf {
+    write(
+        dir,
+        "good.warc",
+        &warc_record(
+            "http://example.org/",
+            b"<html><body><p>hello world</p></body></html>",
+        ),
+    )
+}
+
 #[test]
 fn files_with_no_pages_fail_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
@@ -124,14 +136,7 @@ fn a_garbage_file_among_good_ones_is_counted_and_the_rest_indexed() {
         "garbage.warc",
         b"\x00\x01\x02 not a warc at all",
     );
-    let good = write(
-        dir.path(),
-        "good.warc",
-        &warc_record(
-            "http://example.org/",
-            b"<html><body><p>hello world</p></body></html>",
-        ),
-    );
+    let good = good_warc(dir.path());
     let index = dir.path().join("idx");
     let output = indexer(
         &["build", "--json", "--index", index.to_str().unwrap()],
@@ -153,14 +158,7 @@ const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0
 fn a_png_among_good_inputs_is_skipped_and_stderr_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let picture = write(dir.path(), "photo.png", PNG);
-    let good = write(
-        dir.path(),
-        "good.warc",
-        &warc_record(
-            "http://example.org/",
-            b"<html><body><p>hello world</p></body></html>",
-        ),
-    );
+    let good = good_warc(dir.path());
     let index = dir.path().join("idx");
     let output = indexer(
         &["build", "--index", index.to_str().unwrap()],

@@ -17,7 +17,13 @@ fn fixture() -> PathBuf {
 /// An index of the fixture, in a temporary folder kept alive beside it.
 fn index() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let index = dir.path().join("index");
+    let index = build_none(dir.path(), &fixture());
+    (dir, index)
+}
+
+/// `dir/index`, built from `input` with `--detector none`.
+fn build_none(dir: &Path, input: &Path) -> PathBuf {
+    let index = dir.join("index");
     ok(indexer(
         &[
             "build",
@@ -27,9 +33,9 @@ fn index() -> (tempfile::TempDir, PathBuf) {
             "--index",
             index.to_str().unwrap(),
         ],
-        &[fixture()],
+        &[input],
     ));
-    (dir, index)
+    index
 }
 
 /// Every page of the fixture as `extract` prints it: URL, and title and text.
@@ -181,18 +187,7 @@ fn a_run_s_characters_do_not_lengthen_its_page() {
     };
     page("run", "ownership rules here 吉田カバン吉田カバン");
     page("words", "ownership rules here ab cd ef gh ij kl mn op qr");
-    let index = dir.path().join("index");
-    ok(indexer(
-        &[
-            "build",
-            "--detector",
-            "none",
-            "--quiet",
-            "--index",
-            index.to_str().unwrap(),
-        ],
-        &[&pages],
-    ));
+    let index = build_none(dir.path(), &pages);
     let found = hits(&index, "ownership");
     assert_eq!(found.len(), 2, "{found:?}");
     let score = |hit: &Value| hit["score"].as_f64().unwrap();

@@ -21,38 +21,24 @@ const SLICES: &str = "https://doc.rust-lang.org/1.63.0/book/ch04-03-slices.html"
 /// An index of the sample (hybrid, the default), built once per test binary.
 fn index() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let dir =
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("serve-{}", std::process::id()));
-        let index = dir.join("index");
-        ok(indexer(
-            &["build", "--index", index.to_str().unwrap()],
-            &sample(),
-        ));
-        index
-    })
+    BUILT.get_or_init(|| build_sample("serve", &[]))
 }
 
 /// An index of the sample built by `hybrid` with `--hybrid-threshold 0.99`, where the model
 /// drops headings that the title rule then keeps.
 fn strict_index() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("serve-strict-{}", std::process::id()));
-        let index = dir.join("index");
-        ok(indexer(
-            &[
-                "build",
-                "--hybrid-threshold",
-                "0.99",
-                "--index",
-                index.to_str().unwrap(),
-            ],
-            &sample(),
-        ));
-        index
-    })
+    BUILT.get_or_init(|| build_sample("serve-strict", &["--hybrid-threshold", "0.99"]))
+}
+
+/// An index of the sample built with `flags`, in a folder of the test binary's named `name`.
+fn build_sample(name: &str, flags: &[&str]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let index = dir.join("index");
+    let mut args = vec!["build", "--index", index.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    ok(indexer(&args, &sample()));
+    index
 }
 
 fn encoded(text: &str) -> String {

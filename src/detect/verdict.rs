@@ -75,6 +75,14 @@ impl Verdict {
         }
     }
 
+    /// A block dropped by a rule that compares nothing.
+    pub fn dropped(rule: Rule) -> Self {
+        Verdict {
+            keep: false,
+            ..Verdict::kept(rule)
+        }
+    }
+
     /// A block decided by comparing `score` with `threshold`.
     pub fn scored(keep: bool, rule: Rule, score: f32, threshold: f32) -> Self {
         Verdict {

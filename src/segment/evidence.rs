@@ -185,23 +185,29 @@ pub fn context_and_tokens(tag: &str, element: &Element) -> (u32, Vec<u32>) {
     let container = COMMENT_CONTAINERS.contains(&tag);
     for attribute in element.attributes() {
         let name = attribute.name();
-        if container && names_reader_comments(&name, &attribute.value()) {
+        let name = name.as_str();
+        if !matches!(
+            name,
+            "class" | "id" | "role" | "itemprop" | "itemtype" | "rel"
+        ) {
+            continue;
+        }
+        let value = attribute.value();
+        if container && names_reader_comments(name, &value) {
             bits |= context::COMMENTS;
         }
-        match name.as_str() {
-            "class" | "id" => add_tokens(&mut tokens, &attribute.value()),
-            "role" => bits |= role_bits(&attribute.value()),
+        match name {
+            "class" | "id" => add_tokens(&mut tokens, &value),
+            "role" => bits |= role_bits(&value),
             "itemprop" => {
-                let property = attribute.value().to_ascii_lowercase();
+                let property = value.to_ascii_lowercase();
                 if property.contains("articlebody") || property.contains("text") {
                     bits |= context::ARTICLE;
                 } else if property.contains("author") {
                     bits |= context::ADDRESS;
                 }
             }
-            "rel" if attribute.value().eq_ignore_ascii_case("author") => {
-                bits |= context::ADDRESS;
-            }
+            "rel" if value.eq_ignore_ascii_case("author") => bits |= context::ADDRESS,
             _ => {}
         }
     }
@@ -252,6 +258,22 @@ const COMMENT_ID_CONTAINERS: &[&str] = &[
 /// a comment container (`comments-area`, `comment_list`); `itemtype` of schema.org's `Comment`
 /// or `itemprop="comment"`.
 pub fn names_reader_comments(name: &str, value: &str) -> bool {
+    // Most class names and ids name no comments: told by a scan, before any is cut into parts.
+    let may_name_comments = |value: &str| {
+        let bytes = value.as_bytes();
+        bytes
+            .windows(FIRST_COMMENT_PART.len())
+            .any(|window| window.eq_ignore_ascii_case(FIRST_COMMENT_PART.as_bytes()))
+            || bytes
+                .get(..3)
+                .is_some_and(|head| head.eq_ignore_ascii_case(b"dsq"))
+            || bytes
+                .get(..6)
+                .is_some_and(|head| head.eq_ignore_ascii_case(b"disqus"))
+    };
+    if matches!(name, "class" | "id") && !may_name_comments(value) {
+        return false;
+    }
     match name {
         "class" => value.split_ascii_whitespace().any(|class| {
             let parts = name_parts(class);

@@ -467,7 +467,7 @@ impl Detector for Hybrid {
             .zip(&page.blocks)
             .map(|(row, block)| {
                 if drop_comments && block.evidence.context & context::COMMENTS != 0 {
-                    return Verdict::scored(false, READER_COMMENT, f32::NAN, f32::NAN);
+                    return Verdict::dropped(READER_COMMENT);
                 }
                 let probability = match &self.compiled {
                     Some(compiled) => compiled.probability(row),
