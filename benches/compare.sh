@@ -21,8 +21,13 @@ runs=${3:-5}
 peer_runs=${4:-1}
 mkdir -p "$out"
 
-cargo build --release --quiet
-bin=target/release/indexer
+# INDEXER_BIN: a binary to measure instead of building this checkout's.
+if [[ -n ${INDEXER_BIN:-} ]]; then
+  bin=$INDEXER_BIN
+else
+  cargo build --release --quiet
+  bin=${CARGO_TARGET_DIR:-target}/release/indexer
+fi
 venv=target/peers-venv
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import warcio, trafilatura, resiliparse' 2>/dev/null; then
   python3 -m venv "$venv"

@@ -12,8 +12,13 @@ shared=${1:-../shared}
 out=${2:-target/detectors}
 runs=${3:-3}
 mkdir -p "$out"
-cargo build --release --quiet
-bin=target/release/indexer
+# INDEXER_BIN: a binary to measure instead of building this checkout's.
+if [[ -n ${INDEXER_BIN:-} ]]; then
+  bin=$INDEXER_BIN
+else
+  cargo build --release --quiet
+  bin=${CARGO_TARGET_DIR:-target}/release/indexer
+fi
 detectors=(bloom sandwich table-chunk incremental menu none)
 # Variants measured beside the defaults: name, detector, options.
 variants=("sandwich-token|sandwich|--sandwich-unit token" "table-chunk-layout|table-chunk|--table-chunk-layout-tags")

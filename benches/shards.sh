@@ -21,8 +21,13 @@ files=${4:-8}
 buckets=${5:-8}
 repeats=${REPEATS:-3}
 venv=$PWD/target/spark-venv
-cargo build --release --quiet
-bin=$PWD/target/release/indexer
+# INDEXER_BIN: a binary to measure instead of building this checkout's.
+if [[ -n ${INDEXER_BIN:-} ]]; then
+  bin=$INDEXER_BIN
+else
+  cargo build --release --quiet
+  bin=${CARGO_TARGET_DIR:-$PWD/target}/release/indexer
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 crawl=$out/crawl-x$copies-f$files

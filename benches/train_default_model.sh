@@ -15,8 +15,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${1:-../shared}
 corpus=$shared/corpus
-cargo build --release --quiet
-bin=${CARGO_TARGET_DIR:-target}/release/indexer
+# INDEXER_BIN: a binary to measure instead of building this checkout's.
+if [[ -n ${INDEXER_BIN:-} ]]; then
+  bin=$INDEXER_BIN
+else
+  cargo build --release --quiet
+  bin=${CARGO_TARGET_DIR:-target}/release/indexer
+fi
 out=$(mktemp --suffix .json)
 trap 'rm -f "$out"' EXIT
 status=0

@@ -328,3 +328,134 @@ fn reader_comments_are_dropped_by_their_rule_unless_kept() {
         "{kept:?}"
     );
 }
+
+/// An index page the model all but empties (a long list of links) keeps the text no other
+/// page of its site holds (rule `page_own_text`), while the navigation and footer both pages
+/// share stay dropped; `--hybrid-page-floor 0` leaves the model's decisions alone.
+#[test]
+fn a_page_the_model_empties_keeps_its_own_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages");
+    std::fs::create_dir(&pages).unwrap();
+    let index_page = |heading: &str, entries: &[&str], kind: &str| {
+        let items: String = entries
+            .iter()
+            .map(|name| format!("<li><a href=\"library/{name}.html\">{name} ({kind})</a></li>"))
+            .collect();
+        format!(
+            "<html><head><title>{heading}</title></head><body><div class=\"related\"><ul>\
+             <li><a href=\"index.html\">Python</a></li><li><a href=\"genindex.html\">Index</a>\
+             </li><li><a href=\"py-modindex.html\">Modules</a></li></ul></div><div class=\"body\">\
+             <h1>{heading}</h1><table class=\"indextable\"><tr><td><ul>{items}</ul></td></tr>\
+             </table></div><div class=\"footer\">© Copyright 2001-2023, Python Software \
+             Foundation.</div></body></html>"
+        )
+    };
+    let functions = [
+        "abs",
+        "aiter",
+        "all",
+        "anext",
+        "any",
+        "ascii",
+        "bin",
+        "bool",
+        "breakpoint",
+        "bytes",
+        "callable",
+        "chr",
+        "compile",
+        "complex",
+        "delattr",
+        "dict",
+        "dir",
+        "divmod",
+        "enumerate",
+        "eval",
+        "exec",
+        "filter",
+        "float",
+        "format",
+        "frozenset",
+        "getattr",
+        "globals",
+        "hash",
+    ];
+    let modules = [
+        "abc",
+        "argparse",
+        "array",
+        "ast",
+        "asyncio",
+        "base64",
+        "bisect",
+        "builtins",
+        "bz2",
+        "calendar",
+        "cmath",
+        "cmd",
+        "code",
+        "codecs",
+        "collections",
+        "colorsys",
+        "copy",
+        "csv",
+        "ctypes",
+        "curses",
+        "dataclasses",
+        "datetime",
+        "decimal",
+        "difflib",
+        "dis",
+        "doctest",
+    ];
+    std::fs::write(
+        pages.join("genindex.html"),
+        index_page("Index", &functions, "built-in function"),
+    )
+    .unwrap();
+    std::fs::write(
+        pages.join("modindex.html"),
+        index_page("Module index", &modules, "module"),
+    )
+    .unwrap();
+
+    let blocks = |extra: &[&str]| -> Vec<(String, bool, String)> {
+        let mut args = vec!["extract", "--explain"];
+        args.extend_from_slice(extra);
+        let mut blocks = Vec::new();
+        for line in ok(indexer(&args, &[&pages])).lines() {
+            let page: Value = serde_json::from_str(line).unwrap();
+            for block in page["blocks"].as_array().unwrap() {
+                blocks.push((
+                    block["text"].as_str().unwrap().to_string(),
+                    block["kept"].as_bool().unwrap(),
+                    block["rule"].as_str().unwrap().to_string(),
+                ));
+            }
+        }
+        blocks
+    };
+    let entries = |text: &str| text.contains("(built-in function)") || text.contains("(module)");
+    let by_default = blocks(&[]);
+    assert_eq!(
+        by_default.iter().filter(|(text, ..)| entries(text)).count(),
+        2
+    );
+    for (text, kept, rule) in &by_default {
+        if entries(text) {
+            assert!(*kept && rule == "page_own_text", "{text}: {kept} {rule}");
+        }
+        if text.contains("Python Software Foundation") || text.starts_with("Python Index") {
+            assert!(!kept, "shared by both pages, yet kept: {text}");
+        }
+    }
+    let model_alone = blocks(&["--hybrid-page-floor", "0"]);
+    assert!(
+        model_alone
+            .iter()
+            .filter(|(text, ..)| entries(text))
+            .all(|(_, kept, rule)| !kept && rule == "content_probability"),
+        "{model_alone:?}"
+    );
+}

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use rustc_hash::FxHashSet;
 
 use crate::detect::hybrid::features;
-use crate::detect::hybrid::{Model, ModelSource, Provenance, RecordedPage, keeps};
+use crate::detect::hybrid::{DecisionRules, Model, ModelSource, Provenance, RecordedPage};
 use crate::detect::{DetectorKind, named_choices};
 use crate::eval::{Label, SnippetLabel};
 use crate::run::{self, BuildError, BuildOptions, PagesPerSite, Progress, Sampling};
@@ -249,6 +249,8 @@ pub struct LabelledPage {
     pub texts: Vec<String>,
     /// One feature row per block.
     pub rows: Vec<Vec<f32>>,
+    /// Whether each block is in a thread of reader comments.
+    pub in_comments: Vec<bool>,
     /// Each block's label, where the page's labels say.
     pub labels: Vec<Option<f32>>,
 }
@@ -408,6 +410,7 @@ fn record(
             pages_per_site: sampled,
             texts: page.texts,
             rows: page.rows,
+            in_comments: page.in_comments,
             labels,
         });
     }
@@ -544,7 +547,8 @@ pub fn folds(collected: &Collected) -> HashMap<String, String> {
 }
 
 /// Leave-one-site-out: for each fold, a model fitted on every other fold decides the fold's
-/// pages. `each_fold` is told each fold as it starts (for progress).
+/// pages, with the rules `hybrid` applies around its model ([`DecisionRules`]). `each_fold` is
+/// told each fold as it starts (for progress).
 pub fn cross_validate(
     collected: &Collected,
     options: &TrainOptions,
@@ -554,6 +558,7 @@ pub fn cross_validate(
     let mut names: Vec<&String> = fold_of.values().collect();
     names.sort();
     names.dedup();
+    let rules = DecisionRules::of(&options.build.settings.hybrid);
     let mut held_out = Vec::new();
     for (at, fold) in names.iter().enumerate() {
         each_fold(fold, at, names.len());
@@ -561,11 +566,14 @@ pub fn cross_validate(
         let dataset = collected.dataset(|page| !in_fold(page));
         let model = fit(&dataset, options, &[]);
         for page in collected.pages.iter().filter(|page| in_fold(page)) {
+            let rows: Vec<&[f32]> = page.rows.iter().map(Vec::as_slice).collect();
+            let probability = |row: &[f32]| model.probability(row);
+            let verdicts = rules.decide(&rows, &page.in_comments, probability, model.threshold);
             let kept: Vec<&str> = page
                 .texts
                 .iter()
-                .zip(&page.rows)
-                .filter(|(_, row)| keeps(&model, model.threshold, row, true))
+                .zip(&verdicts)
+                .filter(|(_, verdict)| verdict.keep)
                 .map(|(text, _)| text.as_str())
                 .collect();
             held_out.push(HeldOut {
@@ -646,6 +654,7 @@ mod tests {
             pages_per_site,
             group: group.to_string(),
             texts: Vec::new(),
+            in_comments: Vec::new(),
             rows: Vec::new(),
             labels: Vec::new(),
         }

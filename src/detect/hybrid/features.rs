@@ -123,7 +123,7 @@ const FEATURES: [Feature; 38] = [
 ];
 
 /// The row index of the feature named `name` (a build error when there is none).
-const fn feature_index(name: &str) -> usize {
+pub const fn feature_index(name: &str) -> usize {
     let mut at = 0;
     while at < FEATURES.len() {
         if same_bytes(FEATURES[at].0.as_bytes(), name.as_bytes()) {

@@ -21,9 +21,13 @@
 
 pub mod features;
 pub mod model;
+pub mod rules;
 
 pub use features::SiteEvidence;
 pub use model::{Classifier, CompiledTrees, Model, ModelError, Node, Provenance, Tree};
+pub use rules::{
+    CONTENT_PROBABILITY, DecisionRules, PAGE_OWN_TEXT, READER_COMMENT, THIN_SITE_EVIDENCE,
+};
 
 use std::sync::{Arc, Mutex};
 
@@ -36,13 +40,6 @@ use super::{Counter, Detector, Flag, FlagValue, PageSource, Passes, Rule, Verdic
 use crate::segment::evidence::context;
 use crate::segment::{SegmentOptions, SegmentedPage, stable_hash_bytes};
 
-/// The model's probability that the block is content; kept at or above the threshold.
-pub const CONTENT_PROBABILITY: Rule = Rule::new(3, "content_probability");
-
-/// The block is in a thread of reader comments (`segment::evidence::context::COMMENTS`),
-/// which is not main content unless `--keep-comments` asks for it.
-pub const READER_COMMENT: Rule = Rule::new(11, "reader_comment");
-
 /// One page's feature rows, as a training run records them (see [`ModelSource::Record`]).
 #[derive(Debug, Clone)]
 pub struct RecordedPage {
@@ -52,6 +49,8 @@ pub struct RecordedPage {
     pub texts: Vec<String>,
     /// One feature row per block.
     pub rows: Vec<Vec<f32>>,
+    /// Whether each block is in a thread of reader comments.
+    pub in_comments: Vec<bool>,
 }
 
 /// Where `hybrid`'s decisions come from.
@@ -87,6 +86,12 @@ pub struct HybridSettings {
     pub keep_title_heading: bool,
     /// Keep reader comments as the model decides them, rather than dropping them.
     pub keep_comments: bool,
+    /// A site of at most this many pages has thin evidence: a block is kept a little below
+    /// the threshold ([`rules::THIN_SITE_EVIDENCE`]; 0: never).
+    pub thin_site_pages: u32,
+    /// A page keeping less than this share of its words keeps the text no other page of
+    /// its site holds ([`rules::PAGE_OWN_TEXT`]; 0: never).
+    pub page_floor: f32,
     /// The thresholds of the `bloom` model behind the template-word ratio.
     pub bloom: BloomSettings,
     /// The segment table behind the site evidence of a one-pass run.
@@ -100,6 +105,8 @@ impl Default for HybridSettings {
             threshold: None,
             keep_title_heading: true,
             keep_comments: false,
+            thin_site_pages: DecisionRules::default().thin_site_pages,
+            page_floor: DecisionRules::default().page_floor,
             bloom: BloomSettings::default(),
             segment_table: IncrementalSettings::default(),
         }
@@ -114,11 +121,13 @@ impl serde::Serialize for HybridSettings {
             ModelSource::Loaded { path, .. } => path.clone(),
             ModelSource::Record { .. } => "recording features".to_string(),
         };
-        let mut out = serializer.serialize_struct("HybridSettings", 6)?;
+        let mut out = serializer.serialize_struct("HybridSettings", 8)?;
         out.serialize_field("model", &model)?;
         out.serialize_field("threshold", &self.threshold)?;
         out.serialize_field("keep_title_heading", &self.keep_title_heading)?;
         out.serialize_field("keep_comments", &self.keep_comments)?;
+        out.serialize_field("thin_site_pages", &self.thin_site_pages)?;
+        out.serialize_field("page_floor", &self.page_floor)?;
         out.serialize_field("bloom", &self.bloom)?;
         out.serialize_field("segment_table", &self.segment_table)?;
         out.end()
@@ -285,21 +294,17 @@ impl Hybrid {
     }
 }
 
-/// Whether to keep a block whose feature row is `row`: the model's probability reaches
-/// `threshold`, or (with `title_rule`) the block is the page's own title heading.
-pub fn keeps(model: &Model, threshold: f32, row: &[f32], title_rule: bool) -> bool {
-    (title_rule && features::is_title_heading(row)) || model.probability(row) >= threshold
-}
-
 impl Detector for Hybrid {
     const NAME: &'static str = "hybrid";
     const ABOUT: &'static str = "Site and page evidence weighed by a model learned from labelled pages; works from one page of a site";
     const PASSES: Passes = Passes::Two;
     const RULES: &'static [Rule] = &[
-        CONTENT_PROBABILITY,
         Rule::KEEPS_EVERYTHING,
+        CONTENT_PROBABILITY,
         title::TITLE_HEADING,
         READER_COMMENT,
+        THIN_SITE_EVIDENCE,
+        PAGE_OWN_TEXT,
     ];
     const ONE_PASS_TOO: bool = true;
     const OWN_TITLE_RULE: bool = true;
@@ -345,6 +350,24 @@ impl Detector for Hybrid {
                  in an element whose class names comments, a Disqus thread or Comment \
                  microdata is dropped, as every benchmark's gold leaves comments out).",
                 |s| s.keep_comments = true,
+            ),
+            Flag::count(
+                "hybrid-thin-site-pages",
+                "A site with at most this many pages (in one pass: so far) has thin evidence, and \
+                 a block the model is unsure of (up to 0.1 below the threshold) is kept (0: \
+                 never).",
+                0,
+                |s| &mut s.thin_site_pages,
+            ),
+            Flag::with(
+                "hybrid-page-floor",
+                "A page whose kept blocks hold less than this share of its words keeps every \
+                 block no other page of its site holds (default 0.1; 0: never).",
+                FlagValue::Share,
+                |s: &mut HybridSettings, text| {
+                    s.page_floor = flags::parse_share(text)? as f32;
+                    Ok(())
+                },
             ),
         ]
     }
@@ -450,6 +473,11 @@ impl Detector for Hybrid {
                         .chunks_exact(features::count())
                         .map(<[f32]>::to_vec)
                         .collect(),
+                    in_comments: page
+                        .blocks
+                        .iter()
+                        .map(|block| block.evidence.context & context::COMMENTS != 0)
+                        .collect(),
                 };
                 if let Ok(mut pages) = pages.lock() {
                     pages.push(recorded);
@@ -461,32 +489,25 @@ impl Detector for Hybrid {
             return vec![Verdict::kept(Rule::KEEPS_EVERYTHING); page.blocks.len()];
         };
         let threshold = self.settings.threshold.unwrap_or(model.threshold);
-        let title_rule = self.settings.keep_title_heading;
-        let drop_comments = !self.settings.keep_comments;
-        rows.chunks_exact(features::count())
-            .zip(&page.blocks)
-            .map(|(row, block)| {
-                if drop_comments && block.evidence.context & context::COMMENTS != 0 {
-                    return Verdict::dropped(READER_COMMENT);
-                }
-                let probability = match &self.compiled {
-                    Some(compiled) => compiled.probability(row),
-                    None => model.probability(row),
-                };
-                let verdict = Verdict::scored(
-                    probability >= threshold,
-                    CONTENT_PROBABILITY,
-                    probability,
-                    threshold,
-                );
-                if verdict.keep || !(title_rule && features::is_title_heading(row)) {
-                    return verdict;
-                }
-                self.kept_for_title
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                verdict.overruled(title::TITLE_HEADING)
-            })
-            .collect()
+        let probability = |row: &[f32]| match &self.compiled {
+            Some(compiled) => compiled.probability(row),
+            None => model.probability(row),
+        };
+        let rows: Vec<&[f32]> = rows.chunks_exact(features::count()).collect();
+        let in_comments: Vec<bool> = page
+            .blocks
+            .iter()
+            .map(|block| block.evidence.context & context::COMMENTS != 0)
+            .collect();
+        let verdicts =
+            DecisionRules::of(&self.settings).decide(&rows, &in_comments, probability, threshold);
+        let kept_for_title = verdicts
+            .iter()
+            .filter(|verdict| verdict.rule == title::TITLE_HEADING)
+            .count();
+        self.kept_for_title
+            .fetch_add(kept_for_title as u64, std::sync::atomic::Ordering::Relaxed);
+        verdicts
     }
 
     fn observation_bytes(&self, facts: &PageFacts) -> usize {

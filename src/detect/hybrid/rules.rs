@@ -1,0 +1,259 @@
+//! The rules `hybrid` applies around its model: one page's feature rows and comment bits in,
+//! one [`Verdict`] per block out. [`Hybrid`](super::Hybrid) decides a page with them, and
+//! cross-validation ([`crate::learn::cross_validate`]) decides a held-out page with the same
+//! code, so held-out figures measure what a build does.
+//!
+//! In order, for each block:
+//! 1. a block in a thread of reader comments is dropped ([`READER_COMMENT`]), unless comments
+//!    are kept;
+//! 2. the model's probability is compared with the threshold ([`CONTENT_PROBABILITY`]);
+//! 3. where the site's evidence is thin (the site has at most
+//!    [`DecisionRules::thin_site_pages`] pages, so far in one pass), a block the model is
+//!    unsure of — within [`THIN_EVIDENCE_MARGIN`] below the threshold — is kept
+//!    ([`THIN_SITE_EVIDENCE`]): losing content costs more than keeping a little template;
+//! 4. a dropped heading made of the page's own title words is kept
+//!    ([`title::TITLE_HEADING`]).
+//!
+//! Then for the page: when what is kept holds less than [`DecisionRules::page_floor`] of
+//! the page's words, every dropped block whose text no other page of the site holds is kept
+//! ([`PAGE_OWN_TEXT`]). A page the model all but empties is more likely one it misreads
+//! (an index of links, a table of reference) than a page without content, and a block no
+//! other page repeats is not the site's template.
+
+use super::features;
+use super::title;
+use crate::detect::{Rule, Verdict};
+
+/// The model's probability that the block is content; kept at or above the threshold.
+pub const CONTENT_PROBABILITY: Rule = Rule::new(3, "content_probability");
+
+/// The block is in a thread of reader comments (`segment::evidence::context::COMMENTS`),
+/// which is not main content unless `--keep-comments` asks for it.
+pub const READER_COMMENT: Rule = Rule::new(11, "reader_comment");
+
+/// Kept below the threshold, within [`THIN_EVIDENCE_MARGIN`] of it, because the site has too
+/// few pages for its evidence to say much.
+pub const THIN_SITE_EVIDENCE: Rule = Rule::new(12, "thin_site_evidence");
+
+/// Kept because the model kept too little of the page, and no other page of the site holds
+/// this text.
+pub const PAGE_OWN_TEXT: Rule = Rule::new(13, "page_own_text");
+
+/// How far below the threshold a block of a site with thin evidence is still kept.
+pub const THIN_EVIDENCE_MARGIN: f32 = 0.1;
+
+const LOG_WORDS: usize = features::feature_index("log_words");
+const SITE_LOG_PAGES: usize = features::feature_index("site_log_pages");
+const SITE_TEXT_LOG_PAGES: usize = features::feature_index("site_text_log_pages");
+
+/// A count stored in a row as `ln(1 + count)`.
+fn count_of(logged: f32) -> f32 {
+    logged.exp_m1().round()
+}
+
+/// What `hybrid` does around its model's probabilities.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DecisionRules {
+    /// Keep a heading made mostly of the page's own title words.
+    pub keep_title_heading: bool,
+    /// Keep reader comments as the model decides them.
+    pub keep_comments: bool,
+    /// A site of at most this many pages has thin evidence (0: never).
+    pub thin_site_pages: u32,
+    /// A page keeping less than this share of its words keeps its own text (0: never).
+    pub page_floor: f32,
+}
+
+impl Default for DecisionRules {
+    fn default() -> Self {
+        DecisionRules {
+            keep_title_heading: true,
+            keep_comments: false,
+            thin_site_pages: 3,
+            page_floor: 0.1,
+        }
+    }
+}
+
+impl DecisionRules {
+    /// The rules `settings` ask for.
+    pub fn of(settings: &super::HybridSettings) -> Self {
+        DecisionRules {
+            keep_title_heading: settings.keep_title_heading,
+            keep_comments: settings.keep_comments,
+            thin_site_pages: settings.thin_site_pages,
+            page_floor: settings.page_floor,
+        }
+    }
+
+    /// Every rule that may decide a block.
+    pub const RULES: [Rule; 5] = [
+        CONTENT_PROBABILITY,
+        title::TITLE_HEADING,
+        READER_COMMENT,
+        THIN_SITE_EVIDENCE,
+        PAGE_OWN_TEXT,
+    ];
+
+    /// The verdicts on one page's blocks: their feature `rows`, whether each is
+    /// `in_comments`, and the model's `probability` of a row being content, compared with
+    /// `threshold`.
+    pub fn decide(
+        self,
+        rows: &[&[f32]],
+        in_comments: &[bool],
+        probability: impl Fn(&[f32]) -> f32,
+        threshold: f32,
+    ) -> Vec<Verdict> {
+        let mut verdicts: Vec<Verdict> = rows
+            .iter()
+            .zip(in_comments)
+            .map(|(row, &in_comments)| {
+                self.block_verdict(row, in_comments, &probability, threshold)
+            })
+            .collect();
+        self.apply_page_floor(rows, in_comments, &mut verdicts);
+        verdicts
+    }
+
+    fn block_verdict(
+        self,
+        row: &[f32],
+        in_comments: bool,
+        probability: &impl Fn(&[f32]) -> f32,
+        threshold: f32,
+    ) -> Verdict {
+        if in_comments && !self.keep_comments {
+            return Verdict::dropped(READER_COMMENT);
+        }
+        let probability = probability(row);
+        if probability >= threshold {
+            return Verdict::scored(true, CONTENT_PROBABILITY, probability, threshold);
+        }
+        if count_of(row[SITE_LOG_PAGES]) <= self.thin_site_pages as f32 {
+            let lowered = (threshold - THIN_EVIDENCE_MARGIN).max(0.0);
+            if probability >= lowered {
+                return Verdict::scored(true, THIN_SITE_EVIDENCE, probability, lowered);
+            }
+        }
+        let verdict = Verdict::scored(false, CONTENT_PROBABILITY, probability, threshold);
+        if self.keep_title_heading && features::is_title_heading(row) {
+            return verdict.overruled(title::TITLE_HEADING);
+        }
+        verdict
+    }
+
+    fn apply_page_floor(self, rows: &[&[f32]], in_comments: &[bool], verdicts: &mut [Verdict]) {
+        if self.page_floor <= 0.0 {
+            return;
+        }
+        let mut words = 0.0;
+        let mut kept = 0.0;
+        for ((row, &in_comments), verdict) in rows.iter().zip(in_comments).zip(&*verdicts) {
+            let block_words = count_of(row[LOG_WORDS]);
+            if !in_comments || self.keep_comments {
+                words += block_words;
+            }
+            if verdict.keep {
+                kept += block_words;
+            }
+        }
+        if words == 0.0 || kept >= self.page_floor * words {
+            return;
+        }
+        for ((row, &in_comments), verdict) in rows.iter().zip(in_comments).zip(verdicts) {
+            let dropped_by_model = !verdict.keep && verdict.rule == CONTENT_PROBABILITY;
+            if dropped_by_model && count_of(row[SITE_TEXT_LOG_PAGES]) <= 1.0 && !in_comments {
+                *verdict = verdict.overruled(PAGE_OWN_TEXT);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row with `words` words, on a site of `site_pages` pages, whose text `text_pages`
+    /// pages hold; the probability the test gives it is in its first unused feature.
+    fn row(words: usize, site_pages: usize, text_pages: usize, probability: f32) -> Vec<f32> {
+        let mut row = vec![0.0; features::count()];
+        row[LOG_WORDS] = (words as f32).ln_1p();
+        row[SITE_LOG_PAGES] = (site_pages as f32).ln_1p();
+        row[SITE_TEXT_LOG_PAGES] = (text_pages as f32).ln_1p();
+        row[features::feature_index("digit_share")] = probability;
+        row
+    }
+
+    fn decide(rules: DecisionRules, rows: &[Vec<f32>], comments: &[bool]) -> Vec<Verdict> {
+        let rows: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
+        let probability = |row: &[f32]| row[features::feature_index("digit_share")];
+        rules.decide(&rows, comments, probability, 0.6)
+    }
+
+    #[test]
+    fn thin_evidence_keeps_what_the_model_is_unsure_of() {
+        let rows = [
+            row(50, 3, 1, 0.55),
+            row(50, 4, 1, 0.55),
+            row(50, 2, 1, 0.45),
+        ];
+        let verdicts = decide(DecisionRules::default(), &rows, &[false; 3]);
+        assert_eq!(verdicts[0].rule, THIN_SITE_EVIDENCE);
+        assert!(verdicts[0].keep);
+        assert!((verdicts[0].threshold - 0.5).abs() < 1e-6);
+        assert!(!verdicts[1].keep, "four pages are evidence enough");
+        assert!(!verdicts[2].keep, "past the margin the model decides");
+        let off = DecisionRules {
+            thin_site_pages: 0,
+            page_floor: 0.0,
+            ..DecisionRules::default()
+        };
+        assert!(!decide(off, &rows, &[false; 3])[0].keep);
+    }
+
+    #[test]
+    fn a_page_all_but_emptied_keeps_its_own_text() {
+        // 10 kept words of 200: under the floor of 10 %.
+        let rows = [
+            row(10, 20, 1, 0.9),
+            row(100, 20, 1, 0.1),
+            row(40, 20, 20, 0.1),
+            row(50, 20, 1, 0.1),
+        ];
+        let verdicts = decide(
+            DecisionRules::default(),
+            &rows,
+            &[false, false, false, true],
+        );
+        assert_eq!(verdicts[1].rule, PAGE_OWN_TEXT);
+        assert!(verdicts[1].keep);
+        assert!(
+            !verdicts[2].keep,
+            "text on every page of the site stays dropped"
+        );
+        assert_eq!(verdicts[3].rule, READER_COMMENT);
+        assert!(!verdicts[3].keep);
+        // 30 kept words of 150: the model's decisions stand.
+        let rows = [row(30, 20, 1, 0.9), row(120, 20, 1, 0.1)];
+        assert!(!decide(DecisionRules::default(), &rows, &[false; 2])[1].keep);
+    }
+
+    #[test]
+    fn comments_are_dropped_before_the_model_is_asked() {
+        let rows = [row(50, 20, 1, 0.99)];
+        let asked = std::cell::Cell::new(false);
+        let rows: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
+        let verdicts = DecisionRules::default().decide(
+            &rows,
+            &[true],
+            |_| {
+                asked.set(true);
+                1.0
+            },
+            0.6,
+        );
+        assert_eq!(verdicts[0].rule, READER_COMMENT);
+        assert!(!asked.get());
+    }
+}
