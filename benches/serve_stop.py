@@ -38,7 +38,7 @@ for _ in range(runs):
         held = socket.create_connection((host, int(port)))
         if client in ("request", "keepalive"):
             close = "Connection: close\r\n" if client == "request" else ""
-            held.sendall(f"GET /api/stats HTTP/1.1\r\nHost: x\r\n{close}\r\n".encode())
+            held.sendall(f"GET /api/stats HTTP/1.1\r\nHost: localhost\r\n{close}\r\n".encode())
             held.recv(1 << 20)
         elif client == "halfway":
             held.sendall(b"GET /?q=owner")

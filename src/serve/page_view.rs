@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::catalog::{Catalog, StoredPage};
+use super::catalog::{Catalog, StoredPage, shown_source};
 use crate::detect::{DecisionRecord, Verdict};
 use crate::read::{InputSet, RecordLocation};
 use crate::run::{counted, segment_record};
@@ -48,7 +48,8 @@ pub struct PageView {
 /// Where a page's record lies.
 #[derive(Debug, Clone, Serialize)]
 pub struct SourceView {
-    /// The input file.
+    /// The input file, relative to the index directory (or its file name alone when the two
+    /// share no directory): never the absolute path.
     pub path: String,
     /// The record's byte offset in it.
     pub offset: u64,
@@ -86,7 +87,7 @@ impl PageView {
             kept_text_bytes: page.text_bytes.0,
             dropped_text_bytes: page.text_bytes.1,
             source: page.source.as_ref().map(|(path, offset)| SourceView {
-                path: path.display().to_string(),
+                path: shown_source(path, &served.root),
                 offset: *offset,
             }),
             unavailable: None,
@@ -103,7 +104,8 @@ impl PageView {
 
 /// The page's blocks with their verdicts, or why they cannot be shown.
 fn blocks_of(catalog: &Catalog, page: &StoredPage) -> Result<Vec<BlockView>, String> {
-    let summary = &catalog.indexes[page.index].summary;
+    let served = &catalog.indexes[page.index];
+    let summary = &served.summary;
     let record = page
         .decisions
         .as_deref()
@@ -113,11 +115,16 @@ fn blocks_of(catalog: &Catalog, page: &StoredPage) -> Result<Vec<BlockView>, Str
         .source
         .as_ref()
         .ok_or("the index does not say where the page came from (read from standard input)")?;
+    let shown = shown_source(path, &served.root);
     if !path.is_file() {
-        return Err(format!("the source {} is no longer there", path.display()));
+        return Err(format!("the source {shown} is no longer there"));
     }
-    let inputs = InputSet::open(std::slice::from_ref(path), None)
-        .map_err(|error| format!("the source cannot be opened: {error}"))?;
+    let inputs = InputSet::open(std::slice::from_ref(path), None).map_err(|error| {
+        let error = error
+            .to_string()
+            .replace(&path.display().to_string(), &shown);
+        format!("the source cannot be opened: {error}")
+    })?;
     let location = RecordLocation {
         input: 0,
         offset: *offset,
