@@ -256,6 +256,14 @@ indexed:</p><div class=block>{}</div>",
                 escape(reason),
                 escape(&view.kept_text)
             );
+            if view.kept_text_cut {
+                let _ = write!(
+                    body,
+                    "<p class=note id=cut>The rest of the kept text is not shown (a page view \
+shows {} of text at most).</p>",
+                    human_bytes(super::page_view::MAX_SHOWN_TEXT_BYTES as u64)
+                );
+            }
         }
         None => {
             let toggle = format!(
@@ -294,6 +302,15 @@ indexed:</p><div class=block>{}</div>",
                     "<div class={class} data-rule=\"{}\"{why_html}{}</div>",
                     escape(block.rule.unwrap_or("")),
                     escape(&block.text)
+                );
+            }
+            if view.blocks_not_shown > 0 {
+                let _ = write!(
+                    body,
+                    "<p class=note id=cut>{} not shown (a page view shows {} of text at \
+most).</p>",
+                    counted(view.blocks_not_shown, "block"),
+                    human_bytes(super::page_view::MAX_SHOWN_TEXT_BYTES as u64)
                 );
             }
         }
@@ -429,7 +446,9 @@ mod tests {
             }),
             unavailable: None,
             blocks,
+            blocks_not_shown: 0,
             kept_text: "Kept <text>".into(),
+            kept_text_cut: false,
         }
     }
 

@@ -74,6 +74,8 @@ const LAST_ANSWER: Duration = Duration::from_secs(10);
 /// Page views worked on at once, at most (each reads and segments a page again: up to tens
 /// of MB for an 8 MiB page); the next ones wait [`PAGE_VIEW_WAIT`], then get 503.
 pub const MAX_PAGE_VIEWS: usize = 4;
+/// Text of a page whose view hands freed memory back to the system once made.
+const BIG_PAGE_TEXT_BYTES: u64 = 1 << 20;
 /// How long a page view waits for its turn.
 pub const PAGE_VIEW_WAIT: Duration = Duration::from_secs(5);
 
@@ -138,6 +140,10 @@ pub fn serve(
     options: &ServeOptions,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), ServeError> {
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    // Searches and page views run on tokio's blocking pool, up to 512 threads; with glibc's
+    // default of eight malloc arenas per core each keeps what a page view freed.
+    crate::run::allocator::limit_malloc_arenas(cores);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -172,6 +178,7 @@ async fn accept(
     signals: tokio::sync::watch::Receiver<u32>,
 ) {
     let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let open: Arc<OpenConnections> = Arc::default();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(HEADER_READ_TIMEOUT);
@@ -187,19 +194,35 @@ async fn accept(
             },
             () = signalled(signals.clone(), 1) => break,
         };
-        let Ok(permit) = Arc::clone(&connections).try_acquire_owned() else {
-            // As many connections as allowed are open: say so, if the socket takes it at
-            // once, and close.
-            let _ = stream.try_write(BUSY_ANSWER.as_bytes());
-            continue;
+        let permit = match Arc::clone(&connections).try_acquire_owned() {
+            Ok(permit) => permit,
+            // As many connections as allowed are open: the one open longest with no request
+            // in progress (idle, or still sending its request's head: a slow client) is
+            // closed for this one. When every one has a request in progress, this one is
+            // told so, if its socket takes it at once, and closed.
+            Err(_) if open.close_oldest_waiting() => {
+                let turn = Arc::clone(&connections).acquire_owned();
+                match tokio::time::timeout(Duration::from_millis(100), turn).await {
+                    Ok(Ok(permit)) => permit,
+                    _ => {
+                        let _ = stream.try_write(BUSY_ANSWER.as_bytes());
+                        continue;
+                    }
+                }
+            }
+            Err(_) => {
+                let _ = stream.try_write(BUSY_ANSWER.as_bytes());
+                continue;
+            }
         };
         let _ = stream.set_nodelay(true);
+        let state = open.add();
         tokio::spawn(connection(
             stream,
             app.clone(),
             http.clone(),
             signals.clone(),
-            permit,
+            (permit, state, Arc::clone(&open)),
         ));
     }
     drop(listener);
@@ -217,10 +240,20 @@ async fn connection(
     app: Router,
     http: hyper::server::conn::http1::Builder,
     signals: tokio::sync::watch::Receiver<u32>,
-    _permit: OwnedSemaphorePermit,
+    (permit, state, open): (
+        OwnedSemaphorePermit,
+        Arc<ConnectionState>,
+        Arc<OpenConnections>,
+    ),
 ) {
-    let busy = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&busy);
+    // Counted out before the permit is given back.
+    let _open = Registered {
+        state: Arc::clone(&state),
+        open,
+        _permit: permit,
+    };
+    let busy = &state.busy;
+    let counted = Arc::clone(&state);
     let service = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
         let app = app.clone();
         let busy = InProgress::new(&counted);
@@ -239,25 +272,97 @@ async fn connection(
                 return;
             }
         }
+        () = state.close.notified() => {
+            if busy.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+        }
         () = tokio::time::sleep(CONNECTION_LIFETIME) => {}
     }
     served.as_mut().graceful_shutdown();
     let _ = tokio::time::timeout(LAST_ANSWER, served).await;
 }
 
+/// The connections open, oldest first.
+#[derive(Default)]
+struct OpenConnections {
+    connections: std::sync::Mutex<std::collections::BTreeMap<u64, Arc<ConnectionState>>>,
+    next: AtomicUsize,
+}
+
+/// One open connection: its requests in progress, and a way to tell it to close.
+struct ConnectionState {
+    id: u64,
+    busy: AtomicUsize,
+    close: tokio::sync::Notify,
+}
+
+impl OpenConnections {
+    fn add(&self) -> Arc<ConnectionState> {
+        let id = self.next.fetch_add(1, Ordering::SeqCst) as u64;
+        let state = Arc::new(ConnectionState {
+            id,
+            busy: AtomicUsize::new(0),
+            close: tokio::sync::Notify::new(),
+        });
+        self.lock().insert(id, Arc::clone(&state));
+        state
+    }
+
+    /// Tells the connection open longest with no request in progress to close; whether
+    /// there was one.
+    fn close_oldest_waiting(&self) -> bool {
+        let mut connections = self.lock();
+        let oldest = connections
+            .values()
+            .find(|state| state.busy.load(Ordering::SeqCst) == 0)
+            .map(Arc::clone);
+        match oldest {
+            Some(state) => {
+                // Out of the list at once, so that the next connection picks another.
+                connections.remove(&state.id);
+                state.close.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::BTreeMap<u64, Arc<ConnectionState>>> {
+        self.connections
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+}
+
+/// A connection counted open while it lives (its permit given back after).
+struct Registered {
+    state: Arc<ConnectionState>,
+    open: Arc<OpenConnections>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.open.lock().remove(&self.state.id);
+    }
+}
+
 /// A request in progress on a connection, counted while it lives.
-struct InProgress(Arc<AtomicUsize>);
+struct InProgress(Arc<ConnectionState>);
 
 impl InProgress {
-    fn new(count: &Arc<AtomicUsize>) -> InProgress {
-        count.fetch_add(1, Ordering::SeqCst);
-        InProgress(Arc::clone(count))
+    fn new(state: &Arc<ConnectionState>) -> InProgress {
+        state.busy.fetch_add(1, Ordering::SeqCst);
+        InProgress(Arc::clone(state))
     }
 }
 
 impl Drop for InProgress {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.0.busy.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -705,7 +810,15 @@ async fn page_view<T: Send + 'static>(
     let turn = page_view_turn(&served).await?;
     blocking(move || {
         let view = find_page(&served.catalog.current(), &params);
+        let big = view
+            .as_ref()
+            .is_ok_and(|view| view.kept_text_bytes + view.dropped_text_bytes > BIG_PAGE_TEXT_BYTES);
         let rendered = view.map(render);
+        if big {
+            // The page's record, its segmentation and its blocks are freed: give the memory
+            // back rather than keep it resident (glibc keeps it per arena otherwise).
+            crate::run::allocator::release_freed_memory();
+        }
         drop(turn);
         rendered
     })
