@@ -8,7 +8,8 @@ on a free loopback port and waits 0.3 s before the signal, with one of these cli
   keepalive  one request answered, its connection kept open (as a browser does)
   idle       a connection opened and left silent (as a browser's preconnect)
   halfway    a connection that sent half a request and waits (held the server for ever
-             before issue 28; now it waits out the grace for requests in progress, 3 s)
+             before issue 28, then for the 3 s grace of requests in progress; since issue 30
+             a connection with no request in progress is closed at once)
 
 usage: benches/serve_stop.py BINARY INDEX [RUNS] [TERM|INT] [CLIENT]
 """
