@@ -274,7 +274,12 @@ fn no_absolute_path_of_the_machine_is_shown() {
         html.body
     );
     let stats = server.get("/stats");
-    for reply in [&page, &html, &stats] {
+    let api_stats = server.get("/api/stats");
+    assert_eq!(
+        api_stats.json()[0]["build"]["inputs"][0],
+        "../inputs/hostile.warc"
+    );
+    for reply in [&page, &html, &stats, &api_stats] {
         for secret in &secrets {
             assert!(
                 !reply.body.contains(secret.as_str()),

@@ -428,6 +428,9 @@ pub fn shown_source(source: &Path, root: &Path) -> String {
     for part in &source_parts[shared..] {
         shown.push(part);
     }
+    if shown.as_os_str().is_empty() {
+        return ".".to_string();
+    }
     shown.display().to_string()
 }
 
@@ -513,6 +516,8 @@ mod tests {
         assert_eq!(shown("/data/idx/in/a.warc", "/data/idx"), "in/a.warc");
         assert_eq!(shown("/home/me/a.warc", "/srv/idx"), "a.warc");
         assert_eq!(shown("/a.warc", "/srv/idx"), "a.warc");
+        assert_eq!(shown("/srv/idx", "/srv/idx"), ".");
+        assert_eq!(shown("/srv", "/srv/idx"), "..");
         assert_eq!(index_name(Path::new("/srv/indexes/cc")), "cc");
         assert_eq!(index_name(Path::new("/")), "index");
     }

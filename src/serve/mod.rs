@@ -853,7 +853,7 @@ async fn stats_html(State(served): State<Arc<Served>>) -> Response {
 #[derive(Serialize)]
 struct IndexFigures<'a> {
     index: &'a str,
-    build: &'a crate::run::BuildSummary,
+    build: crate::run::BuildSummary,
     stats: &'a crate::index::IndexStats,
     sites: &'a [SiteText],
 }
@@ -866,7 +866,7 @@ async fn stats_json(State(served): State<Arc<Served>>) -> Response {
             .iter()
             .map(|served| IndexFigures {
                 index: &served.name,
-                build: &served.summary,
+                build: shown_summary(&served.summary, &served.root),
                 stats: &served.stats,
                 sites: &served.sites,
             })
@@ -875,6 +875,50 @@ async fn stats_json(State(served): State<Arc<Served>>) -> Response {
     })
     .await;
     answer.unwrap_or_else(Failure::json)
+}
+
+/// `summary` with every path of the machine it names (the command line's, the inputs', the
+/// skipped records') shown as [`shown_source`] shows a source: no absolute path.
+fn shown_summary(
+    summary: &crate::run::BuildSummary,
+    root: &std::path::Path,
+) -> crate::run::BuildSummary {
+    let shown = |text: &str| {
+        let path = std::path::Path::new(text);
+        if path.is_absolute() {
+            shown_source(path, root)
+        } else {
+            text.to_string()
+        }
+    };
+    let mut summary = summary.clone();
+    let absolute: Vec<(String, String)> = summary
+        .inputs
+        .iter()
+        .chain(&summary.command_line)
+        .filter(|text| std::path::Path::new(text).is_absolute())
+        .map(|text| (text.clone(), shown(text)))
+        .collect();
+    for text in summary
+        .inputs
+        .iter_mut()
+        .chain(summary.command_line.iter_mut())
+    {
+        *text = shown(text);
+    }
+    for skipped in summary
+        .skipped_records
+        .iter_mut()
+        .chain(summary.first_skipped.iter_mut())
+    {
+        skipped.input = shown(&skipped.input);
+    }
+    for warning in &mut summary.warnings {
+        for (path, shown) in &absolute {
+            *warning = warning.replace(path.as_str(), shown);
+        }
+    }
+    summary
 }
 
 async fn not_found(uri: Uri) -> Response {
