@@ -8,7 +8,8 @@ on a free loopback port and waits 0.3 s before the signal, with one of these cli
   keepalive  one request answered, its connection kept open (as a browser does)
   idle       a connection opened and left silent (as a browser's preconnect)
   halfway    a connection that sent half a request and waits (held the server for ever
-             before issue 28; now it waits out the grace for requests in progress, 3 s)
+             before issue 28, then for the 3 s grace of requests in progress; since issue 30
+             a connection with no request in progress is closed at once)
 
 usage: benches/serve_stop.py BINARY INDEX [RUNS] [TERM|INT] [CLIENT]
 """
@@ -38,7 +39,7 @@ for _ in range(runs):
         held = socket.create_connection((host, int(port)))
         if client in ("request", "keepalive"):
             close = "Connection: close\r\n" if client == "request" else ""
-            held.sendall(f"GET /api/stats HTTP/1.1\r\nHost: x\r\n{close}\r\n".encode())
+            held.sendall(f"GET /api/stats HTTP/1.1\r\nHost: localhost\r\n{close}\r\n".encode())
             held.recv(1 << 20)
         elif client == "halfway":
             held.sendall(b"GET /?q=owner")

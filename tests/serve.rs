@@ -326,7 +326,7 @@ fn a_slow_client_does_not_stall_the_others() {
     // The slow ones finish late and are still answered.
     for stream in &mut slow {
         stream
-            .write_all(b"ership HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .write_all(b"ership HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             .unwrap();
     }
     for mut stream in slow {

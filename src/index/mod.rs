@@ -519,6 +519,13 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), IndexError> {
     file.sync_all().map_err(io_error("sync", path))
 }
 
+/// The name of the live generation of the index at `root` (what `CURRENT` names), if it has
+/// one. A build replaces it atomically once the new generation is complete, so a reader that
+/// sees a new name may open the index again and find it whole.
+pub fn live_generation(root: &Path) -> Option<String> {
+    live_generation_name(root)
+}
+
 fn live_generation_name(root: &Path) -> Option<String> {
     fs::read_to_string(root.join(CURRENT))
         .ok()

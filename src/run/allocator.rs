@@ -7,7 +7,7 @@
 /// resident memory outgrew a 512 MiB budget by a quarter on the 16× docs crawl (645 MiB at
 /// peak; 527 MiB with two arenas). A quarter of the threads, at least two, keeps allocation
 /// contention low.
-pub(super) fn limit_malloc_arenas(threads: usize) {
+pub(crate) fn limit_malloc_arenas(threads: usize) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         let arenas = libc::c_int::try_from(threads.div_ceil(4).max(2)).unwrap_or(libc::c_int::MAX);
@@ -22,7 +22,7 @@ pub(super) fn limit_malloc_arenas(threads: usize) {
 }
 
 /// Hands memory freed by a round back to the system, so that the next round starts lean.
-pub(super) fn release_freed_memory() {
+pub(crate) fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free heap pages to the kernel; it has no
     // preconditions and touches no live allocation.

@@ -15,7 +15,7 @@
 //!
 //! The plan is made once, before anything is read, and no stage changes the options.
 
-mod allocator;
+pub(crate) mod allocator;
 mod engine;
 mod error;
 mod options;

@@ -1,26 +1,37 @@
-//! The catalog: the indexes a server answers from, opened once. Queries in, hits merged
-//! across the indexes out; a URL in, the page's stored fields and decision record out; and
-//! each index's build summary, statistics and text kept and dropped per site.
+//! The catalog: the indexes a server answers from. Queries in, hits merged across the
+//! indexes out; a URL in, the page's stored fields and decision record out; and each index's
+//! build summary, statistics and text kept and dropped per site.
+//!
+//! [`LiveCatalog`] is the catalog a server holds: before each request it reads each index's
+//! `CURRENT` (a few bytes) and, when a build has made another generation live since, opens
+//! the indexes again and answers from them. A build names a generation in `CURRENT` only once
+//! it is complete, so a request sees the old indexes or the new ones, never half of one.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
 
 use serde::Serialize;
 use tantivy::collector::TopDocs;
 use tantivy::query::TermQuery;
 use tantivy::schema::IndexRecordOption;
 use tantivy::schema::Value;
-use tantivy::{IndexReader, Searcher, TantivyDocument, Term};
+use tantivy::{IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::ServeError;
-use crate::index::{IndexStats, OpenIndex, stats, stored_text};
+use crate::index::{IndexStats, OpenIndex, live_generation, stats, stored_text};
 use crate::run::BuildSummary;
 use crate::search::{Hit, SearchRequest, search_shards};
 
 /// One index being served.
 pub struct ServedIndex {
-    /// Its name in pages and answers: the path as given.
+    /// Its name in pages and answers: the last part of its path (never the whole path, which
+    /// would tell every visitor where the machine keeps its files).
     pub name: String,
+    /// Its directory, as given.
+    pub root: PathBuf,
+    /// Its live generation when it was opened (the name `CURRENT` held).
+    pub generation: String,
     /// The open index.
     pub open: OpenIndex,
     reader: IndexReader,
@@ -137,6 +148,14 @@ impl Catalog {
         Ok(Catalog { indexes })
     }
 
+    /// Whether every index's live generation is still the one opened (an index whose
+    /// `CURRENT` cannot be read now counts as unchanged: the open one goes on being served).
+    pub fn is_current(&self) -> bool {
+        self.indexes.iter().all(|served| {
+            live_generation(&served.root).is_none_or(|live| live == served.generation)
+        })
+    }
+
     /// Runs `request` on every index as one ([`search_shards`]: each page scored with the
     /// indexes' statistics summed, pages of equal score ranked by URL).
     pub fn search(&self, request: &SearchRequest<'_>) -> Result<CatalogResults, ServeError> {
@@ -187,12 +206,25 @@ impl Catalog {
 impl ServedIndex {
     fn open(path: &Path) -> Result<ServedIndex, ServeError> {
         let open = OpenIndex::open(path)?;
-        let reader = open.index.reader().map_err(ServeError::Search)?;
+        // A generation never changes once live: no watcher thread to reload it.
+        let reader = open
+            .index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(ServeError::Search)?;
         let summary: BuildSummary = open.summary()?;
         let stats = stats(&open)?;
         let sites = site_text(&open, &reader.searcher()).map_err(ServeError::Search)?;
+        let generation = open
+            .directory
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
         Ok(ServedIndex {
-            name: path.display().to_string(),
+            name: index_name(path),
+            root: path.to_path_buf(),
+            generation,
             open,
             reader,
             summary,
@@ -258,6 +290,148 @@ impl ServedIndex {
             decisions,
         }))
     }
+}
+
+/// The catalog a server answers from: opened again when a build replaces the live
+/// generation of one of its indexes.
+pub struct LiveCatalog {
+    paths: Vec<PathBuf>,
+    current: RwLock<Arc<Catalog>>,
+    /// Held while the indexes are opened again (one request opens them; the others answer
+    /// from the catalog open until it is done). Holds the generations that last failed to
+    /// open, not tried again until `CURRENT` names others.
+    reopening: Mutex<Option<Vec<Option<String>>>>,
+}
+
+impl LiveCatalog {
+    /// Opens the indexes of `paths`.
+    pub fn open(paths: &[PathBuf]) -> Result<LiveCatalog, ServeError> {
+        Ok(LiveCatalog::new(Catalog::open(paths)?))
+    }
+
+    /// Serves `catalog`, watching its indexes' directories.
+    pub fn new(catalog: Catalog) -> LiveCatalog {
+        LiveCatalog {
+            paths: catalog
+                .indexes
+                .iter()
+                .map(|served| served.root.clone())
+                .collect(),
+            current: RwLock::new(Arc::new(catalog)),
+            reopening: Mutex::new(None),
+        }
+    }
+
+    /// The catalog as open now, without looking for a new generation.
+    pub fn open_now(&self) -> Arc<Catalog> {
+        Arc::clone(
+            &self
+                .current
+                .read()
+                .unwrap_or_else(|poison| poison.into_inner()),
+        )
+    }
+
+    /// The catalog to answer a request from: the one open, or, when a build has made another
+    /// generation of an index live since, the indexes opened again. A catalog that cannot be
+    /// opened again (a build removed the generation just named, a schema changed) leaves the
+    /// open one served. Blocking: it reads a few bytes per index, and opens indexes again.
+    pub fn current(&self) -> Arc<Catalog> {
+        let open = self.open_now();
+        if open.is_current() {
+            return open;
+        }
+        let Ok(mut failed) = self.reopening.try_lock() else {
+            return open;
+        };
+        let open = self.open_now();
+        if open.is_current() {
+            return open;
+        }
+        let live: Vec<Option<String>> = self
+            .paths
+            .iter()
+            .map(|path| live_generation(path))
+            .collect();
+        if failed.as_ref() == Some(&live) {
+            return open;
+        }
+        match Catalog::open(&self.paths) {
+            Ok(catalog) => {
+                let catalog = Arc::new(catalog);
+                *self
+                    .current
+                    .write()
+                    .unwrap_or_else(|poison| poison.into_inner()) = Arc::clone(&catalog);
+                *failed = None;
+                catalog
+            }
+            Err(error) => {
+                eprintln!(
+                    "indexer serve: a new generation could not be opened ({error}); serving the previous one"
+                );
+                *failed = Some(live);
+                open
+            }
+        }
+    }
+}
+
+/// An index's name in pages and answers: its directory's last part.
+fn index_name(path: &Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let normal: Vec<&std::ffi::OsStr> = absolute
+        .components()
+        .filter_map(|part| match part {
+            Component::Normal(name) => Some(name),
+            _ => None,
+        })
+        .collect();
+    normal.last().map_or_else(
+        || "index".to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    )
+}
+
+/// How a page's source file is shown to visitors: relative to the index directory `root`
+/// when they share a directory below the file system's root (`../crawl/a.warc.gz`), else its
+/// file name alone — never the absolute path.
+pub fn shown_source(source: &Path, root: &Path) -> String {
+    let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let normal = |path: &Path| -> Vec<std::ffi::OsString> {
+        path.components()
+            .filter_map(|part| match part {
+                Component::Normal(name) => Some(name.to_os_string()),
+                Component::ParentDir => Some("..".into()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (source_parts, root_parts) = (normal(&absolute(source)), normal(&absolute(root)));
+    let shared = source_parts
+        .iter()
+        .zip(&root_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let file_name = || {
+        source
+            .file_name()
+            .map_or_else(String::new, |name| name.to_string_lossy().into_owned())
+    };
+    if shared == 0 || source_parts[shared..].iter().any(|part| part == "..") {
+        return file_name();
+    }
+    let mut shown = PathBuf::new();
+    for _ in shared..root_parts.len() {
+        shown.push("..");
+    }
+    for part in &source_parts[shared..] {
+        shown.push(part);
+    }
+    if shown.as_os_str().is_empty() {
+        return ".".to_string();
+    }
+    shown.display().to_string()
 }
 
 /// Pages and text kept and dropped per site, from the fast fields, most text first.
@@ -333,6 +507,22 @@ mod tests {
     }
 
     #[test]
+    fn sources_are_shown_relative_to_the_index_or_by_name() {
+        let shown = |source: &str, root: &str| shown_source(Path::new(source), Path::new(root));
+        assert_eq!(
+            shown("/data/crawl/a.warc.gz", "/data/idx"),
+            "../crawl/a.warc.gz"
+        );
+        assert_eq!(shown("/data/idx/in/a.warc", "/data/idx"), "in/a.warc");
+        assert_eq!(shown("/home/me/a.warc", "/srv/idx"), "a.warc");
+        assert_eq!(shown("/a.warc", "/srv/idx"), "a.warc");
+        assert_eq!(shown("/srv/idx", "/srv/idx"), ".");
+        assert_eq!(shown("/srv", "/srv/idx"), "..");
+        assert_eq!(index_name(Path::new("/srv/indexes/cc")), "cc");
+        assert_eq!(index_name(Path::new("/")), "index");
+    }
+
+    #[test]
     fn a_catalog_needs_indexes() {
         assert!(matches!(Catalog::open(&[]), Err(ServeError::NoIndex)));
         let dir = tempfile::tempdir().unwrap();
@@ -401,7 +591,7 @@ mod tests {
         assert_eq!(kept, second.summary.text_bytes_kept);
         assert!(second.sites.iter().all(|site| site.dropped_text_bytes == 0));
         assert_eq!(second.stats.documents, 3);
-        assert_eq!(second.name, dir.path().join("second").display().to_string());
+        assert_eq!(second.name, "second");
     }
 
     #[test]

@@ -1,5 +1,9 @@
 //! HTML: the search page, the page view, the index view and error pages, written out as
-//! strings (every value escaped). No JavaScript; one small style sheet; readable on a phone.
+//! strings (every value escaped). No JavaScript; one small style sheet, served as a file of
+//! its own (`/style.css`) so that the Content-Security-Policy allows no inline style or
+//! script; readable on a phone. A URL from a crawl becomes a link only when it is `http:` or
+//! `https:` — crawls are written by strangers, and `javascript:` or `data:` would run in this
+//! origin when clicked.
 
 use std::fmt::Write as _;
 
@@ -11,7 +15,8 @@ use crate::run::{counted, format_skips, human_bytes};
 /// Hits per page of results.
 pub const HITS_PER_PAGE: usize = 10;
 
-const STYLE: &str = "body{font:16px/1.45 system-ui,sans-serif;margin:0 auto;max-width:52rem;padding:0 1rem;color:#1b1b1b}\
+/// The style sheet, served at `/style.css`.
+pub const STYLE: &str = "body{font:16px/1.45 system-ui,sans-serif;margin:0 auto;max-width:52rem;padding:0 1rem;color:#1b1b1b}\
 header{display:flex;gap:1rem;align-items:baseline;flex-wrap:wrap;border-bottom:1px solid #ddd;padding:.6rem 0}\
 header a{color:#1b1b1b;text-decoration:none}header b{font-size:1.2rem}\
 form{display:flex;gap:.4rem;margin:1rem 0}input[type=search]{flex:1;font-size:1rem;padding:.45rem;min-width:0}\
@@ -25,7 +30,33 @@ button{font-size:1rem;padding:.45rem .8rem}\
 .note{background:#fff7ed;border:1px solid #fed7aa;padding:.6rem}\
 table{border-collapse:collapse;font-size:.9rem}td,th{padding:.2rem .6rem;text-align:left;border-bottom:1px solid #eee}\
 td.n{text-align:right;font-variant-numeric:tabular-nums}nav.pages{margin:1.5rem 0}nav.pages a{margin-right:1rem}\
-svg{max-width:100%;height:auto}";
+svg{max-width:100%;height:auto}.unlinked{color:#9a3412}";
+
+/// Whether `url` may be a link: `http:` or `https:` (any case), nothing before the scheme.
+pub fn is_web_url(url: &str) -> bool {
+    let scheme = |prefix: &str| {
+        url.get(..prefix.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(prefix))
+    };
+    scheme("http://") || scheme("https://")
+}
+
+/// `url` from a crawl as HTML: a link when it is a web URL (no referrer sent: the address of
+/// this server and the query stay here), else text marked as not linked.
+fn crawled_link(url: &str, text: &str) -> String {
+    if is_web_url(url) {
+        format!(
+            "<a href=\"{}\" rel=\"noreferrer noopener\">{}</a>",
+            escape(url),
+            escape(text)
+        )
+    } else {
+        format!(
+            "<span class=unlinked title=\"not an http(s) URL: not linked\">{}</span>",
+            escape(text)
+        )
+    }
+}
 
 /// `text` with `& < > " '` escaped for HTML text and attribute values.
 pub fn escape(text: &str) -> String {
@@ -52,7 +83,7 @@ fn page(title: &str, query: &str, body: &str) -> String {
     format!(
         "<!doctype html><html lang=en><head><meta charset=utf-8>\
 <meta name=viewport content=\"width=device-width,initial-scale=1\">\
-<title>{title}</title><style>{STYLE}</style></head><body>\
+<title>{title}</title><link rel=stylesheet href=\"/style.css\"></head><body>\
 <header><a href=\"/\"><b>indexer</b></a><a href=\"/stats\">index</a></header>\
 <form action=\"/\" method=get role=search><input type=search name=q value=\"{query}\" \
 aria-label=query placeholder=\"search\"><button>Search</button></form>{body}</body></html>",
@@ -127,11 +158,11 @@ pub fn search_page(results: Option<&CatalogResults>, site: Option<&str>) -> Stri
             body,
             "<div class=hit><a class=title href=\"{view}\">{title}</a>\
 <div class=url>{url}</div><div class=snippet>{snippet}</div>\
-<div class=meta>{rank}. score {score:.3} · {site} · <a href=\"{url_attr}\">original</a></div></div>",
+<div class=meta>{rank}. score {score:.3} · {site} · {original}</div></div>",
             view = escape(&view),
             title = escape(title),
             url = escape(&hit.hit.url),
-            url_attr = escape(&hit.hit.url),
+            original = crawled_link(&hit.hit.url, "original"),
             snippet = marked(&hit.hit.snippet, &hit.hit.highlight_bytes),
             rank = hit.hit.rank,
             score = hit.hit.score,
@@ -196,11 +227,10 @@ pub fn page_view(view: &PageView, hide_dropped: bool) -> String {
     };
     let _ = write!(
         body,
-        "<h1>{}</h1><div class=url><a href=\"{}\">{}</a></div>\
+        "<h1>{}</h1><div class=url>{}</div>\
 <p class=meta id=figures>{} kept ({}), {} dropped ({}) by {} · site {} · index {}</p>",
         escape(title),
-        escape(&view.url),
-        escape(&view.url),
+        crawled_link(&view.url, &view.url),
         counted(view.kept_blocks, "block"),
         human_bytes(view.kept_text_bytes),
         view.dropped_blocks,
@@ -226,6 +256,14 @@ indexed:</p><div class=block>{}</div>",
                 escape(reason),
                 escape(&view.kept_text)
             );
+            if view.kept_text_cut {
+                let _ = write!(
+                    body,
+                    "<p class=note id=cut>The rest of the kept text is not shown (a page view \
+shows {} of text at most).</p>",
+                    human_bytes(super::page_view::MAX_SHOWN_TEXT_BYTES as u64)
+                );
+            }
         }
         None => {
             let toggle = format!(
@@ -264,6 +302,15 @@ indexed:</p><div class=block>{}</div>",
                     "<div class={class} data-rule=\"{}\"{why_html}{}</div>",
                     escape(block.rule.unwrap_or("")),
                     escape(&block.text)
+                );
+            }
+            if view.blocks_not_shown > 0 {
+                let _ = write!(
+                    body,
+                    "<p class=note id=cut>{} not shown (a page view shows {} of text at \
+most).</p>",
+                    counted(view.blocks_not_shown, "block"),
+                    human_bytes(super::page_view::MAX_SHOWN_TEXT_BYTES as u64)
                 );
             }
         }
@@ -399,7 +446,9 @@ mod tests {
             }),
             unavailable: None,
             blocks,
+            blocks_not_shown: 0,
             kept_text: "Kept <text>".into(),
+            kept_text_cut: false,
         }
     }
 
@@ -432,7 +481,9 @@ mod tests {
         assert!(html.contains(&format!("<h1>{title}</h1>")));
         let url = "http://a.example/x?a=1&amp;b=&quot;&gt;&lt;script&gt;";
         assert!(
-            html.contains(&format!("<a href=\"{url}\">{url}</a>")),
+            html.contains(&format!(
+                "<a href=\"{url}\" rel=\"noreferrer noopener\">{url}</a>"
+            )),
             "{html}"
         );
         assert!(
@@ -543,7 +594,9 @@ mod tests {
         );
         assert!(html.contains(">Page &quot;2&quot;</a>"));
         assert!(html.contains("<div class=snippet>say <mark>&lt;hi&gt;</mark> to all</div>"));
-        assert!(html.contains(&format!("<a href=\"{first}\">original</a>")));
+        assert!(html.contains(&format!(
+            "<a href=\"{first}\" rel=\"noreferrer noopener\">original</a>"
+        )));
         assert!(!html.contains("<hi>") && !html.contains("<1>"));
     }
 
@@ -571,6 +624,57 @@ mod tests {
         assert!(only.contains("25 pages match on a.example"));
         let one = search_page(Some(&results(0, 1, 1)), None);
         assert!(one.contains("1 page match</p>") && !one.contains("<nav"));
+    }
+
+    #[test]
+    fn only_web_urls_become_links() {
+        for url in ["http://a.example/", "HTTPS://a.example/x", "https://a"] {
+            assert!(is_web_url(url), "{url}");
+        }
+        for url in [
+            "javascript:alert(document.domain)//http://a.example/",
+            "data:text/html,<script>alert(1)</script>",
+            " http://a.example/",
+            "\thttp://a.example/",
+            "JaVaScRiPt:alert(1)",
+            "vbscript:x",
+            "file:///etc/passwd",
+            "//evil.example/",
+            "/relative",
+            "http:/a.example",
+            "",
+        ] {
+            assert!(!is_web_url(url), "{url}");
+        }
+        let mut hostile = results(0, 2, 2);
+        hostile.hits[0].hit.url = "javascript:alert(document.domain)//".into();
+        hostile.hits[1].hit.url = "data:text/html,<b>x</b>".into();
+        let html = search_page(Some(&hostile), None);
+        assert!(
+            !html.contains("href=\"javascript:") && !html.contains("href=\"data:"),
+            "{html}"
+        );
+        assert_eq!(html.matches("class=unlinked").count(), 2, "{html}");
+        let mut page = view(Vec::new());
+        page.url = "javascript:alert(1)".into();
+        let html = page_view(&page, false);
+        assert!(!html.contains("href=\"javascript:"), "{html}");
+        assert!(html.contains("<span class=unlinked title=\"not an http(s) URL: not linked\">javascript:alert(1)</span>"));
+    }
+
+    #[test]
+    fn pages_hold_no_inline_style_or_script() {
+        for html in [
+            search_page(None, None),
+            error_page("x"),
+            search_page(Some(&results(0, 3, 3)), None),
+        ] {
+            assert!(
+                !html.contains("<style") && !html.contains("<script") && !html.contains("style="),
+                "{html}"
+            );
+            assert!(html.contains("<link rel=stylesheet href=\"/style.css\">"));
+        }
     }
 
     #[test]

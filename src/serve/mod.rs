@@ -2,29 +2,52 @@
 //! with the verdict on it, an index view, and the JSON behind each (`/api/search`,
 //! `/api/page`, `/api/stats`).
 //!
-//! axum on tokio: a request is parsed and answered on the runtime's threads, and the work
-//! on an index (search, reading a page's record again) runs on tokio's blocking pool, so a
-//! slow client or a slow page view does not hold up other requests. Everything a request may
-//! read is an index opened at start ([`Catalog`]) or a file an index recorded as a page's
-//! source; no request names a file.
+//! axum's router on hyper's HTTP/1.1 connections, on tokio. The accept loop is ours (it is
+//! what `axum::serve` does, plus what `axum::serve` has no setting for): a request's head
+//! must arrive within [`HEADER_READ_TIMEOUT`] of the connection opening or of the previous
+//! answer (so an idle keep-alive connection is closed after that long too), at most
+//! [`MAX_CONNECTIONS`] connections are open at once (the next ones are answered 503 and
+//! closed), and a connection is closed after [`CONNECTION_LIFETIME`]. The work on an index
+//! (search, reading a page's record again) runs on tokio's blocking pool, so a slow client
+//! or a slow page view does not hold up other requests; at most [`MAX_PAGE_VIEWS`] page
+//! views are worked on at once.
+//!
+//! Every answer carries a Content-Security-Policy (no script, style from `/style.css` only,
+//! no framing), `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and
+//! `Referrer-Policy: no-referrer`. A request whose `Host` is not a loopback name, the address
+//! listened on or a name given with `--allow-host` is refused (403): a page of another site
+//! whose name was made to point at 127.0.0.1 (DNS rebinding) cannot read the answers.
+//!
+//! Everything a request may read is an index ([`LiveCatalog`]: opened again when a build
+//! makes a new generation live) or a file an index recorded as a page's source; no request
+//! names a file.
 
 mod catalog;
 mod chart;
 mod html;
 mod page_view;
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{RawQuery, State};
-use axum::http::{StatusCode, Uri, header};
+use axum::extract::{RawQuery, Request, State};
+use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::middleware::{Next, from_fn_with_state, map_response};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use serde::Serialize;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tower::ServiceExt;
 
-pub use catalog::{Catalog, CatalogHit, CatalogResults, ServedIndex, SiteCount, SiteText};
+pub use catalog::{
+    Catalog, CatalogHit, CatalogResults, LiveCatalog, ServedIndex, SiteCount, SiteText,
+    shown_source,
+};
+pub use html::is_web_url;
 pub use page_view::{BlockView, PageView, SourceView};
 
 use crate::index::IndexError;
@@ -36,6 +59,30 @@ pub const MAX_QUERY_BYTES: usize = 2048;
 pub const MAX_OFFSET: usize = 10_000;
 /// Largest `limit` of `/api/search`.
 pub const MAX_LIMIT: usize = 100;
+
+/// How long a client has to send a request's head (its line and headers), from the moment
+/// the connection opens or the previous answer was sent; past it the connection is closed.
+/// It bounds idle keep-alive connections too.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections open at once, at most; the next ones are answered 503 and closed.
+pub const MAX_CONNECTIONS: usize = 512;
+/// How long one connection may stay open; then it is closed after the answer in progress
+/// (or [`LAST_ANSWER`] later at the latest).
+pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(300);
+/// How long an answer in progress may take to finish once its connection is to close.
+const LAST_ANSWER: Duration = Duration::from_secs(10);
+/// Page views worked on at once, at most (each reads and segments a page again: up to tens
+/// of MB for an 8 MiB page); the next ones wait [`PAGE_VIEW_WAIT`], then get 503.
+pub const MAX_PAGE_VIEWS: usize = 4;
+/// Text of a page whose view hands freed memory back to the system once made.
+const BIG_PAGE_TEXT_BYTES: u64 = 1 << 20;
+/// How long a page view waits for its turn.
+pub const PAGE_VIEW_WAIT: Duration = Duration::from_secs(5);
+
+/// The Content-Security-Policy of every answer: nothing but the style sheet and the pages'
+/// own images (the chart is inline SVG) loads, no script runs, no page frames this one.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self'; \
+form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /// Why the server could not start or go on.
 #[derive(Debug, thiserror::Error)]
@@ -67,23 +114,40 @@ pub enum ServeError {
 
 /// How long requests in progress when the server is told to stop may take to finish. Without
 /// a bound, a client that sent half a request and waits would hold the server up for ever;
-/// with no request in progress the server stops at once, without waiting for this.
-const STOP_GRACE: Duration = Duration::from_secs(3);
+/// connections with no request in progress (idle, or halfway through sending one) are closed
+/// at once, and with none in progress the server stops at once.
+const STOP_GRACE: Duration = Duration::from_millis(800);
 
-/// Serves `catalog` on `listen` until Ctrl-C (or SIGTERM), calling `ready` with the address
-/// listened on (the port chosen when `listen` asks for port 0) once requests are accepted.
+/// How the server is reached.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// The address to listen on (port 0: any free port).
+    pub listen: SocketAddr,
+    /// Host names (or addresses) answered besides the loopback names and the address
+    /// listened on; a port given with one is ignored.
+    pub allow_hosts: Vec<String>,
+}
+
+/// Serves `catalog` as `options` say until Ctrl-C (or SIGTERM), calling `ready` with the
+/// address listened on (the port chosen when `listen` asks for port 0) once requests are
+/// accepted.
 ///
-/// On the first signal the server stops accepting connections, closes the idle ones and lets
-/// requests in progress finish, for [`STOP_GRACE`] at most; a second signal stops it at once.
-/// Work left on the blocking pool is not waited for.
+/// On the first signal the server stops accepting connections, closes the ones with no
+/// request in progress and lets requests in progress finish, for [`STOP_GRACE`] at most; a
+/// second signal stops it at once. Work left on the blocking pool is not waited for.
 pub fn serve(
-    catalog: Catalog,
-    listen: SocketAddr,
+    catalog: LiveCatalog,
+    options: &ServeOptions,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), ServeError> {
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    // Searches and page views run on tokio's blocking pool, up to 512 threads; with glibc's
+    // default of eight malloc arenas per core each keeps what a page view freed.
+    crate::run::allocator::limit_malloc_arenas(cores);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    let listen = options.listen;
     let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
@@ -92,17 +156,214 @@ pub fn serve(
                 source,
             })?;
         let signals = count_signals()?;
-        ready(listener.local_addr()?);
-        let server = axum::serve(listener, router(Arc::new(catalog)))
-            .with_graceful_shutdown(signalled(signals.clone(), 1));
+        let address = listener.local_addr()?;
+        let hosts = AllowedHosts::new(address, &options.allow_hosts);
+        let app = router(Arc::new(Served::new(catalog)), hosts);
+        ready(address);
         tokio::select! {
-            result = server => result?,
+            () = accept(listener, app, signals.clone()) => {}
             () = grace_over(signals) => {}
         }
         Ok(())
     });
     runtime.shutdown_background();
     served
+}
+
+/// Accepts connections on `listener` and answers them with `app` until the first signal,
+/// then waits until every connection is closed.
+async fn accept(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    signals: tokio::sync::watch::Receiver<u32>,
+) {
+    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let open: Arc<OpenConnections> = Arc::default();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors, or a connection reset before it was accepted.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
+            },
+            () = signalled(signals.clone(), 1) => break,
+        };
+        let permit = match Arc::clone(&connections).try_acquire_owned() {
+            Ok(permit) => permit,
+            // As many connections as allowed are open: the one open longest with no request
+            // in progress (idle, or still sending its request's head: a slow client) is
+            // closed for this one. When every one has a request in progress, this one is
+            // told so, if its socket takes it at once, and closed.
+            Err(_) if open.close_oldest_waiting() => {
+                let turn = Arc::clone(&connections).acquire_owned();
+                match tokio::time::timeout(Duration::from_millis(100), turn).await {
+                    Ok(Ok(permit)) => permit,
+                    _ => {
+                        let _ = stream.try_write(BUSY_ANSWER.as_bytes());
+                        continue;
+                    }
+                }
+            }
+            Err(_) => {
+                let _ = stream.try_write(BUSY_ANSWER.as_bytes());
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let state = open.add();
+        tokio::spawn(connection(
+            stream,
+            app.clone(),
+            http.clone(),
+            signals.clone(),
+            (permit, state, Arc::clone(&open)),
+        ));
+    }
+    drop(listener);
+    let _ = connections.acquire_many(MAX_CONNECTIONS as u32).await;
+}
+
+/// The answer to a connection over [`MAX_CONNECTIONS`].
+const BUSY_ANSWER: &str = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\
+Content-Length: 36\r\nRetry-After: 1\r\nConnection: close\r\n\r\ntoo many connections; try again soon\n";
+
+/// Answers the requests of one connection, until the client closes it, a timeout, the end
+/// of its lifetime or the first signal.
+async fn connection(
+    stream: tokio::net::TcpStream,
+    app: Router,
+    http: hyper::server::conn::http1::Builder,
+    signals: tokio::sync::watch::Receiver<u32>,
+    (permit, state, open): (
+        OwnedSemaphorePermit,
+        Arc<ConnectionState>,
+        Arc<OpenConnections>,
+    ),
+) {
+    // Counted out before the permit is given back.
+    let _open = Registered {
+        state: Arc::clone(&state),
+        open,
+        _permit: permit,
+    };
+    let busy = &state.busy;
+    let counted = Arc::clone(&state);
+    let service = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+        let app = app.clone();
+        let busy = InProgress::new(&counted);
+        async move {
+            let answer = app.oneshot(request.map(axum::body::Body::new)).await;
+            drop(busy);
+            answer
+        }
+    });
+    let served = http.serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(served);
+    tokio::select! {
+        _ = served.as_mut() => return,
+        () = signalled(signals, 1) => {
+            if busy.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+        }
+        () = state.close.notified() => {
+            if busy.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+        }
+        () = tokio::time::sleep(CONNECTION_LIFETIME) => {}
+    }
+    served.as_mut().graceful_shutdown();
+    let _ = tokio::time::timeout(LAST_ANSWER, served).await;
+}
+
+/// The connections open, oldest first.
+#[derive(Default)]
+struct OpenConnections {
+    connections: std::sync::Mutex<std::collections::BTreeMap<u64, Arc<ConnectionState>>>,
+    next: AtomicUsize,
+}
+
+/// One open connection: its requests in progress, and a way to tell it to close.
+struct ConnectionState {
+    id: u64,
+    busy: AtomicUsize,
+    close: tokio::sync::Notify,
+}
+
+impl OpenConnections {
+    fn add(&self) -> Arc<ConnectionState> {
+        let id = self.next.fetch_add(1, Ordering::SeqCst) as u64;
+        let state = Arc::new(ConnectionState {
+            id,
+            busy: AtomicUsize::new(0),
+            close: tokio::sync::Notify::new(),
+        });
+        self.lock().insert(id, Arc::clone(&state));
+        state
+    }
+
+    /// Tells the connection open longest with no request in progress to close; whether
+    /// there was one.
+    fn close_oldest_waiting(&self) -> bool {
+        let mut connections = self.lock();
+        let oldest = connections
+            .values()
+            .find(|state| state.busy.load(Ordering::SeqCst) == 0)
+            .map(Arc::clone);
+        match oldest {
+            Some(state) => {
+                // Out of the list at once, so that the next connection picks another.
+                connections.remove(&state.id);
+                state.close.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::BTreeMap<u64, Arc<ConnectionState>>> {
+        self.connections
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+}
+
+/// A connection counted open while it lives (its permit given back after).
+struct Registered {
+    state: Arc<ConnectionState>,
+    open: Arc<OpenConnections>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.open.lock().remove(&self.state.id);
+    }
+}
+
+/// A request in progress on a connection, counted while it lives.
+struct InProgress(Arc<ConnectionState>);
+
+impl InProgress {
+    fn new(state: &Arc<ConnectionState>) -> InProgress {
+        state.busy.fetch_add(1, Ordering::SeqCst);
+        InProgress(Arc::clone(state))
+    }
+}
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        self.0.busy.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// How many times Ctrl-C or SIGTERM has come since it was called (the handlers are in place
@@ -147,17 +408,175 @@ async fn grace_over(signals: tokio::sync::watch::Receiver<u32>) {
     }
 }
 
-/// The routes over `catalog`.
-pub fn router(catalog: Arc<Catalog>) -> Router {
+/// What the routes share: the catalog, and the turns of page views.
+pub struct Served {
+    catalog: LiveCatalog,
+    page_views: Arc<Semaphore>,
+}
+
+impl Served {
+    /// Serves `catalog`.
+    pub fn new(catalog: LiveCatalog) -> Served {
+        Served {
+            catalog,
+            page_views: Arc::new(Semaphore::new(MAX_PAGE_VIEWS)),
+        }
+    }
+}
+
+/// The host names a server answers to.
+#[derive(Debug, Clone)]
+pub struct AllowedHosts {
+    names: Vec<String>,
+}
+
+impl AllowedHosts {
+    /// The loopback names, the address `listening` (unless it is 0.0.0.0 or ::) and `more`.
+    pub fn new(listening: SocketAddr, more: &[String]) -> AllowedHosts {
+        let mut names: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+            .iter()
+            .map(|name| name.to_string())
+            .collect();
+        if !listening.ip().is_unspecified() {
+            names.push(host_name(listening.ip()));
+        }
+        for name in more {
+            let name = name.trim().to_ascii_lowercase();
+            let name = match name.parse::<IpAddr>() {
+                Ok(ip) => host_name(ip),
+                Err(_) => split_port(&name).map_or(name.clone(), |(name, _)| name.to_string()),
+            };
+            if !name.is_empty() {
+                names.push(name);
+            }
+        }
+        AllowedHosts { names }
+    }
+
+    /// Whether a request whose `Host` is `host` is answered.
+    pub fn allows(&self, host: &str) -> bool {
+        let host = host.trim().to_ascii_lowercase();
+        let Some((name, _)) = split_port(&host) else {
+            return false;
+        };
+        let name = name.strip_suffix('.').unwrap_or(name);
+        self.names.iter().any(|allowed| allowed == name)
+    }
+}
+
+/// An address as a `Host` header names it (`[::1]` for IPv6).
+fn host_name(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(ip) => ip.to_string(),
+        IpAddr::V6(ip) => format!("[{ip}]"),
+    }
+}
+
+/// `host` as name and port (`None`: not a host and port).
+fn split_port(host: &str) -> Option<(&str, Option<u16>)> {
+    let (name, port) = if host.starts_with('[') {
+        let end = host.find(']')?;
+        let (name, rest) = host.split_at(end + 1);
+        match rest {
+            "" => (name, None),
+            rest => (name, Some(rest.strip_prefix(':')?)),
+        }
+    } else {
+        match host.split_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (host, None),
+        }
+    };
+    let port = match port {
+        None => None,
+        Some(port) => Some(port.parse::<u16>().ok()?),
+    };
+    (!name.is_empty()).then_some((name, port))
+}
+
+/// The routes over `served`, answering requests whose `Host` `hosts` allows.
+pub fn router(served: Arc<Served>, hosts: AllowedHosts) -> Router {
     Router::new()
         .route("/", get(search_html))
         .route("/page", get(page_html))
         .route("/stats", get(stats_html))
+        .route("/style.css", get(style_sheet))
         .route("/api/search", get(search_json))
         .route("/api/page", get(page_json))
         .route("/api/stats", get(stats_json))
         .fallback(not_found)
-        .with_state(catalog)
+        .with_state(served)
+        .layer(from_fn_with_state(Arc::new(hosts), check_host))
+        .layer(map_response(security_headers))
+}
+
+/// Refuses a request whose `Host` (or the authority of its target) is not allowed.
+async fn check_host(
+    State(hosts): State<Arc<AllowedHosts>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let host = request
+        .uri()
+        .authority()
+        .map(|authority| authority.as_str().to_string())
+        .or_else(|| {
+            request
+                .headers()
+                .get(header::HOST)
+                .map(|host| String::from_utf8_lossy(host.as_bytes()).into_owned())
+        });
+    match host {
+        Some(host) if hosts.allows(&host) => next.run(request).await,
+        Some(host) => {
+            let shown: String = host.chars().filter(|c| !c.is_control()).take(100).collect();
+            (
+                StatusCode::FORBIDDEN,
+                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                format!(
+                    "this server does not answer to the host {shown:?}; start it with \
+--allow-host NAME to answer to another name\n"
+                ),
+            )
+                .into_response()
+        }
+        None => (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            "a Host header is needed\n",
+        )
+            .into_response(),
+    }
+}
+
+/// The headers every answer carries.
+async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
+async fn style_sheet() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (header::CACHE_CONTROL, "max-age=3600"),
+        ],
+        html::STYLE,
+    )
+        .into_response()
 }
 
 /// A request's query parameters, decoded (invalid UTF-8 replaced), the last of a name kept.
@@ -217,6 +636,17 @@ impl Failure {
         }
     }
 
+    fn busy() -> Failure {
+        Failure {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: format!(
+                "{MAX_PAGE_VIEWS} page views are being worked on and this one waited {} s for its \
+turn; try again soon",
+                PAGE_VIEW_WAIT.as_secs()
+            ),
+        }
+    }
+
     fn internal(error: impl std::fmt::Display) -> Failure {
         Failure {
             status: StatusCode::INTERNAL_SERVER_ERROR,
@@ -225,13 +655,26 @@ impl Failure {
     }
 
     fn html(self) -> Response {
-        (self.status, html_response(html::error_page(&self.message))).into_response()
+        let status = self.status;
+        let response = (status, html_response(html::error_page(&self.message))).into_response();
+        retry_later(status, response)
     }
 
     fn json(self) -> Response {
-        let body = serde_json::json!({"error": self.message, "status": self.status.as_u16()});
-        (self.status, axum::Json(body)).into_response()
+        let status = self.status;
+        let body = serde_json::json!({"error": self.message, "status": status.as_u16()});
+        retry_later(status, (status, axum::Json(body)).into_response())
     }
+}
+
+/// `response` with `Retry-After: 1` when `status` is 503.
+fn retry_later(status: StatusCode, mut response: Response) -> Response {
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
+    response
 }
 
 fn html_response(body: String) -> impl IntoResponse {
@@ -299,7 +742,7 @@ impl SearchParams {
     }
 }
 
-async fn search_html(State(catalog): State<Arc<Catalog>>, RawQuery(raw): RawQuery) -> Response {
+async fn search_html(State(served): State<Arc<Served>>, RawQuery(raw): RawQuery) -> Response {
     let params = Params::of(raw);
     let request = match SearchParams::of(&params, html::HITS_PER_PAGE) {
         Ok(Some(request)) => request,
@@ -307,7 +750,7 @@ async fn search_html(State(catalog): State<Arc<Catalog>>, RawQuery(raw): RawQuer
         Err(failure) => return failure.html(),
     };
     let site = request.site.clone();
-    match blocking(move || request.run(&catalog)).await {
+    match blocking(move || request.run(&served.catalog.current())).await {
         Ok(results) => {
             html_response(html::search_page(Some(&results), site.as_deref())).into_response()
         }
@@ -315,14 +758,14 @@ async fn search_html(State(catalog): State<Arc<Catalog>>, RawQuery(raw): RawQuer
     }
 }
 
-async fn search_json(State(catalog): State<Arc<Catalog>>, RawQuery(raw): RawQuery) -> Response {
+async fn search_json(State(served): State<Arc<Served>>, RawQuery(raw): RawQuery) -> Response {
     let params = Params::of(raw);
     let request = match SearchParams::of(&params, html::HITS_PER_PAGE) {
         Ok(Some(request)) => request,
         Ok(None) => return Failure::bad("no query: give one as ?q=").json(),
         Err(failure) => return failure.json(),
     };
-    match blocking(move || request.run(&catalog)).await {
+    match blocking(move || request.run(&served.catalog.current())).await {
         Ok(results) => axum::Json(results).into_response(),
         Err(failure) => failure.json(),
     }
@@ -348,25 +791,59 @@ fn find_page(catalog: &Catalog, params: &Params) -> Result<PageView, Failure> {
     Ok(PageView::of(catalog, page))
 }
 
-async fn page_html(State(catalog): State<Arc<Catalog>>, RawQuery(raw): RawQuery) -> Response {
+/// A turn to work on a page view: at most [`MAX_PAGE_VIEWS`] at once, waiting
+/// [`PAGE_VIEW_WAIT`] at most.
+async fn page_view_turn(served: &Served) -> Result<OwnedSemaphorePermit, Failure> {
+    let turn = Arc::clone(&served.page_views).acquire_owned();
+    match tokio::time::timeout(PAGE_VIEW_WAIT, turn).await {
+        Ok(Ok(permit)) => Ok(permit),
+        _ => Err(Failure::busy()),
+    }
+}
+
+/// The page view the parameters name, made (and `render`ed) on the blocking pool in turn.
+async fn page_view<T: Send + 'static>(
+    served: Arc<Served>,
+    params: Params,
+    render: impl FnOnce(PageView) -> T + Send + 'static,
+) -> Result<T, Failure> {
+    let turn = page_view_turn(&served).await?;
+    blocking(move || {
+        let view = find_page(&served.catalog.current(), &params);
+        let big = view
+            .as_ref()
+            .is_ok_and(|view| view.kept_text_bytes + view.dropped_text_bytes > BIG_PAGE_TEXT_BYTES);
+        let rendered = view.map(render);
+        if big {
+            // The page's record, its segmentation and its blocks are freed: give the memory
+            // back rather than keep it resident (glibc keeps it per arena otherwise).
+            crate::run::allocator::release_freed_memory();
+        }
+        drop(turn);
+        rendered
+    })
+    .await
+}
+
+async fn page_html(State(served): State<Arc<Served>>, RawQuery(raw): RawQuery) -> Response {
     let params = Params::of(raw);
     let hide = params.get("hide").is_some_and(|value| value == "1");
-    match blocking(move || find_page(&catalog, &params)).await {
-        Ok(view) => html_response(html::page_view(&view, hide)).into_response(),
+    match page_view(served, params, move |view| html::page_view(&view, hide)).await {
+        Ok(page) => html_response(page).into_response(),
         Err(failure) => failure.html(),
     }
 }
 
-async fn page_json(State(catalog): State<Arc<Catalog>>, RawQuery(raw): RawQuery) -> Response {
+async fn page_json(State(served): State<Arc<Served>>, RawQuery(raw): RawQuery) -> Response {
     let params = Params::of(raw);
-    match blocking(move || find_page(&catalog, &params)).await {
-        Ok(view) => axum::Json(view).into_response(),
+    match page_view(served, params, |view| axum::Json(view).into_response()).await {
+        Ok(response) => response,
         Err(failure) => failure.json(),
     }
 }
 
-async fn stats_html(State(catalog): State<Arc<Catalog>>) -> Response {
-    match blocking(move || Ok(html::stats_page(&catalog))).await {
+async fn stats_html(State(served): State<Arc<Served>>) -> Response {
+    match blocking(move || Ok(html::stats_page(&served.catalog.current()))).await {
         Ok(page) => html_response(page).into_response(),
         Err(failure) => failure.html(),
     }
@@ -376,23 +853,72 @@ async fn stats_html(State(catalog): State<Arc<Catalog>>) -> Response {
 #[derive(Serialize)]
 struct IndexFigures<'a> {
     index: &'a str,
-    build: &'a crate::run::BuildSummary,
+    build: crate::run::BuildSummary,
     stats: &'a crate::index::IndexStats,
     sites: &'a [SiteText],
 }
 
-async fn stats_json(State(catalog): State<Arc<Catalog>>) -> Response {
-    let figures: Vec<IndexFigures<'_>> = catalog
-        .indexes
+async fn stats_json(State(served): State<Arc<Served>>) -> Response {
+    let answer = blocking(move || {
+        let catalog = served.catalog.current();
+        let figures: Vec<IndexFigures<'_>> = catalog
+            .indexes
+            .iter()
+            .map(|served| IndexFigures {
+                index: &served.name,
+                build: shown_summary(&served.summary, &served.root),
+                stats: &served.stats,
+                sites: &served.sites,
+            })
+            .collect();
+        Ok(axum::Json(figures).into_response())
+    })
+    .await;
+    answer.unwrap_or_else(Failure::json)
+}
+
+/// `summary` with every path of the machine it names (the command line's, the inputs', the
+/// skipped records') shown as [`shown_source`] shows a source: no absolute path.
+fn shown_summary(
+    summary: &crate::run::BuildSummary,
+    root: &std::path::Path,
+) -> crate::run::BuildSummary {
+    let shown = |text: &str| {
+        let path = std::path::Path::new(text);
+        if path.is_absolute() {
+            shown_source(path, root)
+        } else {
+            text.to_string()
+        }
+    };
+    let mut summary = summary.clone();
+    let absolute: Vec<(String, String)> = summary
+        .inputs
         .iter()
-        .map(|served| IndexFigures {
-            index: &served.name,
-            build: &served.summary,
-            stats: &served.stats,
-            sites: &served.sites,
-        })
+        .chain(&summary.command_line)
+        .filter(|text| std::path::Path::new(text).is_absolute())
+        .map(|text| (text.clone(), shown(text)))
         .collect();
-    axum::Json(figures).into_response()
+    for text in summary
+        .inputs
+        .iter_mut()
+        .chain(summary.command_line.iter_mut())
+    {
+        *text = shown(text);
+    }
+    for skipped in summary
+        .skipped_records
+        .iter_mut()
+        .chain(summary.first_skipped.iter_mut())
+    {
+        skipped.input = shown(&skipped.input);
+    }
+    for warning in &mut summary.warnings {
+        for (path, shown) in &absolute {
+            *warning = warning.replace(path.as_str(), shown);
+        }
+    }
+    summary
 }
 
 async fn not_found(uri: Uri) -> Response {
@@ -450,6 +976,54 @@ mod tests {
         assert_eq!(given.get("bad"), Some("\u{fffd}"));
         assert_eq!(given.get("offset"), None);
         assert_eq!(Params::of(None).get("q"), None);
+    }
+
+    #[test]
+    fn hosts_are_loopback_names_the_address_listened_on_and_those_allowed() {
+        let on = |address: &str, more: &[&str]| {
+            let more: Vec<String> = more.iter().map(|name| name.to_string()).collect();
+            AllowedHosts::new(address.parse().unwrap(), &more)
+        };
+        let loopback = on("127.0.0.1:8080", &[]);
+        for host in [
+            "localhost:8080",
+            "LOCALHOST",
+            "127.0.0.1:8080",
+            "[::1]:8080",
+            "localhost.:1",
+        ] {
+            assert!(loopback.allows(host), "{host}");
+        }
+        for host in [
+            "evil.example:8080",
+            "evil.example",
+            "127.0.0.2:8080",
+            "localhost:x",
+            "localhost:99999",
+            "",
+            ":8080",
+            "[::1",
+            "localhost.evil.example",
+            "0.0.0.0:8080",
+        ] {
+            assert!(!loopback.allows(host), "{host}");
+        }
+        let lan = on(
+            "192.168.1.5:8080",
+            &["Search.Example", "10.0.0.1:443", "::2"],
+        );
+        for host in [
+            "192.168.1.5:8080",
+            "search.example",
+            "search.example:443",
+            "10.0.0.1",
+            "[::2]:80",
+        ] {
+            assert!(lan.allows(host), "{host}");
+        }
+        assert!(!lan.allows("evil.example"));
+        let any = on("[::]:8080", &[]);
+        assert!(!any.allows("[::]:8080") && any.allows("[::1]:8080"));
     }
 
     #[test]

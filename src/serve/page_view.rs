@@ -7,7 +7,12 @@
 
 use serde::Serialize;
 
-use super::catalog::{Catalog, StoredPage};
+/// Bytes of block text a page view holds, at most: the blocks past them are counted, not
+/// shown. An 8 MiB page (the most a build reads of one) would otherwise make an answer of as
+/// much text again as HTML or JSON, per request.
+pub const MAX_SHOWN_TEXT_BYTES: usize = 1 << 20;
+
+use super::catalog::{Catalog, StoredPage, shown_source};
 use crate::detect::{DecisionRecord, Verdict};
 use crate::read::{InputSet, RecordLocation};
 use crate::run::{counted, segment_record};
@@ -39,16 +44,22 @@ pub struct PageView {
     pub source: Option<SourceView>,
     /// Why the blocks could not be shown, when they cannot.
     pub unavailable: Option<String>,
-    /// The blocks in order with their verdicts (empty when unavailable).
+    /// The blocks in order with their verdicts (empty when unavailable), as many as
+    /// [`MAX_SHOWN_TEXT_BYTES`] of text hold.
     pub blocks: Vec<BlockView>,
-    /// The kept text as indexed.
+    /// Blocks past those shown (0: every block is shown).
+    pub blocks_not_shown: u64,
+    /// The kept text as indexed, its first [`MAX_SHOWN_TEXT_BYTES`] at most.
     pub kept_text: String,
+    /// Whether `kept_text` was cut short.
+    pub kept_text_cut: bool,
 }
 
 /// Where a page's record lies.
 #[derive(Debug, Clone, Serialize)]
 pub struct SourceView {
-    /// The input file.
+    /// The input file, relative to the index directory (or its file name alone when the two
+    /// share no directory): never the absolute path.
     pub path: String,
     /// The record's byte offset in it.
     pub offset: u64,
@@ -86,24 +97,51 @@ impl PageView {
             kept_text_bytes: page.text_bytes.0,
             dropped_text_bytes: page.text_bytes.1,
             source: page.source.as_ref().map(|(path, offset)| SourceView {
-                path: path.display().to_string(),
+                path: shown_source(path, &served.root),
                 offset: *offset,
             }),
             unavailable: None,
             blocks: Vec::new(),
-            kept_text: page.body.clone(),
+            blocks_not_shown: 0,
+            kept_text_cut: page.body.len() > MAX_SHOWN_TEXT_BYTES,
+            kept_text: cut(&page.body, MAX_SHOWN_TEXT_BYTES).to_string(),
         };
         match blocks_of(catalog, &page) {
-            Ok(blocks) => view.blocks = blocks,
+            Ok(mut blocks) => {
+                let mut text = 0;
+                let shown = blocks
+                    .iter()
+                    .take_while(|block| {
+                        text += block.text.len();
+                        text <= MAX_SHOWN_TEXT_BYTES
+                    })
+                    .count();
+                view.blocks_not_shown = (blocks.len() - shown) as u64;
+                blocks.truncate(shown);
+                view.blocks = blocks;
+            }
             Err(reason) => view.unavailable = Some(reason),
         }
         view
     }
 }
 
+/// The first `bytes` of `text` at most, cut at a character boundary.
+fn cut(text: &str, bytes: usize) -> &str {
+    if text.len() <= bytes {
+        return text;
+    }
+    let mut end = bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// The page's blocks with their verdicts, or why they cannot be shown.
 fn blocks_of(catalog: &Catalog, page: &StoredPage) -> Result<Vec<BlockView>, String> {
-    let summary = &catalog.indexes[page.index].summary;
+    let served = &catalog.indexes[page.index];
+    let summary = &served.summary;
     let record = page
         .decisions
         .as_deref()
@@ -113,11 +151,16 @@ fn blocks_of(catalog: &Catalog, page: &StoredPage) -> Result<Vec<BlockView>, Str
         .source
         .as_ref()
         .ok_or("the index does not say where the page came from (read from standard input)")?;
+    let shown = shown_source(path, &served.root);
     if !path.is_file() {
-        return Err(format!("the source {} is no longer there", path.display()));
+        return Err(format!("the source {shown} is no longer there"));
     }
-    let inputs = InputSet::open(std::slice::from_ref(path), None)
-        .map_err(|error| format!("the source cannot be opened: {error}"))?;
+    let inputs = InputSet::open(std::slice::from_ref(path), None).map_err(|error| {
+        let error = error
+            .to_string()
+            .replace(&path.display().to_string(), &shown);
+        format!("the source cannot be opened: {error}")
+    })?;
     let location = RecordLocation {
         input: 0,
         offset: *offset,
@@ -125,7 +168,14 @@ fn blocks_of(catalog: &Catalog, page: &StoredPage) -> Result<Vec<BlockView>, Str
     let found = inputs
         .record_at(location, &page.url)
         .ok_or_else(|| format!("the record is no longer at byte {offset} of the source"))?;
-    let options = summary.segment_options.unwrap_or_default();
+    // The blocks are cut where the build cut them; the tree, links and evidence the build
+    // gathered besides are not needed to show them.
+    let options = crate::segment::SegmentOptions {
+        tree: false,
+        links: false,
+        evidence: false,
+        ..summary.segment_options.unwrap_or_default()
+    };
     let limits = summary.segment_limits.unwrap_or_default();
     let segmented = segment_record(found, &limits, options).map_err(|skip| skip.to_string())?;
     let verdicts = record.verdicts();

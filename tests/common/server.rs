@@ -17,10 +17,16 @@ pub struct Server {
 impl Server {
     /// Starts serving `indexes` and waits until it listens.
     pub fn start(indexes: &[&Path]) -> Server {
+        Server::start_with(indexes, &[])
+    }
+
+    /// Starts serving `indexes` with `flags` besides and waits until it listens.
+    pub fn start_with(indexes: &[&Path], flags: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_indexer"))
             .arg("serve")
             .args(indexes)
             .args(["--listen", "127.0.0.1:0"])
+            .args(flags)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -46,6 +52,19 @@ impl Server {
     /// GETs `path` (sent as written: the caller encodes it).
     pub fn get(&self, path: &str) -> Reply {
         get(self.address, path)
+    }
+
+    /// GETs `path` naming `host` in the `Host` header.
+    pub fn get_as(&self, host: &str, path: &str) -> Reply {
+        request(
+            self.address,
+            &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+        )
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Sends it `signal` (as `kill` names it: "TERM", "INT") and waits for it to exit, for
@@ -104,15 +123,19 @@ impl Reply {
 
 /// GETs `path` from `address` with `Connection: close`, reading the whole answer.
 pub fn get(address: SocketAddr, path: &str) -> Reply {
+    request(
+        address,
+        &format!("GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"),
+    )
+}
+
+/// Sends `raw` (a whole request) to `address` and reads the whole answer.
+pub fn request(address: SocketAddr, raw: &str) -> Reply {
     let mut stream = TcpStream::connect(address).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
+    stream.write_all(raw.as_bytes()).unwrap();
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).expect("read the answer");
     let split = raw

@@ -15,13 +15,24 @@ pub struct ServeArgs {
     /// address taken: "listening on http://ADDRESS".
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: std::net::SocketAddr,
+    /// Answer requests for this host name too (repeatable). Loopback names (localhost,
+    /// 127.0.0.1, [::1]) and the address listened on are answered; a request naming any other
+    /// host is refused (403), so that a page whose name points at this machine (DNS
+    /// rebinding) cannot read the answers. Give the name a browser uses when serving on a
+    /// network (`--listen 0.0.0.0:8080 --allow-host search.lan`).
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_hosts: Vec<String>,
 }
 
 /// Opens the indexes and serves them.
 pub fn run(args: ServeArgs) -> Result<()> {
-    let catalog = indexer::serve::Catalog::open(&args.indexes)?;
+    let catalog = indexer::serve::LiveCatalog::open(&args.indexes)?;
     let count = args.indexes.len();
-    indexer::serve::serve(catalog, args.listen, |address| {
+    let options = indexer::serve::ServeOptions {
+        listen: args.listen,
+        allow_hosts: args.allow_hosts,
+    };
+    indexer::serve::serve(catalog, &options, |address| {
         println!("listening on http://{address}");
         let _ = std::io::Write::flush(&mut std::io::stdout());
         notice!("serving {count} index(es); Ctrl-C stops");
