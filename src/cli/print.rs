@@ -188,6 +188,12 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
     for (limit, count) in &summary.limited {
         println!("  cut short    {count} by {limit} limit");
     }
+    if summary.replaced_by_later_record > 0 {
+        println!(
+            "  replaced     {} by a later crawl of the same URL (one document per URL)",
+            summary.replaced_by_later_record
+        );
+    }
     if summary.truncated_pages > 0 {
         println!(
             "  truncated    {} (the part read before the file ended)",

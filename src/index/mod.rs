@@ -457,6 +457,26 @@ impl IndexBuild {
 
     /// Adds one page.
     pub fn add(&mut self, page: &IndexedPage<'_>) -> Result<(), IndexError> {
+        let document = self.document(page);
+        if let Some(writer) = &self.writer {
+            writer
+                .add_document(document)
+                .map_err(tantivy_error(self.generation.directory()))?;
+        }
+        Ok(())
+    }
+
+    /// Adds one page in place of the page of its URL added before in this build: that one is
+    /// deleted (tantivy applies a delete to the documents added before it, so the new page
+    /// stays).
+    pub fn replace(&mut self, page: &IndexedPage<'_>) -> Result<(), IndexError> {
+        if let Some(writer) = &self.writer {
+            writer.delete_term(tantivy::Term::from_field_text(self.fields.url, page.url));
+        }
+        self.add(page)
+    }
+
+    fn document(&self, page: &IndexedPage<'_>) -> TantivyDocument {
         let fields = self.fields;
         let mut document = TantivyDocument::default();
         document.add_text(fields.url, page.url);
@@ -486,12 +506,7 @@ impl IndexBuild {
             document.add_u64(record.kept_text_bytes, page.kept_text_bytes);
             document.add_u64(record.dropped_text_bytes, page.dropped_text_bytes);
         }
-        if let Some(writer) = &self.writer {
-            writer
-                .add_document(document)
-                .map_err(tantivy_error(self.generation.directory()))?;
-        }
-        Ok(())
+        document
     }
 
     /// Commits, waits for tantivy's background merges, stores `summary` beside the index and
@@ -645,6 +660,38 @@ mod tests {
             })
             .count();
         assert_eq!(generations, 1);
+    }
+
+    #[test]
+    fn a_page_replaced_in_a_build_leaves_only_the_new_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("idx");
+        let mut build = IndexBuild::begin(&root, 2, 30_000_000).unwrap();
+        build
+            .add(&page("http://example.org/1", "old words"))
+            .unwrap();
+        build.add(&page("http://example.org/2", "other")).unwrap();
+        build
+            .replace(&page("http://example.org/1", "new words"))
+            .unwrap();
+        build.commit(&serde_json::json!({})).unwrap();
+
+        let open = OpenIndex::open(&root).unwrap();
+        let searcher = open.index.reader().unwrap().searcher();
+        assert_eq!(searcher.num_docs(), 2);
+        let query = tantivy::query::TermQuery::new(
+            tantivy::Term::from_field_text(open.fields.url, "http://example.org/1"),
+            IndexRecordOption::Basic,
+        );
+        let top = searcher
+            .search(
+                &query,
+                &tantivy::collector::TopDocs::with_limit(5).order_by_score(),
+            )
+            .unwrap();
+        assert_eq!(top.len(), 1);
+        let document: TantivyDocument = searcher.doc(top[0].1).unwrap();
+        assert_eq!(stored_text(&document, open.fields.body), "new words");
     }
 
     #[test]

@@ -28,7 +28,7 @@ mod warc;
 pub use inputs::{InputOptions, InputSet, ReadLimits, RecordLocation, UrlSample, Walk};
 pub use page::page_from_record;
 pub use site::site_of;
-pub use warc::PARTIAL_RECORD_FIELD;
+pub use warc::{FetchTime, PARTIAL_RECORD_FIELD};
 
 use std::fmt;
 use std::path::PathBuf;

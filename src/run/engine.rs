@@ -284,6 +284,7 @@ fn tally_and_emit(
                 page,
                 verdicts,
                 location: origin.location,
+                fetched: origin.fetched,
             })
         }
     }

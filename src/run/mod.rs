@@ -9,6 +9,7 @@
 //! | [`rounds`] | the input | records split by site into rounds ([`partition`] files) |
 //! | [`prepare`] | a record | a segmented page (and pages found again by URL) |
 //! | [`engine`] | records of one read | decided pages, one pass or learn-then-decide |
+//! | [`latest`] | the decided pages of a build | per page: first of its URL, replacing, or earlier |
 //! | [`sample`] | the input, K and a seed | each site's pages, and K of them to read alone |
 //! | [`summary`] | — | the [`BuildSummary`] (counted by the engine) and [`DecidedPage`] types |
 //! | [`allocator`] | — | glibc malloc tuned for the build's threads |
@@ -18,6 +19,7 @@
 pub(crate) mod allocator;
 mod engine;
 mod error;
+mod latest;
 mod options;
 mod partition;
 mod plan;
@@ -47,6 +49,7 @@ use crate::index::{IndexBuild, IndexedPage};
 use crate::read::InputSet;
 
 use engine::Read;
+use latest::{Latest, LatestByUrl};
 use rounds::{RecordSource, scratch_error, split_into_rounds};
 
 /// The absolute path of input `input`, as an index records where a page came from (`None`
@@ -61,7 +64,8 @@ fn absolute_source(inputs: &InputSet, input: u32) -> Option<String> {
 }
 
 /// Builds (or rebuilds) the index at `index` from `inputs`. The new index replaces the old
-/// only when complete.
+/// only when complete. It holds one document per URL, the latest crawl's
+/// ([`BuildSummary::replaced_by_later_record`] counts the others).
 pub fn build_index(
     inputs: &[PathBuf],
     index: &Path,
@@ -82,6 +86,8 @@ pub fn build_index(
         None
     };
     let mut sources = rustc_hash::FxHashMap::default();
+    let mut latest = LatestByUrl::default();
+    let mut replaced = 0;
     let mut summary = run(
         &input_set,
         options,
@@ -89,6 +95,13 @@ pub fn build_index(
         scratch,
         progress,
         &mut |decided: DecidedPage| {
+            let verdict = latest.offer(&decided.page.url, decided.fetched);
+            if verdict != Latest::First {
+                replaced += 1;
+            }
+            if verdict == Latest::Earlier {
+                return Ok(());
+            }
             let body = decided.kept_text();
             let kept = decided.kept_blocks();
             let decisions = DecisionRecord::of(&decided.verdicts).to_bytes();
@@ -96,7 +109,7 @@ pub fn build_index(
             let source = sources
                 .entry(decided.location.input)
                 .or_insert_with(|| absolute_source(&input_set, decided.location.input));
-            writer.add(&IndexedPage {
+            let page = IndexedPage {
                 url: &decided.page.url,
                 site: &decided.page.site,
                 title: &decided.page.title,
@@ -108,10 +121,15 @@ pub fn build_index(
                 decisions: &decisions,
                 kept_text_bytes,
                 dropped_text_bytes,
-            })?;
+            };
+            match verdict {
+                Latest::Replaces => writer.replace(&page)?,
+                _ => writer.add(&page)?,
+            }
             Ok(())
         },
     )?;
+    summary.replaced_by_later_record = replaced;
     finish_summary(&mut summary, inputs, &input_set, options, started);
     if options.stopped() {
         return Err(BuildError::Interrupted);

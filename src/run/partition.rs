@@ -50,7 +50,7 @@ impl PartitionWriter {
     /// Appends `record` to partition `round`.
     ///
     /// A record is its kind byte (with [`TRUNCATED`] set for a truncated record), input,
-    /// offset, URL, content type and block.
+    /// offset, URL, content type, date (a build keeps the latest record of a URL) and block.
     pub fn write(&mut self, round: usize, record: &Record) -> io::Result<()> {
         let out = &mut self.files[round];
         let kind: u8 = match record.kind {
@@ -62,13 +62,8 @@ impl PartitionWriter {
         out.write_all(&record.source_input.to_le_bytes())?;
         out.write_all(&record.source_offset.to_le_bytes())?;
         write_bytes(out, record.url.as_bytes())?;
-        match &record.content_type {
-            Some(content_type) => {
-                out.write_all(&[1])?;
-                write_bytes(out, content_type.as_bytes())?;
-            }
-            None => out.write_all(&[0])?,
-        }
+        write_optional(out, record.content_type.as_deref())?;
+        write_optional(out, record.date.as_deref())?;
         write_bytes(out, &record.block)
     }
 
@@ -83,6 +78,27 @@ impl PartitionWriter {
             paths: self.paths,
         })
     }
+}
+
+/// A flag byte (1: present), then the text when present.
+fn write_optional(out: &mut impl Write, text: Option<&str>) -> io::Result<()> {
+    match text {
+        Some(text) => {
+            out.write_all(&[1])?;
+            write_bytes(out, text.as_bytes())
+        }
+        None => out.write_all(&[0]),
+    }
+}
+
+fn read_optional(input: &mut impl Read) -> io::Result<Option<String>> {
+    let mut flag = [0u8; 1];
+    input.read_exact(&mut flag)?;
+    Ok(if flag[0] == 1 {
+        Some(String::from_utf8_lossy(&read_bytes(input)?).into_owned())
+    } else {
+        None
+    })
 }
 
 fn write_bytes(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
@@ -168,13 +184,8 @@ fn read_record(input: &mut impl Read) -> io::Result<Option<Record>> {
     input.read_exact(&mut long)?;
     let source_offset = u64::from_le_bytes(long);
     let url = String::from_utf8_lossy(&read_bytes(input)?).into_owned();
-    let mut flag = [0u8; 1];
-    input.read_exact(&mut flag)?;
-    let content_type = if flag[0] == 1 {
-        Some(String::from_utf8_lossy(&read_bytes(input)?).into_owned())
-    } else {
-        None
-    };
+    let content_type = read_optional(input)?;
+    let date = read_optional(input)?;
     let block = read_bytes(input)?;
     Ok(Some(Record {
         url,
@@ -184,8 +195,7 @@ fn read_record(input: &mut impl Read) -> io::Result<Option<Record>> {
         source_offset,
         source_input,
         truncated,
-        // The date is not spilled: nothing in a build reads it.
-        date: None,
+        date,
     }))
 }
 
@@ -219,7 +229,9 @@ mod tests {
             source_offset: u64::from(i) * 1000,
             source_input: i % 3,
             truncated: i == 3,
-            date: None,
+            date: i
+                .is_multiple_of(2)
+                .then(|| format!("2024-05-0{i}T10:00:00Z")),
         }
     }
 

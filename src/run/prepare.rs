@@ -7,7 +7,9 @@ use std::sync::RwLock;
 use rustc_hash::FxHashMap;
 
 use crate::detect::{Detector, PageSource, normalized_url};
-use crate::read::{InputSet, Record, RecordLocation, Skip, SkipReason, page_from_record};
+use crate::read::{
+    FetchTime, InputSet, Record, RecordLocation, Skip, SkipReason, page_from_record,
+};
 use crate::segment::{SegmentLimits, SegmentOptions, SegmentedPage, html_read, segment_with};
 
 /// What a worker made of one record.
@@ -31,6 +33,8 @@ pub(super) struct Origin {
     pub(super) location: RecordLocation,
     /// The page is the part of a record read before its file ended.
     pub(super) truncated: bool,
+    /// When the page was fetched (`WARC-Date`), when the record says so readably.
+    pub(super) fetched: Option<FetchTime>,
 }
 
 /// A record read, decoded and segmented: the page, its HTML as segmented, and where the
@@ -45,6 +49,7 @@ pub(super) fn prepare(
     let origin = Origin {
         location: RecordLocation::of(&record),
         truncated: record.truncated,
+        fetched: record.date.as_deref().and_then(FetchTime::parse),
     };
     let location = origin.location;
     let truncation = |detail: &str, url: Option<String>| {

@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::detect::{Counter, Merge, Verdict};
-use crate::read::RecordLocation;
+use crate::read::{FetchTime, RecordLocation};
 use crate::segment::SegmentedPage;
 
 /// What a run did, stored with the index and printed by `build`, `stats` and `extract`.
@@ -38,8 +38,13 @@ pub struct BuildSummary {
     pub input_bytes: u64,
     /// Records read (pages and skips).
     pub records: u64,
-    /// Pages indexed or extracted.
+    /// Pages decided (indexed, extracted, or left out of an index for a later record of their
+    /// URL).
     pub pages: u64,
+    /// Pages of a build left out of the index because a later record of the same URL is in it
+    /// (a later `WARC-Date`, or the same date later in the input).
+    #[serde(default)]
+    pub replaced_by_later_record: u64,
     /// Records not indexed, by reason.
     pub skipped: BTreeMap<String, u64>,
     /// Pages cut short by a per-page limit, by limit.
@@ -113,6 +118,8 @@ pub struct DecidedPage {
     pub verdicts: Vec<Verdict>,
     /// Where the page's record lies in the run's inputs.
     pub location: RecordLocation,
+    /// When the page was fetched (its record's `WARC-Date`), if the record says so readably.
+    pub fetched: Option<FetchTime>,
 }
 
 impl DecidedPage {
@@ -358,6 +365,7 @@ impl BuildSummary {
             skipped_records,
             records,
             pages,
+            replaced_by_later_record,
             skipped,
             limited,
             truncated_pages,
@@ -385,6 +393,7 @@ impl BuildSummary {
         self.skipped_records.extend(skipped_records);
         self.records += records;
         self.pages += pages;
+        self.replaced_by_later_record += replaced_by_later_record;
         for (reason, count) in skipped {
             *self.skipped.entry(reason).or_default() += count;
         }

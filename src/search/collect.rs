@@ -56,6 +56,27 @@ pub(super) fn best_first(mut found: Vec<Found>, wanted: usize) -> Vec<Found> {
     best
 }
 
+/// The first `wanted` of `ranked` (best first) that are the first of their URL, and how many
+/// pages before the last of them were passed over for a URL already taken. Pages whose URL
+/// cannot be read (an index without the `url` fast field) are all taken.
+pub(super) fn best_of_each_url(ranked: Vec<Found>, wanted: usize) -> (Vec<Found>, usize) {
+    let mut taken = rustc_hash::FxHashSet::default();
+    let mut best = Vec::with_capacity(wanted.min(ranked.len()));
+    let mut hidden = 0;
+    for page in ranked {
+        if best.len() >= wanted {
+            break;
+        }
+        let url = page.url_text();
+        if url.is_empty() || taken.insert(url) {
+            best.push(page);
+        } else {
+            hidden += 1;
+        }
+    }
+    (best, hidden)
+}
+
 /// The first `room` pages of a run of equal score, by URL. Within a segment the dictionary
 /// ordinals are in URL order, so URLs are read as text only to merge segments: the head of
 /// each segment's list, as it is taken.

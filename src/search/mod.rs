@@ -77,6 +77,15 @@ pub struct SearchResults {
     /// Matching pages per site, most first (only when asked for; before any site filter).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sites: Vec<(String, u64)>,
+    /// Pages ranked up to the last hit but not shown, because a better page of the same URL
+    /// (in another of the indexes searched together) was: each URL is shown once. `total`
+    /// counts them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub hidden_duplicates: usize,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// Why a search failed.

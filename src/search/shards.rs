@@ -1,5 +1,6 @@
 //! Several indexes searched as one: a request in, one ranking of the pages of every index out,
-//! each page scored with the BM25 statistics of all of them summed.
+//! each page scored with the BM25 statistics of all of them summed, and each URL shown once
+//! (its best-scoring page: two indexes may both hold a URL).
 
 use std::collections::BTreeMap;
 
@@ -8,7 +9,7 @@ use tantivy::query::{Bm25StatisticsProvider, Query};
 use tantivy::schema::Field;
 use tantivy::{Searcher, Term};
 
-use super::collect::{BestByScoreThenUrl, Found, SiteCounts, best_first};
+use super::collect::{BestByScoreThenUrl, Found, SiteCounts, best_first, best_of_each_url};
 use super::query::{Weights, parse, within_site};
 use super::snippet::hits;
 use super::{SearchError, SearchRequest, SearchResults};
@@ -53,6 +54,7 @@ pub fn search_shards(
         offset,
         hits: Vec::new(),
         sites: Vec::new(),
+        hidden_duplicates: 0,
     };
     let Some(&(first, _)) = shards.first() else {
         return Ok(results);
@@ -82,17 +84,41 @@ pub fn search_shards(
         }
         return Ok(results);
     }
-    let mut found: Vec<Found> = Vec::new();
-    for (shard, (_, searcher)) in shards.iter().enumerate() {
-        let (best, count) = searcher.search_with_statistics_provider(
-            &*query,
-            &(BestByScoreThenUrl(wanted), Count),
-            &statistics,
-        )?;
-        results.total += count;
-        found.extend(best.into_iter().map(|page| Found { shard, ..page }));
-    }
-    let found = best_first(found, wanted);
+    // Each index holds a URL once (a build keeps its latest record), so the best `wanted` of
+    // each index hold the best `wanted` distinct URLs; an index that does not (built before
+    // that rule) is asked for more until they do.
+    let mut each = wanted;
+    let found = loop {
+        let mut found: Vec<Found> = Vec::new();
+        let mut more_there = false;
+        for (shard, (_, searcher)) in shards.iter().enumerate() {
+            let best = if each == wanted {
+                let (best, count) = searcher.search_with_statistics_provider(
+                    &*query,
+                    &(BestByScoreThenUrl(each), Count),
+                    &statistics,
+                )?;
+                results.total += count;
+                best
+            } else {
+                searcher.search_with_statistics_provider(
+                    &*query,
+                    &BestByScoreThenUrl(each),
+                    &statistics,
+                )?
+            };
+            more_there |= best.len() >= each;
+            found.extend(best.into_iter().map(|page| Found { shard, ..page }));
+        }
+        let every = found.len();
+        let ranked = best_first(found, every);
+        let (distinct, hidden) = best_of_each_url(ranked, wanted);
+        if distinct.len() >= wanted || !more_there || each == usize::MAX {
+            results.hidden_duplicates = hidden;
+            break distinct;
+        }
+        each = each.saturating_mul(2);
+    };
     if found.len() <= offset {
         return Ok(results);
     }

@@ -343,10 +343,14 @@ pub fn stats_page(catalog: &Catalog) -> String {
             (
                 "pages",
                 format!(
-                    "{} of {}{}",
+                    "{} of {}{}{}",
                     summary.pages,
                     counted(summary.records, "record"),
-                    format_skips(&summary.skipped)
+                    format_skips(&summary.skipped),
+                    match summary.replaced_by_later_record {
+                        0 => String::new(),
+                        replaced => format!("; {replaced} replaced by a later crawl of their URL"),
+                    }
                 ),
             ),
             (

@@ -46,7 +46,9 @@ pub struct SearchArgs {
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
     /// Print results as JSON: {query, fallback, notes, total, offset, hits: [{rank, score,
-    /// url, title, site, snippet, highlights (character offsets), highlight_bytes}]}.
+    /// url, title, site, snippet, highlights (character offsets), highlight_bytes}],
+    /// hidden_duplicates (when indexes searched together hold a URL twice: the pages not
+    /// shown again)}.
     #[arg(long)]
     json: bool,
 }
@@ -101,7 +103,11 @@ pub fn run(args: SearchArgs) -> Result<()> {
         n => format!(", {}–{} shown", args.offset + 1, args.offset + n),
     };
     let pages = if results.total == 1 { "page" } else { "pages" };
-    println!("{} {pages} match{shown}", results.total);
+    let hidden = match results.hidden_duplicates {
+        0 => String::new(),
+        n => format!(" ({n} of a URL shown from another index not shown again)"),
+    };
+    println!("{} {pages} match{shown}{hidden}", results.total);
     Ok(())
 }
 

@@ -10,9 +10,11 @@
 //! otherwise it moves on to the next line that starts with `WARC/` (`resync`). The header
 //! block of a record is parsed in `headers`.
 
+mod date;
 mod headers;
 mod resync;
 
+pub use date::FetchTime;
 pub use headers::PARTIAL_RECORD_FIELD;
 
 use std::collections::VecDeque;
