@@ -35,7 +35,8 @@ pub struct SearchArgs {
     /// index); repeat for more: --index shard-1 --index shard-2.
     #[arg(short = 'i', long = "index", value_name = "INDEX")]
     more_indexes: Vec<PathBuf>,
-    /// How many results; 0 prints only how many pages match.
+    /// How many results; 0 prints only how many pages match. --offset plus -n is at most
+    /// 10000.
     #[arg(short = 'n', long, default_value_t = 10, value_parser = count)]
     limit: usize,
     /// Results to skip first (the next page of results: --offset 10).
@@ -51,14 +52,36 @@ pub struct SearchArgs {
     json: bool,
 }
 
+/// The deepest result `search` gives: `--offset` plus `-n` at most this. Each hit reads its
+/// stored page and makes a snippet, and ranking keeps `offset + n` pages in memory per index
+/// segment; past ten thousand (Elasticsearch's default `max_result_window`) a query is a dump,
+/// which `extract` does better. `serve` stops at the same offset.
+pub const MAX_RESULTS: usize = 10_000;
+
 /// A count given to `-n` or `--offset`: a whole number, 0 or more.
 fn count(text: &str) -> Result<usize, String> {
-    text.parse::<usize>()
-        .map_err(|_| "give a whole number, 0 or more".to_string())
+    let too_many = || format!("at most {MAX_RESULTS} (--offset and -n together)");
+    match text.parse::<usize>() {
+        Ok(count) if count > MAX_RESULTS => Err(too_many()),
+        Ok(count) => Ok(count),
+        Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => Err(too_many()),
+        Err(_) => Err("give a whole number, 0 or more".to_string()),
+    }
 }
 
 /// Searches and prints the hits.
 pub fn run(args: SearchArgs) -> Result<()> {
+    if args.offset.saturating_add(args.limit) > MAX_RESULTS {
+        clap::Error::raw(
+            clap::error::ErrorKind::ValueValidation,
+            format!(
+                "--offset {} plus --limit {} goes past result {MAX_RESULTS}, the deepest search \
+                 gives; ask for fewer\n",
+                args.offset, args.limit
+            ),
+        )
+        .exit()
+    }
     let (indexes, query) = indexes_and_query(args.index, args.more_indexes, args.query);
     let opens = open_indexes(&indexes)?;
     let request = indexer::search::SearchRequest {
