@@ -298,3 +298,79 @@ fn every_committed_fixture_is_read_with_every_record_accounted_for() {
     assert_eq!(skips.get("not_html"), Some(&5));
     assert_eq!(skips.get("truncated_record"), None);
 }
+
+/// Whether `bytes` hold a byte or character that starts or ends a terminal escape sequence:
+/// ESC, BEL, or CSI (U+009B, in UTF-8).
+fn holds_terminal_controls(bytes: &[u8]) -> bool {
+    bytes.contains(&0x1b) || bytes.contains(&0x07) || bytes.windows(2).any(|w| w == [0xc2, 0x9b])
+}
+
+#[test]
+fn terminal_escapes_in_titles_urls_and_text_are_never_printed_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let html = "<html><head><title>Evil \x1b]0;owned\x07 title \x1b[31mred\u{9b}2J</title></head>\
+                <body><p>escapes \x1b[2J in the \x07 body of a page</p></body></html>";
+    let block = http(html.as_bytes());
+    let mut file = record_with_length(
+        "response",
+        b"http://a.example/\x1b[1mbold",
+        &block,
+        block.len(),
+    );
+    // A skipped record (not HTML) whose URL holds escapes: its skip is listed on stderr.
+    let png = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n";
+    file.extend(record_with_length(
+        "response",
+        b"http://a.example/\x1b]0;skip\x07.png",
+        png,
+        png.len(),
+    ));
+    let input = write(dir.path(), "escapes.warc", &file);
+    let built = common::indexer(&["build", "--index", index.to_str().unwrap()], &[&input]);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&built.stderr).contains(".png"),
+        "the skip is listed: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    for (what, bytes) in [("stdout", &built.stdout), ("stderr", &built.stderr)] {
+        assert!(
+            !holds_terminal_controls(bytes),
+            "build {what}: {:?}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    let index = index.to_str().unwrap();
+    for args in [
+        vec!["search", index, "escapes", "--color", "never"],
+        vec!["search", index, "evil", "--color", "always"],
+        vec!["search", index, "escapes", "--json"],
+        vec!["stats", index],
+        vec!["stats", index, "--json"],
+    ] {
+        let output = common::indexer(&args, common::NO_INPUTS);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{args:?}: {stdout}");
+        if !args.contains(&"--color") {
+            assert!(
+                !holds_terminal_controls(&output.stdout),
+                "{args:?}: {stdout:?}"
+            );
+        } else {
+            // Only the bold marks of the matched words are escape sequences.
+            let without_marks = stdout.replace("\x1b[1m", "").replace("\x1b[0m", "");
+            assert!(
+                !holds_terminal_controls(without_marks.as_bytes()),
+                "{args:?}: {stdout:?}"
+            );
+        }
+        if args.contains(&"search") {
+            assert!(stdout.contains("Evil"), "{args:?}: {stdout}");
+        }
+    }
+}

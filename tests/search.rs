@@ -425,12 +425,27 @@ fn counts_past_the_deepest_result_are_refused_and_a_deep_listing_stays_small() {
     let index = index().to_str().unwrap();
     let site = format!("site:{PYTHON}");
     for (args, flag) in [
-        (vec!["search", index, "python", "-n", "18446744073709551615"], "--limit"),
-        (vec!["search", index, &site, "-n", "18446744073709551615"], "--limit"),
-        (vec!["search", index, &site, "-n", "99999999999999999999999"], "--limit"),
+        (
+            vec!["search", index, "python", "-n", "18446744073709551615"],
+            "--limit",
+        ),
+        (
+            vec!["search", index, &site, "-n", "18446744073709551615"],
+            "--limit",
+        ),
+        (
+            vec!["search", index, &site, "-n", "99999999999999999999999"],
+            "--limit",
+        ),
         (vec!["search", index, &site, "-n", "200000000"], "--limit"),
-        (vec!["search", index, "python", "--offset", "500000000"], "--offset"),
-        (vec!["search", index, &site, "--offset", "6000", "-n", "5000"], "--offset"),
+        (
+            vec!["search", index, "python", "--offset", "500000000"],
+            "--offset",
+        ),
+        (
+            vec!["search", index, &site, "--offset", "6000", "-n", "5000"],
+            "--offset",
+        ),
     ] {
         let output = indexer(&args, NO_INPUTS);
         let message = stderr(&output);

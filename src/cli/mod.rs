@@ -113,7 +113,7 @@ fn print_skips(records: &[run::SkippedRecord], rest: &str) {
         } else {
             "note:"
         };
-        notice!("{what} {}", record.describe());
+        notice!("{what} {}", print::printable(&record.describe()));
     }
     if records.len() > SKIPS_SHOWN {
         notice!("… and {} more; {rest}", records.len() - SKIPS_SHOWN);

@@ -48,7 +48,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
             .map(|(name, x, y)| serde_json::json!({"figure": name, "a": x, "b": y, "ratio": ratio(*x, *y)}))
             .collect();
         let out = serde_json::json!({"a": a, "b": b, "figures": rows});
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        println!("{}", crate::cli::print::pretty_json(&out)?);
         return Ok(());
     }
     println!("A = {a}\nB = {b}\n");

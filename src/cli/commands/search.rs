@@ -9,7 +9,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use crate::cli::open_indexes;
-use crate::cli::print::mark;
+use crate::cli::print::{mark, printable};
 use indexer::search::SearchError;
 
 /// `search`'s flags.
@@ -100,20 +100,23 @@ pub fn run(args: SearchArgs) -> Result<()> {
         results => results?,
     };
     if let Some(complaint) = &results.fallback {
-        notice!("note: not query syntax ({complaint}); searched as plain words");
+        notice!(
+            "note: not query syntax ({}); searched as plain words",
+            printable(complaint)
+        );
     }
     for note in &results.notes {
-        notice!("note: {note}");
+        notice!("note: {}", printable(note));
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        println!("{}", crate::cli::print::pretty_json(&results)?);
         return Ok(());
     }
     let bold = args.color.colours_stdout();
     for hit in &results.hits {
-        println!("{:>3}. {:.3}  {}", hit.rank, hit.score, hit.url);
+        println!("{:>3}. {:.3}  {}", hit.rank, hit.score, printable(&hit.url));
         if !hit.title.is_empty() {
-            println!("     {}", hit.title);
+            println!("     {}", printable(&hit.title));
         }
         if !hit.snippet.is_empty() {
             println!("     {}", mark(&hit.snippet, &hit.highlight_bytes, bold));

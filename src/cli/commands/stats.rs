@@ -34,7 +34,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
     let summary = summed_summaries(&opens)?;
     if args.json {
         let both = serde_json::json!({ "index": figures, "build": summary });
-        println!("{}", serde_json::to_string_pretty(&both)?);
+        println!("{}", crate::cli::print::pretty_json(&both)?);
     } else {
         if args.indexes.len() > 1 {
             println!("{} indexes, taken as one\n", args.indexes.len());
