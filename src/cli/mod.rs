@@ -144,6 +144,16 @@ fn open_indexes(paths: &[std::path::PathBuf]) -> Result<Vec<OpenIndex>> {
         .collect()
 }
 
+/// The indexes at `paths`, opened, with every file checked against its checksum
+/// ([`OpenIndex::open_checked`]): for commands that read each index once through (`stats`,
+/// `compare`), where a damaged file would give wrong figures rather than a panic.
+fn open_checked_indexes(paths: &[std::path::PathBuf]) -> Result<Vec<OpenIndex>> {
+    paths
+        .iter()
+        .map(|path| OpenIndex::open_checked(path).map_err(anyhow::Error::from))
+        .collect()
+}
+
 /// The run's warnings (a memory budget too small, …), on stderr.
 fn print_warnings(summary: &BuildSummary) {
     for warning in &summary.warnings {

@@ -77,6 +77,18 @@ pub enum IndexError {
     /// The directory is not an index made by this tool.
     #[error("{0} is not an indexer index (no CURRENT file){1}")]
     NotAnIndex(PathBuf, &'static str),
+    /// Files of the index fail their checksums: written over or cut since the build.
+    #[error(
+        "index {} is damaged: {}; rebuild it with `indexer build`",
+        directory.display(),
+        failing_checksums(files)
+    )]
+    Damaged {
+        /// The generation directory.
+        directory: PathBuf,
+        /// The damaged files, sorted.
+        files: Vec<PathBuf>,
+    },
     /// The stored build summary cannot be read.
     #[error("build summary {path}: {message}")]
     Summary {
@@ -85,6 +97,18 @@ pub enum IndexError {
         /// What is wrong with it.
         message: String,
     },
+}
+
+/// `files` fail(s) their (its) checksum(s), in words.
+fn failing_checksums(files: &[PathBuf]) -> String {
+    let names: Vec<String> = files
+        .iter()
+        .map(|file| file.display().to_string())
+        .collect();
+    match names.as_slice() {
+        [one] => format!("{one} fails its checksum"),
+        _ => format!("{} fail their checksums", names.join(", ")),
+    }
 }
 
 fn io_error<'a>(
@@ -569,6 +593,36 @@ impl OpenIndex {
             index,
             fields,
             directory,
+        })
+    }
+
+    /// [`OpenIndex::open`], then every file of the live segments read through and checked
+    /// against the checksum in its footer ([`OpenIndex::check`]).
+    pub fn open_checked(root: &Path) -> Result<OpenIndex, IndexError> {
+        let open = OpenIndex::open(root)?;
+        open.check()?;
+        Ok(open)
+    }
+
+    /// Checks every file of the live segments against the checksum tantivy wrote in its
+    /// footer: [`IndexError::Damaged`] naming those that fail. Reads the whole index (8 ms
+    /// for the 17.5 MB index of the docs corpus, in the page cache: docs/HARDENING.md).
+    pub fn check(&self) -> Result<(), IndexError> {
+        let damaged = self
+            .index
+            .validate_checksum()
+            .map_err(tantivy_error(&self.directory))?;
+        if damaged.is_empty() {
+            return Ok(());
+        }
+        let mut files: Vec<PathBuf> = damaged
+            .into_iter()
+            .map(|file| self.directory.join(file))
+            .collect();
+        files.sort();
+        Err(IndexError::Damaged {
+            directory: self.directory.clone(),
+            files,
         })
     }
 

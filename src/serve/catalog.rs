@@ -186,7 +186,7 @@ impl Catalog {
 
 impl ServedIndex {
     fn open(path: &Path) -> Result<ServedIndex, ServeError> {
-        let open = OpenIndex::open(path)?;
+        let open = OpenIndex::open_checked(path)?;
         let reader = open.index.reader().map_err(ServeError::Search)?;
         let summary: BuildSummary = open.summary()?;
         let stats = stats(&open)?;

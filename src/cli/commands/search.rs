@@ -91,7 +91,13 @@ pub fn run(args: SearchArgs) -> Result<()> {
         site: None,
         count_sites: false,
     };
-    let results = match indexer::search::search_many(&opens, &request) {
+    // A panic inside tantivy (a damaged index) comes back as an error naming the damage;
+    // its hook's report would only repeat it.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let results = indexer::search::search_many(&opens, &request);
+    std::panic::set_hook(hook);
+    let results = match results {
         Err(error @ SearchError::Syntax(_)) => clap::Error::raw(
             clap::error::ErrorKind::ValueValidation,
             format!("{error}\n"),

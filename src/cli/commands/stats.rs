@@ -9,7 +9,7 @@ use clap::Args;
 use indexer::index::{OpenIndex, stats_of};
 use indexer::run::BuildSummary;
 
-use crate::cli::open_indexes;
+use crate::cli::open_checked_indexes;
 use crate::cli::print::{print_stats, print_summary};
 
 /// `stats`'s flags.
@@ -29,7 +29,7 @@ pub struct StatsArgs {
 
 /// Prints the figures and the summary.
 pub fn run(args: StatsArgs) -> Result<()> {
-    let opens = open_indexes(&args.indexes)?;
+    let opens = open_checked_indexes(&args.indexes)?;
     let figures = stats_of(&opens)?;
     let summary = summed_summaries(&opens)?;
     if args.json {
