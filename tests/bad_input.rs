@@ -652,3 +652,42 @@ fn an_index_written_over_is_named_by_search_stats_and_serve_never_a_panic() {
         stderr(&served)
     );
 }
+
+#[test]
+fn a_write_that_fails_in_tantivys_workers_is_reported_with_its_cause() {
+    // A file-size limit makes writes past 1 MB fail with "File too large" (EFBIG), as a full
+    // disk fails with "No space left on device", in tantivy's indexing threads while pages
+    // are still being added; SIGXFSZ is ignored (an ignored signal stays ignored across
+    // exec) so that the write returns the error. It takes a crawl large enough for tantivy
+    // to write segments before the last page: the shared docs corpus of this machine.
+    let docs = std::path::Path::new("/work/shared/corpus/docs");
+    let Ok(entries) = std::fs::read_dir(docs) else {
+        eprintln!("skipped: {} is not on this machine", docs.display());
+        return;
+    };
+    let mut crawls: Vec<String> = entries
+        .map(|entry| entry.unwrap().path().display().to_string())
+        .filter(|path| path.ends_with(".warc.gz"))
+        .collect();
+    crawls.sort();
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 2000; exec \"$0\" build -q --index \"$1\" {}",
+        crawls.join(" ")
+    );
+    let output = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &script,
+            env!("CARGO_BIN_EXE_indexer"),
+            index.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let message = stderr(&output);
+    assert_no_panic(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(message.contains("File too large"), "{message}");
+    assert!(!message.contains("index writer was killed"), "{message}");
+}

@@ -510,12 +510,33 @@ impl IndexBuild {
             document.add_u64(record.kept_text_bytes, page.kept_text_bytes);
             document.add_u64(record.dropped_text_bytes, page.dropped_text_bytes);
         }
-        if let Some(writer) = &self.writer {
-            writer
-                .add_document(document)
-                .map_err(tantivy_error(self.generation.directory()))?;
+        let Some(writer) = &self.writer else {
+            return Ok(());
+        };
+        match writer.add_document(document) {
+            Ok(_) => Ok(()),
+            Err(error @ tantivy::TantivyError::ErrorInThread(_)) => Err(self.why_killed(error)),
+            Err(error) => Err(tantivy_error(self.generation.directory())(error)),
         }
-        Ok(())
+    }
+
+    /// The error that stopped tantivy's indexing threads, given `killed` — tantivy's "An
+    /// index writer was killed", which does not say why (on a full disk, the "No space left
+    /// on device" of a worker). Joining the workers, as a commit's first step does, gives
+    /// back the first worker's own error; the writer is closed and nothing is committed.
+    fn why_killed(&mut self, killed: tantivy::TantivyError) -> IndexError {
+        let directory = self.generation.directory().to_path_buf();
+        let Some(mut writer) = self.writer.take() else {
+            return tantivy_error(&directory)(killed);
+        };
+        let cause = match writer.prepare_commit() {
+            Err(cause) => cause,
+            Ok(prepared) => {
+                let _ = prepared.abort();
+                killed
+            }
+        };
+        tantivy_error(&directory)(cause)
     }
 
     /// Commits, waits for tantivy's background merges, stores `summary` beside the index and
