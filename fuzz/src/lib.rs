@@ -10,8 +10,9 @@ use std::sync::OnceLock;
 use indexer::detect::hybrid::{CompiledTrees, Model};
 use indexer::index::{IndexBuild, IndexedPage, OpenIndex};
 use indexer::read::{Page, Record, RecordKind, page_from_record, records_in_bytes};
-use indexer::search::SearchError;
+use indexer::search::{SearchError, SearchRequest};
 use indexer::segment::{Granularity, SegmentLimits, SegmentOptions, segment_with};
+use tantivy::Searcher;
 
 /// Largest WARC record block read (`ReadLimits::max_record_bytes`).
 pub const MAX_RECORD_BYTES: usize = 1 << 20;
@@ -118,10 +119,11 @@ const QUERY_PAGES: [(&str, &str, &str, &str); 4] = [
     ),
 ];
 
-/// The index of [`QUERY_PAGES`], built once per process in a folder of the system's
-/// temporary directory named by the process id.
-fn query_index() -> &'static OpenIndex {
-    static INDEX: OnceLock<OpenIndex> = OnceLock::new();
+/// The index of [`QUERY_PAGES`] and a searcher of it, made once per process (the index in
+/// a folder of the system's temporary directory named by the process id): a reader per
+/// input would cost more than the search.
+fn query_index() -> &'static (OpenIndex, Searcher) {
+    static INDEX: OnceLock<(OpenIndex, Searcher)> = OnceLock::new();
     INDEX.get_or_init(|| {
         let root = std::env::temp_dir().join(format!("indexer-fuzz-query-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
@@ -132,7 +134,9 @@ fn query_index() -> &'static OpenIndex {
                 .expect("add a page");
         }
         build.commit(&"fuzz").expect("commit the query index");
-        OpenIndex::open(&root).expect("open the query index")
+        let open = OpenIndex::open(&root).expect("open the query index");
+        let searcher = open.index.reader().expect("a reader").searcher();
+        (open, searcher)
     })
 }
 
@@ -142,8 +146,16 @@ fn query_index() -> &'static OpenIndex {
 /// returns, is a finding.
 pub fn query(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
+    let (open, searcher) = query_index();
+    let request = SearchRequest {
+        query: &text,
+        limit: 3,
+        offset: 0,
+        site: None,
+        count_sites: true,
+    };
     if let Err(error @ SearchError::Panicked { .. }) =
-        indexer::search::search(query_index(), &text, 3, 0)
+        indexer::search::search_in(open, searcher, &request)
     {
         panic!("{error}");
     }
