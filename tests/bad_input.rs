@@ -557,3 +557,137 @@ fn a_truncated_last_record_keeps_the_part_that_was_read() {
         stderr(&out)
     );
 }
+
+/// Runs `indexer serve INDEX` on a free port and waits up to 30 s for it to exit: its
+/// output, or `None` when it was still serving (then stopped).
+fn serve_exit(index: &Path) -> Option<Output> {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(["serve", index.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    None
+}
+
+#[test]
+fn an_index_written_over_is_named_by_search_stats_and_serve_never_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let sample = common::sample();
+    let built = indexer(
+        &["build", "-q", "--index", index.to_str().unwrap()],
+        &sample,
+    );
+    assert!(built.status.success(), "{}", stderr(&built));
+    // Bytes inside every term dictionary and posting list written over, their footers (and
+    // so the files' lengths and stated checksums) left as they were.
+    let mut damaged = Vec::new();
+    for generation in std::fs::read_dir(&index).unwrap() {
+        let generation = generation.unwrap().path();
+        if !generation.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(&generation).unwrap() {
+            let file = file.unwrap().path();
+            if file.extension().is_some_and(|ending| ending == "idx") {
+                let mut bytes = std::fs::read(&file).unwrap();
+                let (from, to) = (bytes.len() / 10, bytes.len() * 8 / 10);
+                let mut state = 0x2545_f491_u32;
+                for byte in &mut bytes[from..to] {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    *byte = state as u8;
+                }
+                std::fs::write(&file, bytes).unwrap();
+                damaged.push(file.file_name().unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    assert!(!damaged.is_empty());
+    let names_a_damaged_file = |message: &str| damaged.iter().any(|name| message.contains(name));
+    let mut refused = 0;
+    for query in [
+        "documentation",
+        "python",
+        "rust ownership",
+        "\"the book\"",
+        "asyncio",
+    ] {
+        let output = indexer(&["search", index.to_str().unwrap(), query], NO_INPUTS);
+        assert_no_panic(&output);
+        if output.status.code() == Some(1) {
+            refused += 1;
+            let message = stderr(&output);
+            assert!(
+                message.starts_with("error: ") && names_a_damaged_file(&message),
+                "{query}: {message}"
+            );
+        }
+    }
+    assert!(refused > 0, "no query met the damage");
+    let output = indexer(&["stats", index.to_str().unwrap()], NO_INPUTS);
+    assert_no_panic(&output);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        names_a_damaged_file(&stderr(&output)),
+        "{}",
+        stderr(&output)
+    );
+    let served = serve_exit(&index).expect("serve refuses a damaged index");
+    assert_eq!(served.status.code(), Some(1), "{}", stderr(&served));
+    assert!(
+        names_a_damaged_file(&stderr(&served)),
+        "{}",
+        stderr(&served)
+    );
+}
+
+#[test]
+fn a_write_that_fails_in_tantivys_workers_is_reported_with_its_cause() {
+    // A file-size limit makes writes past 1 MB fail with "File too large" (EFBIG), as a full
+    // disk fails with "No space left on device", in tantivy's indexing threads while pages
+    // are still being added; SIGXFSZ is ignored (an ignored signal stays ignored across
+    // exec) so that the write returns the error. It takes a crawl large enough for tantivy
+    // to write segments before the last page: the shared docs corpus of this machine.
+    let docs = std::path::Path::new("/work/shared/corpus/docs");
+    let Ok(entries) = std::fs::read_dir(docs) else {
+        eprintln!("skipped: {} is not on this machine", docs.display());
+        return;
+    };
+    let mut crawls: Vec<String> = entries
+        .map(|entry| entry.unwrap().path().display().to_string())
+        .filter(|path| path.ends_with(".warc.gz"))
+        .collect();
+    crawls.sort();
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 2000; exec \"$0\" build -q --index \"$1\" {}",
+        crawls.join(" ")
+    );
+    let output = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &script,
+            env!("CARGO_BIN_EXE_indexer"),
+            index.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let message = stderr(&output);
+    assert_no_panic(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(message.contains("File too large"), "{message}");
+    assert!(!message.contains("index writer was killed"), "{message}");
+}

@@ -50,3 +50,13 @@ fn http_page_inputs_return() {
 fn segment_inputs_return() {
     replay("segment", targets::segment);
 }
+
+#[test]
+fn query_inputs_return() {
+    replay("query", targets::query);
+}
+
+#[test]
+fn model_file_inputs_return() {
+    replay("model_file", targets::model_file);
+}

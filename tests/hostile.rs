@@ -292,9 +292,233 @@ fn every_committed_fixture_is_read_with_every_record_accounted_for() {
     // file's last record is kept in part (until 2026-11-22 it was skipped as truncated).
     assert_eq!(summary["records"], 186, "{summary}");
     assert_eq!(summary["pages"], 88, "{summary}");
-    assert_eq!(summary["truncated_pages"], 1, "{summary}");
+    // Two pages kept in part: the clipped file's last record, and warcio-example-trunc.warc's
+    // response, whose Content-Length is two bytes short (until 2026-11-25 it was kept as
+    // whole).
+    assert_eq!(summary["truncated_pages"], 2, "{summary}");
     let skips = skipped(&summary);
     assert_eq!(skips.get("non_page_record"), Some(&93));
     assert_eq!(skips.get("not_html"), Some(&5));
     assert_eq!(skips.get("truncated_record"), None);
+}
+
+/// Whether `bytes` hold a byte or character that starts or ends a terminal escape sequence:
+/// ESC, BEL, or CSI (U+009B, in UTF-8).
+fn holds_terminal_controls(bytes: &[u8]) -> bool {
+    bytes.contains(&0x1b) || bytes.contains(&0x07) || bytes.windows(2).any(|w| w == [0xc2, 0x9b])
+}
+
+#[test]
+fn terminal_escapes_in_titles_urls_and_text_are_never_printed_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let html = "<html><head><title>Evil \x1b]0;owned\x07 title \x1b[31mred\u{9b}2J</title></head>\
+                <body><p>escapes \x1b[2J in the \x07 body of a page</p></body></html>";
+    let block = http(html.as_bytes());
+    let mut file = record_with_length(
+        "response",
+        b"http://a.example/\x1b[1mbold",
+        &block,
+        block.len(),
+    );
+    // A skipped record (not HTML) whose URL holds escapes: its skip is listed on stderr.
+    let png = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n";
+    file.extend(record_with_length(
+        "response",
+        b"http://a.example/\x1b]0;skip\x07.png",
+        png,
+        png.len(),
+    ));
+    let input = write(dir.path(), "escapes.warc", &file);
+    let built = common::indexer(&["build", "--index", index.to_str().unwrap()], &[&input]);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&built.stderr).contains(".png"),
+        "the skip is listed: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    for (what, bytes) in [("stdout", &built.stdout), ("stderr", &built.stderr)] {
+        assert!(
+            !holds_terminal_controls(bytes),
+            "build {what}: {:?}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    let index = index.to_str().unwrap();
+    for args in [
+        vec!["search", index, "escapes", "--color", "never"],
+        vec!["search", index, "evil", "--color", "always"],
+        vec!["search", index, "escapes", "--json"],
+        vec!["stats", index],
+        vec!["stats", index, "--json"],
+    ] {
+        let output = common::indexer(&args, common::NO_INPUTS);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{args:?}: {stdout}");
+        if !args.contains(&"--color") {
+            assert!(
+                !holds_terminal_controls(&output.stdout),
+                "{args:?}: {stdout:?}"
+            );
+        } else {
+            // Only the bold marks of the matched words are escape sequences.
+            let without_marks = stdout.replace("\x1b[1m", "").replace("\x1b[0m", "");
+            assert!(
+                !holds_terminal_controls(without_marks.as_bytes()),
+                "{args:?}: {stdout:?}"
+            );
+        }
+        if args.contains(&"search") {
+            assert!(stdout.contains("Evil"), "{args:?}: {stdout}");
+        }
+    }
+}
+
+/// Five good pages, `http://a.example/0` to `/4`.
+fn five_pages() -> Vec<Vec<u8>> {
+    (0..5)
+        .map(|i| {
+            page(
+                &format!("http://a.example/{i}"),
+                &format!("good page number {i}"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn junk_before_the_first_record_costs_only_itself_plain_or_gzip() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk: Vec<u8> = (0..150u32).map(|i| (i * 97 + 13) as u8).collect();
+    let pages = five_pages();
+    let members: Vec<u8> = pages.iter().flat_map(|record| gzip(record)).collect();
+    let mut corrupt_member =
+        gzip(b"this member gets damaged in the middle of its data, long enough");
+    let middle = corrupt_member.len() / 2;
+    corrupt_member[middle..middle + 6].copy_from_slice(&[0xff; 6]);
+    for (name, file, reason) in [
+        (
+            "plain.warc",
+            [&junk[..], &pages.concat()].concat(),
+            "broken_record_headers",
+        ),
+        (
+            "junk-member.warc.gz",
+            [gzip(&junk), members.clone()].concat(),
+            "broken_record_headers",
+        ),
+        (
+            "raw-junk.warc.gz",
+            [&junk[..], &members].concat(),
+            "bad_compression",
+        ),
+        (
+            "corrupt-member.warc.gz",
+            [corrupt_member.clone(), members.clone()].concat(),
+            "bad_compression",
+        ),
+    ] {
+        let summary = built(&[&write(dir.path(), name, &file)]);
+        assert_eq!(summary["pages"], 5, "{name}: {summary}");
+        assert_eq!(
+            summary["records"], 6,
+            "{name}: one count for the junk: {summary}"
+        );
+        assert_eq!(
+            skipped(&summary),
+            BTreeMap::from([(reason.to_string(), 1)]),
+            "{name}: {summary}"
+        );
+    }
+    // Junk alone is still not WARC, and a damaged gzip file with no record unreadable.
+    let (output, _) = build(&[&write(dir.path(), "junk.warc", &junk)], &[]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not_warc"));
+    let (output, _) = build(&[&write(dir.path(), "junk.warc.gz", &corrupt_member)], &[]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unreadable_file"));
+}
+
+#[test]
+fn a_gzip_member_failing_its_checksum_is_counted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = five_pages();
+    let mut bad_crc = gzip(&pages[2]);
+    let crc_at = bad_crc.len() - 8;
+    bad_crc[crc_at] ^= 0xff;
+    let mut file = Vec::new();
+    for (at, record) in pages.iter().enumerate() {
+        file.extend(if at == 2 {
+            bad_crc.clone()
+        } else {
+            gzip(record)
+        });
+    }
+    let summary = built(&[&write(dir.path(), "crc.warc.gz", &file)]);
+    assert_eq!(summary["records"], 5, "{summary}");
+    assert_eq!(summary["pages"], 4, "{summary}");
+    assert_eq!(
+        skipped(&summary),
+        BTreeMap::from([("bad_compression".to_string(), 1)]),
+        "{summary}"
+    );
+    assert_eq!(summary["first_skipped"][0]["url"], "http://a.example/2");
+}
+
+#[test]
+fn a_content_length_cutting_the_page_short_is_reported_not_indexed_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = five_pages();
+    // The length stops after the HTTP headers: the body is left between the records.
+    let block = http(b"<html><body><p>the words of the page</p></body></html>");
+    let headers = block.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let mut file = pages[0].clone();
+    file.extend(record_with_length(
+        "response",
+        b"http://a.example/cut",
+        &block,
+        headers,
+    ));
+    file.extend(pages[1].clone());
+    let summary = built(&[&write(dir.path(), "cut.warc", &file)]);
+    assert_eq!(summary["pages"], 2, "{summary}");
+    assert_eq!(
+        skipped(&summary),
+        BTreeMap::from([("truncated_record".to_string(), 1)]),
+        "{summary}"
+    );
+    assert_eq!(summary["records"], 3, "{summary}");
+}
+
+#[test]
+fn binary_data_sent_as_html_is_skipped_as_not_html() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary: Vec<u8> = (0..234_000u32)
+        .map(|i| (i * 7 % 32) as u8)
+        .filter(|b| !b"\t\n\r\x0c".contains(b))
+        .collect();
+    let block = http(&binary);
+    let mut file = five_pages().concat();
+    file.extend(record_with_length(
+        "response",
+        b"http://a.example/binary",
+        &block,
+        block.len(),
+    ));
+    let summary = built(&[&write(dir.path(), "binary.warc", &file)]);
+    assert_eq!(summary["pages"], 5, "{summary}");
+    assert_eq!(
+        skipped(&summary),
+        BTreeMap::from([("not_html".to_string(), 1)]),
+        "{summary}"
+    );
+    assert!(
+        summary["first_skipped"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("control characters"),
+        "{summary}"
+    );
 }

@@ -189,6 +189,76 @@ fn missing_damaged_and_foreign_models_are_refused_before_anything_is_written() {
 }
 
 #[test]
+fn models_whose_numbers_are_out_of_range_are_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let built_in = std::fs::read(repo().join("src/detect/hybrid/default-model.json")).unwrap();
+    let built_in: Value = serde_json::from_slice(&built_in).unwrap();
+    let edited = |edit: &dyn Fn(&mut Value)| {
+        let mut model = built_in.clone();
+        edit(&mut model);
+        model
+    };
+    for (name, model, says) in [
+        (
+            "negative.json",
+            edited(&|m| m["threshold"] = (-5).into()),
+            "threshold -5 is not a probability",
+        ),
+        (
+            "above-one.json",
+            edited(&|m| m["threshold"] = 2.into()),
+            "threshold 2 is not a probability",
+        ),
+        (
+            "huge.json",
+            edited(&|m| m["threshold"] = 1e308.into()),
+            "threshold inf is not a probability",
+        ),
+        (
+            "no-trees.json",
+            edited(&|m| m["classifier"]["trees"] = Value::Array(Vec::new())),
+            "no trees",
+        ),
+        (
+            "huge-leaf.json",
+            edited(&|m| m["classifier"]["trees"][0]["nodes"][0]["value"] = 1e300.into()),
+            "not a finite number",
+        ),
+        (
+            "huge-base.json",
+            edited(&|m| m["classifier"]["base"] = (-1e39).into()),
+            "base holds -inf",
+        ),
+        (
+            "version-text.json",
+            edited(&|m| m["version"] = "1".into()),
+            "version \"1\" is not a whole number",
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, serde_json::to_vec(&model).unwrap()).unwrap();
+        let output = indexer(
+            &[
+                "build",
+                "--detector",
+                "hybrid",
+                "--model",
+                path.to_str().unwrap(),
+                "--index",
+                index.to_str().unwrap(),
+            ],
+            &sample(),
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        assert!(stderr.contains(says), "{name}: {stderr}");
+        assert!(stderr.contains(path.to_str().unwrap()), "{name}: {stderr}");
+        assert!(!index.exists(), "{name}: an index was written");
+    }
+}
+
+#[test]
 fn training_without_labelled_pages_in_the_input_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let labels = dir.path().join("labels.jsonl");

@@ -421,6 +421,49 @@ fn a_negative_count_is_a_usage_error_naming_its_flag() {
 }
 
 #[test]
+fn counts_past_the_deepest_result_are_refused_and_a_deep_listing_stays_small() {
+    let index = index().to_str().unwrap();
+    let site = format!("site:{PYTHON}");
+    for (args, flag) in [
+        (
+            vec!["search", index, "python", "-n", "18446744073709551615"],
+            "--limit",
+        ),
+        (
+            vec!["search", index, &site, "-n", "18446744073709551615"],
+            "--limit",
+        ),
+        (
+            vec!["search", index, &site, "-n", "99999999999999999999999"],
+            "--limit",
+        ),
+        (vec!["search", index, &site, "-n", "200000000"], "--limit"),
+        (
+            vec!["search", index, "python", "--offset", "500000000"],
+            "--offset",
+        ),
+        (
+            vec!["search", index, &site, "--offset", "6000", "-n", "5000"],
+            "--offset",
+        ),
+    ] {
+        let output = indexer(&args, NO_INPUTS);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {message}");
+        assert!(!message.contains("panicked"), "{args:?}: {message}");
+        assert!(message.contains(flag), "{args:?}: {message}");
+        assert!(message.contains("10000"), "{args:?}: {message}");
+    }
+    // The deepest listing allowed, over pages that all tie, gives every page once.
+    let listed = search(&[index, &site, "-n", "10000"]);
+    assert_eq!(total(&listed), PYTHON_PAGES);
+    assert_eq!(hits(&listed).len() as u64, PYTHON_PAGES);
+    let skipped = search(&[index, &site, "--offset", "9990", "-n", "10"]);
+    assert_eq!(total(&skipped), PYTHON_PAGES);
+    assert!(hits(&skipped).is_empty());
+}
+
+#[test]
 fn serve_reads_queries_alike() {
     let server = Server::start(&[index()]);
     let api = |query: &str| -> Value {

@@ -113,7 +113,7 @@ fn print_skips(records: &[run::SkippedRecord], rest: &str) {
         } else {
             "note:"
         };
-        notice!("{what} {}", record.describe());
+        notice!("{what} {}", print::printable(&record.describe()));
     }
     if records.len() > SKIPS_SHOWN {
         notice!("… and {} more; {rest}", records.len() - SKIPS_SHOWN);
@@ -141,6 +141,16 @@ fn open_indexes(paths: &[std::path::PathBuf]) -> Result<Vec<OpenIndex>> {
     paths
         .iter()
         .map(|path| OpenIndex::open(path).map_err(anyhow::Error::from))
+        .collect()
+}
+
+/// The indexes at `paths`, opened, with every file checked against its checksum
+/// ([`OpenIndex::open_checked`]): for commands that read each index once through (`stats`,
+/// `compare`), where a damaged file would give wrong figures rather than a panic.
+fn open_checked_indexes(paths: &[std::path::PathBuf]) -> Result<Vec<OpenIndex>> {
+    paths
+        .iter()
+        .map(|path| OpenIndex::open_checked(path).map_err(anyhow::Error::from))
         .collect()
 }
 

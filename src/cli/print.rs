@@ -1,4 +1,8 @@
-//! Printing: figures from the library in, text for people on stdout out.
+//! Printing: figures from the library in, text for people on stdout out. Text a crawl wrote
+//! (titles, URLs, snippets, input names) passes through [`printable`] on its way to a
+//! terminal, so that a page cannot send the terminal escape sequences.
+
+use std::borrow::Cow;
 
 use indexer::detect::{Detector, DetectorKind, DetectorSettings, DetectorVisitor, Passes};
 use indexer::index::IndexStats;
@@ -28,6 +32,57 @@ pub fn compare_rows(a: &IndexStats, b: &IndexStats) -> Vec<(String, u64, u64)> {
     rows
 }
 
+/// `text` safe to print to a terminal: every control character (C0, DEL, C1 — among them
+/// ESC, BEL, CSI, which start terminal escape sequences — and tab and newline, which would
+/// break a one-line field) and every bidirectional override or isolate (which reorders what
+/// the line shows) written as a `\u{…}` escape. Text without any is returned as it is.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if needs_escape(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether [`printable`] escapes `c`.
+fn needs_escape(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// JSON text with the characters [`printable`] escapes and serde_json writes raw (DEL, C1
+/// controls, bidirectional overrides: serde_json escapes only those below U+0020) written as
+/// `\uXXXX` escapes, which mean the same characters to a JSON reader. Outside strings JSON
+/// holds only ASCII punctuation and white space, so every such character is inside a string.
+pub fn terminal_safe_json(json: String) -> String {
+    let escaped = |c: char| c >= '\u{7f}' && needs_escape(c);
+    if !json.chars().any(escaped) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 8);
+    for c in json.chars() {
+        if escaped(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `value` as indented JSON, [`terminal_safe_json`].
+pub fn pretty_json<T: serde::Serialize>(value: &T) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(value).map(terminal_safe_json)
+}
+
+/// `snippet` made [`printable`], its `highlights` (byte ranges of `snippet`) marked in bold
+/// or in [brackets].
 pub fn mark(snippet: &str, highlights: &[(usize, usize)], bold: bool) -> String {
     let (open, close) = if bold {
         ("\x1b[1m", "\x1b[0m")
@@ -44,13 +99,13 @@ pub fn mark(snippet: &str, highlights: &[(usize, usize)], bold: bool) -> String 
         {
             continue;
         }
-        out.push_str(&snippet[at..start]);
+        out.push_str(&printable(&snippet[at..start]));
         out.push_str(open);
-        out.push_str(&snippet[start..end]);
+        out.push_str(&printable(&snippet[start..end]));
         out.push_str(close);
         at = end;
     }
-    out.push_str(&snippet[at..]);
+    out.push_str(&printable(&snippet[at..]));
     out
 }
 
@@ -183,7 +238,7 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
         println!("  skipped      {count} {reason}");
     }
     for record in &summary.first_skipped {
-        println!("    e.g. {}", record.describe());
+        println!("    e.g. {}", printable(&record.describe()));
     }
     for (limit, count) in &summary.limited {
         println!("  cut short    {count} by {limit} limit");
@@ -311,5 +366,36 @@ mod tests {
         );
         summary.detector = "retired-detector".into();
         assert_eq!(settings_line(&summary, false), every);
+    }
+
+    #[test]
+    fn control_characters_and_bidi_overrides_are_escaped_and_plain_text_is_kept() {
+        assert!(matches!(printable("Ünïcode — fine"), Cow::Borrowed(_)));
+        assert_eq!(
+            printable("a\x1b]0;owned\x07b\x1b[31mred\u{9b}2J\tc\nd\u{7f}\u{202e}e"),
+            "a\\u{1b}]0;owned\\u{7}b\\u{1b}[31mred\\u{9b}2J\\u{9}c\\u{a}d\\u{7f}\\u{202e}e"
+        );
+    }
+
+    #[test]
+    fn marked_snippets_escape_inside_and_outside_the_marks() {
+        let snippet = "x\x1b[2Jword\x07 end";
+        let at = snippet.find("word").unwrap();
+        assert_eq!(
+            mark(snippet, &[(at - 4, at + 5)], false),
+            "x[\\u{1b}[2Jword\\u{7}] end"
+        );
+    }
+
+    #[test]
+    fn json_escapes_what_serde_json_leaves_raw_and_means_the_same() {
+        let value = serde_json::json!({"title": "a\x1b[31m\u{9b}2J\u{7f}\u{202e}b — ü"});
+        let json = pretty_json(&value).unwrap();
+        assert!(
+            json.contains(r"a\u001b[31m\u009b2J\u007f\u202eb — ü"),
+            "{json}"
+        );
+        let read: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(read, value);
     }
 }

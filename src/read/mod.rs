@@ -53,9 +53,10 @@ pub struct Record {
     /// Which input (in the order given to [`InputSet::open`], folders expanded to their
     /// files) the record came from.
     pub source_input: u32,
-    /// Whether the file ended inside the record: [`Record::block`] holds the part that was
-    /// read, kept because it may still hold a usable page (or `indexer partition` wrote it so,
-    /// [`PARTIAL_RECORD_FIELD`]).
+    /// Whether the record is cut short — the file ended inside it, or its `Content-Length`
+    /// stops a few bytes before where the record ends: [`Record::block`] holds the part that
+    /// was read, kept because it may still hold a usable page (or `indexer partition` wrote it
+    /// so, [`PARTIAL_RECORD_FIELD`]).
     pub truncated: bool,
     /// `WARC-Date` as stored (when the page was fetched); `None` for folder files.
     pub date: Option<String>,

@@ -4,7 +4,7 @@
 
 use super::charset::{charset_param, decode_html};
 use super::http::{DecodeError, HttpResponse, dechunk, decode_content};
-use super::sniff::is_html;
+use super::sniff::{binary_share, is_html};
 use super::{Page, Record, RecordKind, Skip, SkipReason, site_of};
 
 /// Decodes one record into a page: HTTP status line and headers (Response), chunked
@@ -81,6 +81,11 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
     let tld = site.rsplit('.').next().filter(|_| site.contains('.'));
     let header_charset = content_type.as_deref().and_then(charset_param);
     let html = decode_html(&body, header_charset, tld);
+    if let Some(share) = binary_share(&html) {
+        let message =
+            format!("binary data: {share}% of its first characters are control characters");
+        return Err(fail(SkipReason::NotHtml, &url, message));
+    }
     Ok(Page {
         url,
         site,

@@ -1,5 +1,6 @@
 //! Sniffing: a document's bytes (and its declared MIME type) in, whether it is HTML out — the
-//! check shared by HTTP decoding ([`super::http`]) and page making ([`super::page`]).
+//! check shared by HTTP decoding ([`super::http`]) and page making ([`super::page`]); and a
+//! decoded document in, whether it is binary data rather than text ([`binary_share`]).
 
 /// MIME types that say nothing about the content: the body is sniffed instead.
 const GENERIC_TYPES: &[&str] = &[
@@ -74,6 +75,28 @@ fn sniff_ascii(mut rest: &[u8]) -> bool {
     })
 }
 
+/// How many characters at the start of a decoded document [`binary_share`] looks at.
+const BINARY_SNIFF_CHARS: usize = 64 * 1024;
+
+/// A document is binary data when at least one character in this many is a control
+/// character. HTML holds almost none (text and markup use tab, newline, carriage return and
+/// form feed, which do not count); random bytes, in any character set, decode to one control
+/// character in ten or more.
+const BINARY_ONE_IN: usize = 20;
+
+/// When the start of `html` is binary data sent as a document (mostly control characters):
+/// the share of control characters, in percent. `None` for text.
+pub(super) fn binary_share(html: &str) -> Option<usize> {
+    let (mut chars, mut controls) = (0usize, 0usize);
+    for c in html.chars().take(BINARY_SNIFF_CHARS) {
+        chars += 1;
+        if c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c') {
+            controls += 1;
+        }
+    }
+    (chars > 0 && controls * BINARY_ONE_IN >= chars).then(|| controls * 100 / chars)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +115,18 @@ mod tests {
             utf16le.extend_from_slice(&unit.to_le_bytes());
         }
         assert!(sniffs_as_html(&utf16le));
+    }
+
+    #[test]
+    fn control_characters_make_binary_and_whitespace_does_not() {
+        let junk: String = (0..10_000u32)
+            .map(|i| char::from_u32(i % 32).unwrap())
+            .collect();
+        assert!(binary_share(&junk).is_some_and(|share| share > 80));
+        let page = "<html>\n\t<p>text\r\n\x0c</p></html>".repeat(100);
+        assert_eq!(binary_share(&page), None);
+        assert_eq!(binary_share(""), None);
+        // A stray NUL in a page is not binary.
+        assert_eq!(binary_share(&format!("{page}\0")), None);
     }
 }

@@ -31,9 +31,29 @@ const PAGE: usize = 64 << 10;
 /// Something wrong with the file itself, met while reading it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Fault {
-    /// A gzip member could not be decoded. The source has already moved on to the next
-    /// gzip member (if any); the bytes in between are lost.
+    /// A stretch of a gzip file that is not gzip. The source has already moved on to the
+    /// next gzip member (if any); the bytes in between are lost.
     Corrupt(String),
+    /// The gzip member starting at file offset `member` does not decode, or its data fails
+    /// its checksum. The source has moved on as for [`Fault::Corrupt`].
+    BrokenMember {
+        /// File offset of the member.
+        member: u64,
+        /// The member's data was all read and fails its CRC-32 or length check: every byte
+        /// of it is in doubt, not only those after the damage.
+        checksum: bool,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Fault {
+    /// What is wrong, in words.
+    pub(crate) fn message(&self) -> &str {
+        match self {
+            Fault::Corrupt(message) | Fault::BrokenMember { message, .. } => message,
+        }
+    }
 }
 
 /// The bytes of a mapped file as a cursor, so that a gzip decoder can own its input.
@@ -130,9 +150,15 @@ impl GzipMembers {
                         Some(next) => self.member_offset = next,
                         None => self.finished = true,
                     }
-                    return Err(Fault::Corrupt(format!(
-                        "gzip member at offset {broken_at} does not decode: {error}"
-                    )));
+                    // flate2 has no error type of its own; its checksum error says so.
+                    let checksum = error.to_string().contains("checksum");
+                    return Err(Fault::BrokenMember {
+                        member: broken_at as u64,
+                        checksum,
+                        message: format!(
+                            "gzip member at offset {broken_at} does not decode: {error}"
+                        ),
+                    });
                 }
             }
         }
@@ -208,6 +234,36 @@ pub(crate) fn is_gzip(bytes: &[u8]) -> bool {
     bytes.starts_with(&GZIP_MAGIC[..2])
 }
 
+/// How far into a file the reader looks for where its records start, past leading junk: a
+/// WARC version line, or (in a file that starts as neither) a gzip member. Junk before the
+/// first record is a partial write or a header some tool put there, a few hundred bytes; a
+/// file with no record start in its first 64 KiB is not taken for WARC.
+pub(crate) const LEADING_JUNK_LOOKAHEAD: usize = 64 * 1024;
+
+/// Where the gzip members of the file `map` start: 0 for a file that starts as gzip; for a
+/// file that starts with junk, the first gzip member within [`LEADING_JUNK_LOOKAHEAD`] bytes
+/// that decodes, when no WARC version line comes before it; `None` for a plain file.
+fn gzip_start(map: &[u8]) -> Option<usize> {
+    if is_gzip(map) {
+        return Some(0);
+    }
+    let head = &map[..map.len().min(LEADING_JUNK_LOOKAHEAD)];
+    let text = head.trim_ascii_start();
+    if text.starts_with(b"WARC/") {
+        return None;
+    }
+    let member = find_member(head, 1)?;
+    let version_line = head.windows(6).position(|w| w == b"\nWARC/");
+    if version_line.is_some_and(|line| line < member) {
+        return None;
+    }
+    let mut first = [0u8; 16];
+    let decodes = GzDecoder::new(&map[member..])
+        .read(&mut first)
+        .is_ok_and(|n| n > 0);
+    decodes.then_some(member)
+}
+
 /// A buffered window over the decompressed bytes of one file.
 pub(crate) struct Stream {
     source: Source,
@@ -220,6 +276,8 @@ pub(crate) struct Stream {
     eof: bool,
     /// File offset below which the map's pages have been released.
     released: usize,
+    /// [`Stream::leading_junk`].
+    leading_junk: u64,
 }
 
 impl Stream {
@@ -233,11 +291,16 @@ impl Stream {
         let map = Arc::new(map);
         let offset = usize::try_from(offset).unwrap_or(usize::MAX).min(map.len());
         let mut pos = 0;
-        let source = if is_gzip(&map) {
+        let gzip_start = gzip_start(&map);
+        let leading_junk = match gzip_start {
+            Some(start) if offset == 0 => start as u64,
+            _ => 0,
+        };
+        let source = if let Some(start) = gzip_start {
             Source::Gzip(Box::new(GzipMembers {
                 map,
                 decoder: None,
-                member_offset: offset,
+                member_offset: offset.max(start),
                 member_starts: VecDeque::new(),
                 produced: 0,
                 truncated: false,
@@ -255,7 +318,14 @@ impl Stream {
             pos,
             eof: false,
             released: offset / PAGE * PAGE,
+            leading_junk,
         }
+    }
+
+    /// Bytes of junk before the first gzip member of a gzip file that does not start as
+    /// gzip (0 for every other file, and for a stream started past the file's start).
+    pub(crate) fn leading_junk(&self) -> u64 {
+        self.leading_junk
     }
 
     /// Stream position of the next unconsumed byte.
@@ -579,7 +649,7 @@ mod tests {
         loop {
             match stream.read_into(u64::MAX, &mut out) {
                 Ok(_) => break,
-                Err(Fault::Corrupt(_)) => faults += 1,
+                Err(_) => faults += 1,
             }
         }
         assert_eq!(faults, 1);

@@ -268,7 +268,7 @@ fn tally_and_emit(
                     offset: Some(origin.location.offset),
                     url: Some(page.url.clone()),
                     reason: "truncated_record_kept".into(),
-                    detail: "the file ends inside the record; the part read was indexed".into(),
+                    detail: "the record is cut short (the file ends inside it, or its Content-Length stops before its end); the part read was indexed".into(),
                 });
             }
             for (block, verdict) in page.blocks.iter().zip(&verdicts) {

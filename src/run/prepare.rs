@@ -56,7 +56,9 @@ pub(super) fn prepare(
         Skip::new(
             SkipReason::TruncatedRecord,
             url,
-            format!("the file ends inside the record, and the part read holds no page ({detail})"),
+            format!(
+                "the record is cut short (the file ends inside it, or its Content-Length stops before its end), and the part read holds no page ({detail})"
+            ),
         )
         .at(location.input, Some(location.offset))
     };
@@ -276,10 +278,7 @@ mod tests {
             let skip = prepared(record(RecordKind::Response, None, &block, true)).unwrap_err();
             assert_eq!(skip.reason, SkipReason::TruncatedRecord, "{skip}");
             assert_eq!((skip.input, skip.offset), (2, Some(4096)));
-            assert!(
-                skip.detail.contains("the file ends inside the record"),
-                "{skip}"
-            );
+            assert!(skip.detail.contains("the record is cut short"), "{skip}");
         }
         // The page without text, not cut short, is a page (with no blocks).
         let (page, _, _) = prepared(record(RecordKind::Response, None, &no_text, false)).unwrap();

@@ -81,6 +81,7 @@ pub(super) fn best_of_each_url(ranked: Vec<Found>, wanted: usize) -> (Vec<Found>
 /// ordinals are in URL order, so URLs are read as text only to merge segments: the head of
 /// each segment's list, as it is taken.
 fn by_url(run: Vec<Found>, room: usize) -> Vec<Found> {
+    let room = room.min(run.len());
     let mut lists: BTreeMap<(usize, SegmentOrdinal), Vec<Found>> = BTreeMap::new();
     for page in run {
         lists
@@ -176,7 +177,9 @@ impl Collector for BestByScoreThenUrl {
             limit: self.0,
             segment,
             urls,
-            best: std::collections::BinaryHeap::with_capacity(self.0.min(1 << 16)),
+            best: std::collections::BinaryHeap::with_capacity(
+                self.0.min(reader.num_docs() as usize),
+            ),
         })
     }
 
@@ -376,6 +379,23 @@ mod tests {
         assert!(tie_class(noisy) <= noisy, "never rounded up");
         assert_eq!(tie_class(0.0), 0.0);
         assert_eq!(tie_class(-1.5), -1.5);
+    }
+
+    #[test]
+    fn asking_for_more_than_exists_allocates_for_what_exists() {
+        // Five pages of one score over two segments: a run of ties merged by URL, with room
+        // for usize::MAX.
+        let found: Vec<Found> = (0..5)
+            .map(|at| Found {
+                score: 1.5,
+                shard: 0,
+                address: DocAddress::new(at % 2, at),
+                url: u64::from(at),
+                urls: None,
+            })
+            .collect();
+        let best = best_first(found, usize::MAX);
+        assert_eq!(best.len(), 5);
     }
 
     #[test]

@@ -101,6 +101,18 @@ pub enum SearchError {
     /// The index could not be searched.
     #[error("search failed: {0}")]
     Index(#[from] TantivyError),
+    /// The search stopped on a damaged index (tantivy panicked, and files fail their
+    /// checksums).
+    #[error("{0}")]
+    Damaged(#[from] crate::index::IndexError),
+    /// tantivy panicked on indexes whose files pass their checksums.
+    #[error("searching {indexes} failed inside tantivy: {message}")]
+    Panicked {
+        /// The indexes searched.
+        indexes: String,
+        /// The panic's message.
+        message: String,
+    },
     /// Indexes searched together do not share one schema.
     #[error(
         "{0} has another schema than the first index (made by another version of indexer?); search it alone"

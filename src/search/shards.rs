@@ -41,7 +41,41 @@ impl Bm25StatisticsProvider for SummedStatistics<'_> {
 
 /// [`search_many`](super::search_many) with searchers the caller keeps. Pages of equal score are ranked by URL,
 /// so the order does not depend on how pages are spread over indexes and segments.
+///
+/// tantivy trusts the bytes of an index and panics on some damage (a posting list written
+/// over). Such a panic is caught here and becomes [`SearchError::Damaged`] naming the files
+/// that fail their checksums — read only then, so a search of a sound index pays nothing —
+/// or [`SearchError::Panicked`] when none does. The panic hook still runs: a caller that
+/// wants silence sets its own.
 pub fn search_shards(
+    shards: &[(&OpenIndex, Searcher)],
+    request: &SearchRequest<'_>,
+) -> Result<SearchResults, SearchError> {
+    let search = std::panic::AssertUnwindSafe(|| search_unguarded(shards, request));
+    let panic = match std::panic::catch_unwind(search) {
+        Ok(results) => return results,
+        Err(panic) => panic,
+    };
+    for (open, _) in shards {
+        open.check()?;
+    }
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|text| text.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string());
+    let indexes: Vec<String> = shards
+        .iter()
+        .map(|(open, _)| open.directory.display().to_string())
+        .collect();
+    Err(SearchError::Panicked {
+        indexes: indexes.join(", "),
+        message,
+    })
+}
+
+/// [`search_shards`] without the panic guard.
+fn search_unguarded(
     shards: &[(&OpenIndex, Searcher)],
     request: &SearchRequest<'_>,
 ) -> Result<SearchResults, SearchError> {

@@ -205,7 +205,7 @@ impl Catalog {
 
 impl ServedIndex {
     fn open(path: &Path) -> Result<ServedIndex, ServeError> {
-        let open = OpenIndex::open(path)?;
+        let open = OpenIndex::open_checked(path)?;
         // A generation never changes once live: no watcher thread to reload it.
         let reader = open
             .index

@@ -49,7 +49,7 @@ pub fn run(args: BuildArgs) -> Result<()> {
     report_skips(args.run.skip_log.as_deref(), &summary)?;
     print_warnings(&summary);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        println!("{}", crate::cli::print::pretty_json(&summary)?);
     } else {
         print_summary(&summary, args.verbose);
         println!("index: {}", args.index.display());

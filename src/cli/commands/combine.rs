@@ -52,7 +52,7 @@ pub fn run(args: CombineArgs) -> Result<()> {
     let combined = indexer::shard::combine(&args.shards, &args.index, &options)
         .with_context(|| format!("combining into {}", args.index.display()))?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&combined.summary)?);
+        println!("{}", crate::cli::print::pretty_json(&combined.summary)?);
         return Ok(());
     }
     println!(

@@ -8,7 +8,7 @@ use clap::Args;
 
 use indexer::index::stats_of;
 
-use crate::cli::open_indexes;
+use crate::cli::open_checked_indexes;
 use crate::cli::print::{compare_rows, ratio};
 
 /// `compare`'s flags.
@@ -38,8 +38,8 @@ pub fn run(args: CompareArgs) -> Result<()> {
     } else {
         (args.a, args.against)
     };
-    let stats_a = stats_of(&open_indexes(&a)?)?;
-    let stats_b = stats_of(&open_indexes(&b)?)?;
+    let stats_a = stats_of(&open_checked_indexes(&a)?)?;
+    let stats_b = stats_of(&open_checked_indexes(&b)?)?;
     let (a, b) = (joined_paths(&a), joined_paths(&b));
     let rows = compare_rows(&stats_a, &stats_b);
     if args.json {
@@ -48,7 +48,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
             .map(|(name, x, y)| serde_json::json!({"figure": name, "a": x, "b": y, "ratio": ratio(*x, *y)}))
             .collect();
         let out = serde_json::json!({"a": a, "b": b, "figures": rows});
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        println!("{}", crate::cli::print::pretty_json(&out)?);
         return Ok(());
     }
     println!("A = {a}\nB = {b}\n");

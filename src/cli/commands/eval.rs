@@ -125,7 +125,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
     }
     let markdown = figures.to_markdown(args.sites);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&figures)?);
+        println!("{}", crate::cli::print::pretty_json(&figures)?);
     } else {
         print!("{markdown}");
     }

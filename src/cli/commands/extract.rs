@@ -10,7 +10,7 @@ use indexer::run::{self, BuildOptions};
 
 use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
 use crate::cli::interrupt::stop_on_interrupt;
-use crate::cli::print::explained_blocks;
+use crate::cli::print::{explained_blocks, terminal_safe_json};
 use crate::cli::progress::TerminalProgress;
 use crate::cli::{print_warnings, report_skips};
 
@@ -50,7 +50,8 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         if args.explain {
             line["blocks"] = explained_blocks(&decided).into();
         }
-        serde_json::to_writer(&mut out, &line).map_err(std::io::Error::from)?;
+        let line = serde_json::to_string(&line).map_err(std::io::Error::from)?;
+        out.write_all(terminal_safe_json(line).as_bytes())?;
         out.write_all(b"\n")?;
         Ok(())
     })?;

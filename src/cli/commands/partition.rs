@@ -45,7 +45,7 @@ pub fn run(args: PartitionArgs) -> Result<()> {
         .with_context(|| format!("partitioning into {}", args.out.display()))?;
     print_skips(&manifest.skipped_records, "listed in the manifest");
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&manifest)?);
+        println!("{}", crate::cli::print::pretty_json(&manifest)?);
         return Ok(());
     }
     let written: u64 = manifest.files.iter().map(|file| file.records).sum();

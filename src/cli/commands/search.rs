@@ -9,7 +9,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use crate::cli::open_indexes;
-use crate::cli::print::mark;
+use crate::cli::print::{mark, printable};
 use indexer::search::SearchError;
 
 /// `search`'s flags.
@@ -35,7 +35,8 @@ pub struct SearchArgs {
     /// index); repeat for more: --index shard-1 --index shard-2.
     #[arg(short = 'i', long = "index", value_name = "INDEX")]
     more_indexes: Vec<PathBuf>,
-    /// How many results; 0 prints only how many pages match.
+    /// How many results; 0 prints only how many pages match. --offset plus -n is at most
+    /// 10000.
     #[arg(short = 'n', long, default_value_t = 10, value_parser = count)]
     limit: usize,
     /// Results to skip first (the next page of results: --offset 10).
@@ -53,14 +54,36 @@ pub struct SearchArgs {
     json: bool,
 }
 
+/// The deepest result `search` gives: `--offset` plus `-n` at most this. Each hit reads its
+/// stored page and makes a snippet, and ranking keeps `offset + n` pages in memory per index
+/// segment; past ten thousand (Elasticsearch's default `max_result_window`) a query is a dump,
+/// which `extract` does better. `serve` stops at the same offset.
+pub const MAX_RESULTS: usize = 10_000;
+
 /// A count given to `-n` or `--offset`: a whole number, 0 or more.
 fn count(text: &str) -> Result<usize, String> {
-    text.parse::<usize>()
-        .map_err(|_| "give a whole number, 0 or more".to_string())
+    let too_many = || format!("at most {MAX_RESULTS} (--offset and -n together)");
+    match text.parse::<usize>() {
+        Ok(count) if count > MAX_RESULTS => Err(too_many()),
+        Ok(count) => Ok(count),
+        Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => Err(too_many()),
+        Err(_) => Err("give a whole number, 0 or more".to_string()),
+    }
 }
 
 /// Searches and prints the hits.
 pub fn run(args: SearchArgs) -> Result<()> {
+    if args.offset.saturating_add(args.limit) > MAX_RESULTS {
+        clap::Error::raw(
+            clap::error::ErrorKind::ValueValidation,
+            format!(
+                "--offset {} plus --limit {} goes past result {MAX_RESULTS}, the deepest search \
+                 gives; ask for fewer\n",
+                args.offset, args.limit
+            ),
+        )
+        .exit()
+    }
     let (indexes, query) = indexes_and_query(args.index, args.more_indexes, args.query);
     let opens = open_indexes(&indexes)?;
     let request = indexer::search::SearchRequest {
@@ -70,7 +93,13 @@ pub fn run(args: SearchArgs) -> Result<()> {
         site: None,
         count_sites: false,
     };
-    let results = match indexer::search::search_many(&opens, &request) {
+    // A panic inside tantivy (a damaged index) comes back as an error naming the damage;
+    // its hook's report would only repeat it.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let results = indexer::search::search_many(&opens, &request);
+    std::panic::set_hook(hook);
+    let results = match results {
         Err(error @ SearchError::Syntax(_)) => clap::Error::raw(
             clap::error::ErrorKind::ValueValidation,
             format!("{error}\n"),
@@ -79,20 +108,23 @@ pub fn run(args: SearchArgs) -> Result<()> {
         results => results?,
     };
     if let Some(complaint) = &results.fallback {
-        notice!("note: not query syntax ({complaint}); searched as plain words");
+        notice!(
+            "note: not query syntax ({}); searched as plain words",
+            printable(complaint)
+        );
     }
     for note in &results.notes {
-        notice!("note: {note}");
+        notice!("note: {}", printable(note));
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        println!("{}", crate::cli::print::pretty_json(&results)?);
         return Ok(());
     }
     let bold = args.color.colours_stdout();
     for hit in &results.hits {
-        println!("{:>3}. {:.3}  {}", hit.rank, hit.score, hit.url);
+        println!("{:>3}. {:.3}  {}", hit.rank, hit.score, printable(&hit.url));
         if !hit.title.is_empty() {
-            println!("     {}", hit.title);
+            println!("     {}", printable(&hit.title));
         }
         if !hit.snippet.is_empty() {
             println!("     {}", mark(&hit.snippet, &hit.highlight_bytes, bold));

@@ -9,7 +9,7 @@ use clap::Args;
 use indexer::index::{OpenIndex, stats_of};
 use indexer::run::BuildSummary;
 
-use crate::cli::open_indexes;
+use crate::cli::open_checked_indexes;
 use crate::cli::print::{print_stats, print_summary};
 
 /// `stats`'s flags.
@@ -29,12 +29,12 @@ pub struct StatsArgs {
 
 /// Prints the figures and the summary.
 pub fn run(args: StatsArgs) -> Result<()> {
-    let opens = open_indexes(&args.indexes)?;
+    let opens = open_checked_indexes(&args.indexes)?;
     let figures = stats_of(&opens)?;
     let summary = summed_summaries(&opens)?;
     if args.json {
         let both = serde_json::json!({ "index": figures, "build": summary });
-        println!("{}", serde_json::to_string_pretty(&both)?);
+        println!("{}", crate::cli::print::pretty_json(&both)?);
     } else {
         if args.indexes.len() > 1 {
             println!("{} indexes, taken as one\n", args.indexes.len());

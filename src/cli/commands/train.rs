@@ -129,7 +129,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         if let Some(sampling) = &options.sampling {
             summary["pages_per_site"] = serde_json::json!(sampling.pages_per_site);
         }
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        println!("{}", crate::cli::print::pretty_json(&summary)?);
     } else {
         println!(
             "wrote {} ({}; {} of {} blocks content) in {seconds:.1}s",

@@ -217,10 +217,17 @@ impl Model {
             .and_then(|v| v.as_str())
             .unwrap_or("")
             .to_string();
-        let version = header.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
         if format != MODEL_FORMAT {
             return Err(not_a_model(format!("format `{format}`")));
         }
+        let version = match header.get("version") {
+            Some(version) => version.as_u64().ok_or_else(|| {
+                not_a_model(format!(
+                    "version {version} is not a whole number (write \"version\": {MODEL_VERSION})"
+                ))
+            })?,
+            None => return Err(not_a_model("no version".into())),
+        };
         if version != u64::from(MODEL_VERSION) {
             return Err(ModelError::Foreign {
                 path: name.to_string(),
@@ -244,12 +251,29 @@ impl Model {
         Ok(model)
     }
 
-    /// Checks that every index in the model is in range.
+    /// Checks that every index in the model is in range, every number finite, the threshold a
+    /// probability and the classifier not empty.
     fn check(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.threshold) {
+            return Err(format!(
+                "threshold {} is not a probability between 0 and 1",
+                self.threshold
+            ));
+        }
         let width = self.features.len();
         match &self.classifier {
-            Classifier::Trees { trees, .. } => {
+            Classifier::Trees { base, trees } => {
+                if trees.is_empty() {
+                    return Err("no trees".into());
+                }
+                finite("base", [*base])?;
                 for tree in trees {
+                    finite(
+                        "a tree node",
+                        tree.nodes
+                            .iter()
+                            .flat_map(|node| [node.threshold, node.value]),
+                    )?;
                     for (at, node) in tree.nodes.iter().enumerate() {
                         let out_of_range = node.feature != Node::LEAF
                             && (usize::from(node.feature) >= width
@@ -267,13 +291,21 @@ impl Model {
                 }
             }
             Classifier::Logistic {
+                bias,
                 weights,
                 mean,
                 scale,
-                ..
             } => {
                 if weights.len() != width || mean.len() != width || scale.len() != width {
                     return Err("weights of the wrong length".into());
+                }
+                finite("bias", [*bias])?;
+                finite("a weight", weights.iter().chain(mean).copied())?;
+                if let Some(zero) = scale
+                    .iter()
+                    .find(|scale| !(scale.is_finite() && **scale > 0.0))
+                {
+                    return Err(format!("scale {zero} is not a positive number"));
                 }
             }
         }
@@ -327,6 +359,15 @@ impl Model {
                 self.provenance.blocks, self.provenance.pages
             ),
         }
+    }
+}
+
+/// An error naming `what` when one of `numbers` is infinite or not a number (a JSON number too
+/// large for an `f32`, such as `1e308`, reads as infinite).
+fn finite(what: &str, numbers: impl IntoIterator<Item = f32>) -> Result<(), String> {
+    match numbers.into_iter().find(|number| !number.is_finite()) {
+        Some(number) => Err(format!("{what} holds {number}, not a finite number")),
+        None => Ok(()),
     }
 }
 
@@ -538,6 +579,63 @@ mod tests {
         assert!(err(&bad_index).contains("outside the model"));
         let cycle = text.replace("\"left\":1,", "\"left\":0,");
         assert!(err(&cycle).contains("outside the model"));
+    }
+
+    #[test]
+    fn thresholds_outside_zero_to_one_numbers_not_finite_and_empty_models_are_refused() {
+        let trees = |trees| Classifier::Trees { base: 0.0, trees };
+        let text = Model::new(
+            trees(vec![stump(1, 0.5, -1.0, 1.0)]),
+            0.5,
+            Provenance::default(),
+        )
+        .to_json();
+        let err = |text: &str| Model::parse(text, "m").unwrap_err().to_string();
+        assert!(Model::parse(&text, "m").is_ok());
+        for (edited, says) in [
+            (
+                text.replace("\"threshold\":0.5,\"c", "\"threshold\":-5,\"c"),
+                "threshold -5",
+            ),
+            (
+                text.replace("\"threshold\":0.5,\"c", "\"threshold\":1e308,\"c"),
+                "threshold inf",
+            ),
+            (
+                text.replace("\"value\":1.0", "\"value\":1e39"),
+                "a tree node holds inf",
+            ),
+            (
+                text.replace("\"base\":0.0", "\"base\":-1e39"),
+                "base holds -inf",
+            ),
+            (
+                text.replace("\"version\":1", "\"version\":\"1\""),
+                "version \"1\" is not a whole",
+            ),
+            (text.replace("\"version\":1,", ""), "no version"),
+        ] {
+            assert_ne!(edited, text, "{says}");
+            assert!(err(&edited).contains(says), "{says}: {}", err(&edited));
+        }
+        let empty = Model::new(trees(Vec::new()), 0.5, Provenance::default()).to_json();
+        assert!(err(&empty).contains("no trees"), "{}", err(&empty));
+        let logistic = |scale: f32| {
+            let width = features::count();
+            Model::new(
+                Classifier::Logistic {
+                    bias: 0.0,
+                    weights: vec![1.0; width],
+                    mean: vec![0.0; width],
+                    scale: vec![scale; width],
+                },
+                0.5,
+                Provenance::default(),
+            )
+            .to_json()
+        };
+        assert!(Model::parse(&logistic(1.0), "m").is_ok());
+        assert!(err(&logistic(0.0)).contains("scale 0 is not a positive number"));
     }
 
     #[test]

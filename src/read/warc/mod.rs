@@ -67,12 +67,20 @@ pub(crate) struct WarcRecords {
     at_first_record: bool,
     /// The next record may start right here (set after a gzip fault).
     at_line_start: bool,
+    /// Damage met before the first record (where, and what): reported as a skip once a record
+    /// is found, or as the reason the whole file is unreadable if none is.
+    damage_before_first_record: Option<(u64, String)>,
     finished: bool,
 }
 
 impl WarcRecords {
     /// The records of `stream`, input number `input`.
     pub(crate) fn new(stream: Stream, input: u32, max_record_bytes: usize) -> Self {
+        let junk = stream.leading_junk();
+        let damage_before_first_record = (junk > 0).then(|| {
+            let message = format!("{junk} bytes before the first gzip member are not gzip");
+            (0, message)
+        });
         WarcRecords {
             stream,
             input,
@@ -80,6 +88,7 @@ impl WarcRecords {
             pending: VecDeque::new(),
             at_first_record: true,
             at_line_start: true,
+            damage_before_first_record,
             finished: false,
         }
     }
@@ -96,15 +105,26 @@ impl WarcRecords {
         self.finished = true;
     }
 
-    /// Records a gzip fault: before the first record the file is unreadable; later, the
-    /// damaged stretch is reported and reading goes on at the next member.
+    /// Records a gzip fault: the damaged stretch is reported and reading goes on at the next
+    /// member. Before the first record, the report waits: it is the reason the file is
+    /// unreadable if no record follows.
     fn fault(&mut self, fault: Fault, url: Option<String>, offset: u64) {
-        let Fault::Corrupt(message) = fault;
+        let message = fault.message();
         if self.at_first_record && url.is_none() {
-            self.skip_file(SkipReason::UnreadableFile, &message);
+            self.damage_before_first_record
+                .get_or_insert_with(|| (offset, message.to_string()));
         } else {
-            self.skip(SkipReason::BadCompression, url, offset, &message);
-            self.at_line_start = true;
+            self.skip(SkipReason::BadCompression, url, offset, message);
+        }
+        self.at_line_start = true;
+    }
+
+    /// Ends a file in which no record was found: unreadable when it was damaged, otherwise
+    /// not WARC (`message` says what it starts with).
+    fn no_record_in_file(&mut self, message: &str) {
+        match self.damage_before_first_record.take() {
+            Some((_, damage)) => self.skip_file(SkipReason::UnreadableFile, &damage),
+            None => self.skip_file(SkipReason::NotWarc, message),
         }
     }
 
@@ -122,6 +142,8 @@ impl WarcRecords {
                         SkipReason::UnreadableFile,
                         "gzip stream ends before any WARC record",
                     );
+                } else if let Some((_, damage)) = self.damage_before_first_record.take() {
+                    self.skip_file(SkipReason::UnreadableFile, &damage);
                 } else if self.stream.truncated() {
                     self.skip(
                         SkipReason::TruncatedRecord,
@@ -138,8 +160,7 @@ impl WarcRecords {
         };
         if !starts_with_version {
             if self.at_first_record {
-                let message = not_warc(self.stream.available());
-                self.skip_file(SkipReason::NotWarc, &message);
+                self.find_first_record(offset);
             } else {
                 self.skip(
                     SkipReason::BrokenRecordHeaders,
@@ -150,6 +171,9 @@ impl WarcRecords {
                 self.resync();
             }
             return;
+        }
+        if let Some((at, damage)) = self.damage_before_first_record.take() {
+            self.skip(SkipReason::BadCompression, None, at, &damage);
         }
         self.at_first_record = false;
         self.at_line_start = false;
@@ -253,8 +277,23 @@ impl WarcRecords {
             Err(fault) => return self.fault(fault, head.url, offset),
         };
         let junk = if complete {
+            // The gzip member holding the block's end (the file offset of a plain file's
+            // next byte, which no fault names).
+            let member = self.stream.file_offset();
             match self.junk_before_next_record() {
                 Ok(junk) => junk,
+                Err(Fault::BrokenMember {
+                    member: broken,
+                    checksum: true,
+                    message,
+                }) if broken == member => {
+                    // The member that holds the record fails its checksum: the block is not
+                    // known good, and the record is skipped.
+                    let message = format!("the record's {message}");
+                    self.skip(SkipReason::BadCompression, head.url, offset, &message);
+                    self.at_line_start = true;
+                    return;
+                }
                 Err(fault) => {
                     // The record is whole; what follows it is damaged. Keep the record and
                     // report the damage (the bytes lost with it may have held records).
@@ -272,8 +311,10 @@ impl WarcRecords {
         let embedded = find_embedded_record(&block);
         if let (Some(junk), None) = (junk, embedded) {
             // A few stray bytes, then the next record: the length was a little short (or
-            // the writer left junk). Keep the record as its length frames it.
-            self.emit(head, block, false);
+            // the writer left junk). Keep the record as its length frames it, as cut short:
+            // the build keeps it when the part framed is a page with text, and skips it as
+            // truncated otherwise.
+            self.emit(head, block, true);
             self.stream.consume(junk);
             return;
         }

@@ -6,7 +6,9 @@
 //! ([`find_embedded_record`]), or the stream moved to the next `WARC/` line
 //! ([`WarcRecords::resync`]).
 
-use super::{Fault, WarcRecords};
+use super::super::source::LEADING_JUNK_LOOKAHEAD;
+use super::{Fault, WarcRecords, not_warc};
+use crate::read::SkipReason;
 
 /// How far past a block the parser looks for the next record's version line.
 const ALIGNMENT_LOOKAHEAD: usize = 256;
@@ -50,6 +52,55 @@ impl WarcRecords {
             .position(|w| w.starts_with(b"\nWARC/"))
             .map(|newline| newline + 1))
     }
+}
+
+impl WarcRecords {
+    /// Before the first record, at bytes that are not a WARC version line: moves to the
+    /// first record within [`LEADING_JUNK_LOOKAHEAD`] bytes, reporting the junk before it
+    /// as one skip, or, when there is none, ends the file as not WARC.
+    pub(super) fn find_first_record(&mut self, offset: u64) {
+        let available = match self.stream.ensure(LEADING_JUNK_LOOKAHEAD) {
+            Ok(available) => available,
+            Err(fault) => return self.fault(fault, None, offset),
+        };
+        let window = &self.stream.available()[..available.min(LEADING_JUNK_LOOKAHEAD)];
+        match find_version_line(window) {
+            Some(junk) => {
+                let message = format!("{junk} bytes before the first WARC record are not WARC");
+                self.skip(SkipReason::BrokenRecordHeaders, None, offset, &message);
+                self.stream.consume(junk);
+                self.at_line_start = true;
+            }
+            None => {
+                let message = not_warc(window);
+                self.no_record_in_file(&message);
+            }
+        }
+    }
+}
+
+/// Where the first WARC version line in `bytes` starts: `WARC/`, a version (digits, a dot,
+/// digits) and the end of the line, after a line end or not (junk before a file's first
+/// record need not end in one).
+fn find_version_line(bytes: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(found) = bytes.get(from..)?.windows(5).position(|w| w == b"WARC/") {
+        let at = from + found;
+        let rest = &bytes[at + 5..];
+        let major = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let rest = &rest[major..];
+        let minor = rest
+            .strip_prefix(b".")
+            .map(|rest| rest.iter().take_while(|b| b.is_ascii_digit()).count());
+        if let (true, Some(minor)) = (major > 0, minor.filter(|&minor| minor > 0)) {
+            let end = &rest[1 + minor..];
+            if end.starts_with(b"\r\n") || end.starts_with(b"\n") {
+                return Some(at);
+            }
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// Start of the first line inside `block` (past its first byte) that looks like a WARC
@@ -161,5 +212,24 @@ mod tests {
         let items = records_of_bytes(&data);
         assert_eq!(urls(&items), ["http://a.example/", "http://b.example/"]);
         assert!(reasons(&items).is_empty());
+    }
+
+    #[test]
+    fn a_version_line_is_found_after_junk_with_or_without_a_line_end() {
+        use super::find_version_line;
+        assert_eq!(find_version_line(b"\x01\x02WARC/1.0\r\nWARC-Type"), Some(2));
+        assert_eq!(find_version_line(b"junk\nWARC/0.18\n"), Some(5));
+        assert_eq!(find_version_line(b"the WARC/1.0 format, WARC/ 1.0\n"), None);
+        assert_eq!(find_version_line(b"WARC/1."), None);
+    }
+
+    #[test]
+    fn junk_before_the_first_record_is_one_skip() {
+        let mut data = vec![0x13, 0x37, 0x00, 0xff];
+        data.extend_from_slice(&record("resource", "http://a.example/", b"one"));
+        data.extend_from_slice(&record("resource", "http://b.example/", b"two"));
+        let items = records_of_bytes(&data);
+        assert_eq!(urls(&items), ["http://a.example/", "http://b.example/"]);
+        assert_eq!(reasons(&items), [SkipReason::BrokenRecordHeaders]);
     }
 }
