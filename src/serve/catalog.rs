@@ -607,9 +607,18 @@ mod tests {
         };
         let results = catalog.search(&request).unwrap();
         assert_eq!(results.total, 6);
-        assert_eq!(results.hits.len(), 6);
+        // a.example's first page is in both indexes: shown once, from one of them.
+        assert_eq!(results.hits.len(), 5);
+        let mut urls: Vec<&str> = results
+            .hits
+            .iter()
+            .map(|hit| hit.hit.url.as_str())
+            .collect();
+        urls.sort_unstable();
+        urls.dedup();
+        assert_eq!(urls.len(), 5);
         let from = |index: usize| results.hits.iter().filter(|hit| hit.index == index).count();
-        assert_eq!((from(0), from(1)), (3, 3));
+        assert!(from(0) >= 2 && from(1) >= 2, "{:?}", (from(0), from(1)));
         let sites: Vec<(&str, u64)> = results
             .sites
             .iter()
