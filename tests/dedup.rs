@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
-use common::{NO_INPUTS, indexer, ok, repo};
+use common::{NO_INPUTS, html_response_record, indexer, ok, repo};
 
 /// A folder of its own for one test.
 fn scratch(test: &str) -> PathBuf {
@@ -35,16 +35,7 @@ fn padded_page_record(url: &str, date: &str, text: &str, padding: usize) -> Vec<
         "<html><head><title>Crawled page</title></head><body><h1>Crawled page</h1>\
          <p>{text}</p>{comment}</body></html>"
     );
-    let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}");
-    let mut record = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\nWARC-Date: {date}\r\n\
-         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
-        http.len()
-    )
-    .into_bytes();
-    record.extend_from_slice(http.as_bytes());
-    record.extend_from_slice(b"\r\n\r\n");
-    record
+    html_response_record(url, Some(date), &html)
 }
 
 fn write_warc(path: &Path, records: &[Vec<u8>]) -> PathBuf {

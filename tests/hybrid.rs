@@ -329,6 +329,24 @@ fn hybrid_runs_in_one_pass_on_a_segment_table() {
     );
 }
 
+/// Every block of `extract --explain` over `pages` with `extra` flags: text, kept, rule.
+fn explained_blocks(pages: &Path, extra: &[&str]) -> Vec<(String, bool, String)> {
+    let mut args = vec!["extract", "--explain"];
+    args.extend_from_slice(extra);
+    let mut blocks = Vec::new();
+    for line in ok(indexer(&args, &[pages])).lines() {
+        let page: Value = serde_json::from_str(line).unwrap();
+        for block in page["blocks"].as_array().unwrap() {
+            blocks.push((
+                block["text"].as_str().unwrap().to_string(),
+                block["kept"].as_bool().unwrap(),
+                block["rule"].as_str().unwrap().to_string(),
+            ));
+        }
+    }
+    blocks
+}
+
 /// Reader comments are left out by default, by their own rule, and kept as the model decides
 /// them with `--keep-comments`: a blog post with a WordPress-style comment thread (`ol.comment-
 /// list`, `li.comment`, `div.comment-content`), and beside it a documentation page whose
@@ -359,22 +377,7 @@ fn reader_comments_are_dropped_by_their_rule_unless_kept() {
         line; comments are ignored by the syntax.</p></section></main></body></html>";
     std::fs::write(pages.join("lexical.html"), docs).unwrap();
 
-    let blocks = |extra: &[&str]| -> Vec<(String, bool, String)> {
-        let mut args = vec!["extract", "--explain"];
-        args.extend_from_slice(extra);
-        let mut blocks = Vec::new();
-        for line in ok(indexer(&args, &[&pages])).lines() {
-            let page: Value = serde_json::from_str(line).unwrap();
-            for block in page["blocks"].as_array().unwrap() {
-                blocks.push((
-                    block["text"].as_str().unwrap().to_string(),
-                    block["kept"].as_bool().unwrap(),
-                    block["rule"].as_str().unwrap().to_string(),
-                ));
-            }
-        }
-        blocks
-    };
+    let blocks = |extra: &[&str]| explained_blocks(&pages, extra);
     let by_default = blocks(&[]);
     let comment = |text: &str| text.contains("grandmother") || text.contains("cold kitchen");
     let comments: Vec<_> = by_default
@@ -490,22 +493,7 @@ fn a_page_the_model_empties_keeps_its_own_text() {
     )
     .unwrap();
 
-    let blocks = |extra: &[&str]| -> Vec<(String, bool, String)> {
-        let mut args = vec!["extract", "--explain"];
-        args.extend_from_slice(extra);
-        let mut blocks = Vec::new();
-        for line in ok(indexer(&args, &[&pages])).lines() {
-            let page: Value = serde_json::from_str(line).unwrap();
-            for block in page["blocks"].as_array().unwrap() {
-                blocks.push((
-                    block["text"].as_str().unwrap().to_string(),
-                    block["kept"].as_bool().unwrap(),
-                    block["rule"].as_str().unwrap().to_string(),
-                ));
-            }
-        }
-        blocks
-    };
+    let blocks = |extra: &[&str]| explained_blocks(&pages, extra);
     let entries = |text: &str| text.contains("(built-in function)") || text.contains("(module)");
     let by_default = blocks(&[]);
     assert_eq!(

@@ -11,25 +11,11 @@ use std::time::{Duration, Instant};
 
 mod common;
 use common::server::{Reply, Server};
-use common::{indexer, ok};
+use common::{html_response_record, indexer, ok};
 
 const JAVASCRIPT: &str = "javascript:alert(document.domain)//http://a.example/";
 const DATA: &str = "data:text/html,<script>alert(document.domain)</script>";
 const WEB: &str = "http://ok.example/zebra";
-
-/// A WARC response record of `html` at `url`.
-fn record(url: &str, html: &str) -> Vec<u8> {
-    let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}");
-    let mut record = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\n\
-         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
-        http.len()
-    )
-    .into_bytes();
-    record.extend_from_slice(http.as_bytes());
-    record.extend_from_slice(b"\r\n\r\n");
-    record
-}
 
 /// A page about `word`, numbered `n`.
 fn page(word: &str, n: usize) -> String {
@@ -46,7 +32,8 @@ fn warc(dir: &Path, name: &str, pages: &[(String, String)]) -> PathBuf {
     let path = inputs.join(format!("{name}.warc"));
     let mut file = std::fs::File::create(&path).unwrap();
     for (url, html) in pages {
-        file.write_all(&record(url, html)).unwrap();
+        file.write_all(&html_response_record(url, None, html))
+            .unwrap();
     }
     path
 }

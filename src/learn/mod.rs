@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use rustc_hash::FxHashSet;
 
 use crate::detect::hybrid::features;
-use crate::detect::hybrid::{DecisionRules, Model, ModelSource, Provenance, RecordedPage};
+use crate::detect::hybrid::{Model, ModelSource, Provenance, RecordedPage};
 use crate::detect::{DetectorKind, named_choices};
 use crate::eval::{Label, SnippetLabel};
 use crate::run::{self, BuildError, BuildOptions, PagesPerSite, Progress, Sampling};
@@ -547,7 +547,8 @@ pub fn folds(collected: &Collected) -> HashMap<String, String> {
 }
 
 /// Leave-one-site-out: for each fold, a model fitted on every other fold decides the fold's
-/// pages, with the rules `hybrid` applies around its model ([`DecisionRules`]). `each_fold` is
+/// pages, with the rules `hybrid` applies around its model
+/// ([`DecisionRules`](crate::detect::hybrid::DecisionRules)). `each_fold` is
 /// told each fold as it starts (for progress).
 pub fn cross_validate(
     collected: &Collected,
@@ -558,7 +559,7 @@ pub fn cross_validate(
     let mut names: Vec<&String> = fold_of.values().collect();
     names.sort();
     names.dedup();
-    let rules = DecisionRules::of(&options.build.settings.hybrid);
+    let rules = options.build.settings.hybrid.rules;
     let mut held_out = Vec::new();
     for (at, fold) in names.iter().enumerate() {
         each_fold(fold, at, names.len());

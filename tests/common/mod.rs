@@ -62,3 +62,19 @@ pub fn extracted_pages(stdout: &str) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// A WARC response record of the HTML page `html` at `url`, with a `WARC-Date` when `date`
+/// gives one.
+pub fn html_response_record(url: &str, date: Option<&str>, html: &str) -> Vec<u8> {
+    let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}");
+    let date = date.map_or(String::new(), |date| format!("WARC-Date: {date}\r\n"));
+    let mut record = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\n{date}\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    record.extend_from_slice(http.as_bytes());
+    record.extend_from_slice(b"\r\n\r\n");
+    record
+}

@@ -82,16 +82,9 @@ pub struct HybridSettings {
     pub model: ModelSource,
     /// Keep a block when its probability of being content reaches this (default: the model's).
     pub threshold: Option<f32>,
-    /// Keep a heading made mostly of the page's own title words, whatever the model says.
-    pub keep_title_heading: bool,
-    /// Keep reader comments as the model decides them, rather than dropping them.
-    pub keep_comments: bool,
-    /// A site of at most this many pages has thin evidence: a block is kept a little below
-    /// the threshold ([`rules::THIN_SITE_EVIDENCE`]; 0: never).
-    pub thin_site_pages: u32,
-    /// A page keeping less than this share of its words keeps the text no other page of
-    /// its site holds ([`rules::PAGE_OWN_TEXT`]; 0: never).
-    pub page_floor: f32,
+    /// What is done around the model's probabilities: the title, comments, thin-evidence
+    /// and page-floor rules.
+    pub rules: DecisionRules,
     /// The thresholds of the `bloom` model behind the template-word ratio.
     pub bloom: BloomSettings,
     /// The segment table behind the site evidence of a one-pass run.
@@ -103,10 +96,7 @@ impl Default for HybridSettings {
         HybridSettings {
             model: ModelSource::BuiltIn,
             threshold: None,
-            keep_title_heading: true,
-            keep_comments: false,
-            thin_site_pages: DecisionRules::default().thin_site_pages,
-            page_floor: DecisionRules::default().page_floor,
+            rules: DecisionRules::default(),
             bloom: BloomSettings::default(),
             segment_table: IncrementalSettings::default(),
         }
@@ -124,10 +114,10 @@ impl serde::Serialize for HybridSettings {
         let mut out = serializer.serialize_struct("HybridSettings", 8)?;
         out.serialize_field("model", &model)?;
         out.serialize_field("threshold", &self.threshold)?;
-        out.serialize_field("keep_title_heading", &self.keep_title_heading)?;
-        out.serialize_field("keep_comments", &self.keep_comments)?;
-        out.serialize_field("thin_site_pages", &self.thin_site_pages)?;
-        out.serialize_field("page_floor", &self.page_floor)?;
+        out.serialize_field("keep_title_heading", &self.rules.keep_title_heading)?;
+        out.serialize_field("keep_comments", &self.rules.keep_comments)?;
+        out.serialize_field("thin_site_pages", &self.rules.thin_site_pages)?;
+        out.serialize_field("page_floor", &self.rules.page_floor)?;
         out.serialize_field("bloom", &self.bloom)?;
         out.serialize_field("segment_table", &self.segment_table)?;
         out.end()
@@ -342,14 +332,14 @@ impl Detector for Hybrid {
             Flag::switch(
                 "hybrid-no-title-rule",
                 "Let the model drop a heading made of the page's own title words.",
-                |s| s.keep_title_heading = false,
+                |s| s.rules.keep_title_heading = false,
             ),
             Flag::switch(
                 "keep-comments",
                 "Keep threads of reader comments as the model decides them (default: a block \
                  in an element whose class names comments, a Disqus thread or Comment \
                  microdata is dropped, as every benchmark's gold leaves comments out).",
-                |s| s.keep_comments = true,
+                |s| s.rules.keep_comments = true,
             ),
             Flag::count(
                 "hybrid-thin-site-pages",
@@ -357,7 +347,7 @@ impl Detector for Hybrid {
                  a block the model is unsure of (up to 0.1 below the threshold) is kept (0: \
                  never).",
                 0,
-                |s| &mut s.thin_site_pages,
+                |s| &mut s.rules.thin_site_pages,
             ),
             Flag::with(
                 "hybrid-page-floor",
@@ -365,7 +355,7 @@ impl Detector for Hybrid {
                  block no other page of its site holds (default 0.1; 0: never).",
                 FlagValue::Share,
                 |s: &mut HybridSettings, text| {
-                    s.page_floor = flags::parse_share(text)? as f32;
+                    s.rules.page_floor = flags::parse_share(text)? as f32;
                     Ok(())
                 },
             ),
@@ -499,8 +489,10 @@ impl Detector for Hybrid {
             .iter()
             .map(|block| block.evidence.context & context::COMMENTS != 0)
             .collect();
-        let verdicts =
-            DecisionRules::of(&self.settings).decide(&rows, &in_comments, probability, threshold);
+        let verdicts = self
+            .settings
+            .rules
+            .decide(&rows, &in_comments, probability, threshold);
         let kept_for_title = verdicts
             .iter()
             .filter(|verdict| verdict.rule == title::TITLE_HEADING)

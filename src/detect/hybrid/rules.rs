@@ -76,16 +76,6 @@ impl Default for DecisionRules {
 }
 
 impl DecisionRules {
-    /// The rules `settings` ask for.
-    pub fn of(settings: &super::HybridSettings) -> Self {
-        DecisionRules {
-            keep_title_heading: settings.keep_title_heading,
-            keep_comments: settings.keep_comments,
-            thin_site_pages: settings.thin_site_pages,
-            page_floor: settings.page_floor,
-        }
-    }
-
     /// Every rule that may decide a block.
     pub const RULES: [Rule; 5] = [
         CONTENT_PROBABILITY,
