@@ -16,8 +16,10 @@
 //! `CURRENT` does not name are left-overs of interrupted builds and are removed by the next
 //! build that holds the lock.
 
+pub mod site_models;
 mod stats;
 
+pub use site_models::{SiteModelsError, SiteModelsWriter, StoredSiteModels};
 pub use stats::{IndexStats, stats, stats_of};
 
 use std::fs::{self, File};
@@ -89,6 +91,9 @@ pub enum IndexError {
         /// The damaged files, sorted.
         files: Vec<PathBuf>,
     },
+    /// The site models kept with the index cannot be read or written.
+    #[error(transparent)]
+    SiteModels(#[from] SiteModelsError),
     /// The stored build summary cannot be read.
     #[error("build summary {path}: {message}")]
     Summary {
@@ -460,6 +465,12 @@ impl IndexBuild {
             fields,
             generation,
         })
+    }
+
+    /// The new generation's directory, where files kept beside the index go before
+    /// [`commit`](Self::commit) (the site models).
+    pub fn directory(&self) -> &Path {
+        self.generation.directory()
     }
 
     /// A new, empty directory for a build's temporary files, inside the index directory and

@@ -24,6 +24,7 @@ use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Verd
 use crate::read::InputSet;
 use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
 use crate::run::rounds::RecordSource;
+use crate::run::site_models::{SiteModelsOfRead, SiteModelsOfRun, fingerprint};
 use crate::run::{
     BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan, SkippedRecord,
 };
@@ -36,6 +37,7 @@ pub(super) struct Read<'a, 'e> {
     pub(super) source: RecordSource<'a>,
     pub(super) progress: &'a dyn Progress,
     pub(super) emit: &'e mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
+    pub(super) site_models: SiteModelsOfRun<'e>,
 }
 
 impl Read<'_, '_> {
@@ -111,6 +113,7 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
         source,
         progress,
         emit,
+        site_models,
     } = read;
     let started = Instant::now();
     let pipeline = Pipeline::new(plan.threads);
@@ -140,6 +143,12 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
         segment_limits: Some(*limits),
         ..BuildSummary::default()
     };
+    let passes = match plan.passes {
+        Passes::One => 1,
+        Passes::Two => 2,
+    };
+    let mut site_models =
+        SiteModelsOfRead::new(site_models, &fingerprint(D::NAME, passes, &tally.settings));
 
     match plan.passes {
         Passes::Two => {
@@ -160,6 +169,7 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                                 pages.remember(&page.url, observed.origin.location);
                             }
                             let mut detector = write_lock(&detector);
+                            site_models.arrive(&mut *detector, &page.site);
                             detector.learn(&observed.observation);
                             page.forget_words();
                             batch.bytes += page.heap_bytes()
@@ -192,6 +202,7 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                 decide_batch(&*detector, &mut batch, &pipeline, &pages, &mut tally, emit)?;
             }
             tally.set_counters(detector.counters());
+            tally.site_models = site_models.finish(&*detector);
         }
         Passes::One => {
             tally.passes = 1;
@@ -206,6 +217,7 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                         Prepared::Page(page, observed) => {
                             progress.record_done(page.html_bytes);
                             let mut detector = write_lock(&detector);
+                            site_models.arrive(&mut *detector, &page.site);
                             let verdicts = detector.decide(&page, &observed.observation, &NoPages);
                             detector.learn(&observed.observation);
                             pages += 1;
@@ -226,6 +238,7 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
             let detector = read_lock(&detector);
             tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
             tally.set_counters(detector.counters());
+            tally.site_models = site_models.finish(&*detector);
         }
     }
     if stopped() {
@@ -491,6 +504,7 @@ mod tests {
             source: RecordSource::Input(inputs),
             progress: &NoProgress,
             emit: &mut emit,
+            site_models: SiteModelsOfRun::default(),
         };
         let summary = run(read).expect("the read succeeds");
         Outcome { pages, summary }
@@ -753,6 +767,7 @@ mod tests {
                 source: RecordSource::Input(&inputs),
                 progress: &NoProgress,
                 emit: &mut emit,
+                site_models: SiteModelsOfRun::default(),
             };
             let result = run_with(detector, read);
             assert!(matches!(result, Err(BuildError::Interrupted)), "{passes:?}");

@@ -26,6 +26,7 @@ mod plan;
 mod prepare;
 mod rounds;
 mod sample;
+mod site_models;
 mod summary;
 
 pub use error::BuildError;
@@ -38,19 +39,21 @@ pub use prepare::segment_record;
 pub use rounds::{SITE_BUCKETS, bucket_of_site};
 pub use sample::{BadPagesPerSite, PagesPerSite, Sampling, SiteCensus, census, sample_rank};
 pub use summary::{
-    BuildSummary, DecidedPage, SkippedRecord, counted, format_skips, human_bytes, utc_timestamp,
+    BuildSummary, DecidedPage, SiteModelFigures, SkippedRecord, counted, format_skips, human_bytes,
+    utc_timestamp,
 };
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::detect::DecisionRecord;
-use crate::index::{IndexBuild, IndexedPage};
+use crate::index::{IndexBuild, IndexedPage, SiteModelsWriter};
 use crate::read::InputSet;
 
 use engine::Read;
 use latest::{Latest, LatestByUrl};
 use rounds::{RecordSource, scratch_error, split_into_rounds};
+use site_models::SiteModelsOfRun;
 
 /// The absolute path of input `input`, as an index records where a page came from (`None`
 /// for standard input, which cannot be read again).
@@ -88,12 +91,18 @@ pub fn build_index(
     let mut sources = rustc_hash::FxHashMap::default();
     let mut latest = LatestByUrl::default();
     let mut replaced = 0;
+    let mut saved_models = SiteModelsWriter::default();
+    let site_models = SiteModelsOfRun {
+        stored: None,
+        saved: Some(&mut saved_models),
+    };
     let mut summary = run(
         &input_set,
         options,
         &plan,
         scratch,
         progress,
+        site_models,
         &mut |decided: DecidedPage| {
             let verdict = latest.offer(&decided.page.url, decided.fetched);
             if verdict != Latest::First {
@@ -139,6 +148,10 @@ pub fn build_index(
             summary: Box::new(summary),
         });
     }
+    summary.site_models.stored = saved_models.len() as u64;
+    summary.site_models.stored_bytes = saved_models
+        .write(writer.directory())
+        .map_err(crate::index::IndexError::from)?;
     writer.commit(&summary)?;
     Ok(summary)
 }
@@ -163,7 +176,16 @@ pub fn extract(
     } else {
         None
     };
-    let mut summary = run(&input_set, options, &plan, scratch, progress, emit)?;
+    let site_models = SiteModelsOfRun::default();
+    let mut summary = run(
+        &input_set,
+        options,
+        &plan,
+        scratch,
+        progress,
+        site_models,
+        emit,
+    )?;
     finish_summary(&mut summary, inputs, &input_set, options, started);
     Ok(summary)
 }
@@ -210,6 +232,7 @@ fn run(
     plan: &RunPlan,
     scratch: Option<tempfile::TempDir>,
     progress: &dyn Progress,
+    mut site_models: SiteModelsOfRun<'_>,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
     let result = match scratch {
@@ -220,6 +243,7 @@ fn run(
             source: RecordSource::Input(inputs),
             progress,
             emit,
+            site_models,
         }
         .run()
         .map(|mut summary| {
@@ -238,6 +262,7 @@ fn run(
                     source: RecordSource::Partition(&partitions, round),
                     progress,
                     emit: &mut *emit,
+                    site_models: site_models.reborrow(),
                 }
                 .run()?;
                 partitions

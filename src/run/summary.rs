@@ -105,8 +105,48 @@ pub struct BuildSummary {
     /// The per-page limits of the run.
     #[serde(default)]
     pub segment_limits: Option<crate::segment::SegmentLimits>,
+    /// The site models the run started from and left with the index.
+    #[serde(default)]
+    pub site_models: SiteModelFigures,
     /// Wall time of the run, seconds.
     pub seconds: f64,
+}
+
+/// What a run did with site models ([`crate::index::site_models`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SiteModelFigures {
+    /// Sites whose stored model the run started from.
+    pub restored: u64,
+    /// Stored models that could not be read back (those sites started afresh).
+    pub unreadable: u64,
+    /// Why the stored models were not used, if they were not (another detector or settings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_used: Option<String>,
+    /// Sites whose model the run saved.
+    pub saved: u64,
+    /// Sites in the index's site-model file after the run.
+    pub stored: u64,
+    /// Bytes of that file.
+    pub stored_bytes: u64,
+}
+
+impl SiteModelFigures {
+    fn absorb(&mut self, other: SiteModelFigures) {
+        let SiteModelFigures {
+            restored,
+            unreadable,
+            not_used,
+            saved,
+            stored: _,
+            stored_bytes: _,
+        } = other;
+        self.restored += restored;
+        self.unreadable += unreadable;
+        self.saved += saved;
+        if self.not_used.is_none() {
+            self.not_used = not_used;
+        }
+    }
 }
 
 /// A page with a keep/drop decision for each of its blocks.
@@ -380,7 +420,9 @@ impl BuildSummary {
             batch_seconds,
             counters,
             counters_merged_by_max,
+            site_models,
         } = other;
+        self.site_models.absorb(site_models);
         if self.detector.is_empty() {
             self.detector = detector;
             self.settings = settings;

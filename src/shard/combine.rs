@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::partition::{Manifest, PartitionError};
-use crate::index::{Generation, IndexError, OpenIndex};
+use crate::index::{Generation, IndexError, OpenIndex, SiteModelsWriter, StoredSiteModels};
 use crate::run::BuildSummary;
 
 /// tantivy's metadata file, and the list of files it manages.
@@ -248,7 +248,8 @@ pub fn combine(
     let (documents, segment_count) = (searcher.num_docs(), searcher.segment_readers().len());
     drop((searcher, reader, index));
 
-    let summary = summed(&shards, &manifests, options, started_at);
+    let mut summary = summed(&shards, &manifests, options, started_at);
+    join_site_models(&shards, &directory, &mut summary)?;
     generation.publish(&summary)?;
     Ok(Combined {
         summary,
@@ -326,6 +327,44 @@ fn summed(
         }
     }
     summary
+}
+
+/// Writes the shards' site models into the new generation at `directory`. A host is in one
+/// shard (`partition` buckets records by host), so no site's model needs merging; a site
+/// found in two shards keeps the first shard's model, and the summary warns of it.
+fn join_site_models(
+    shards: &[Shard],
+    directory: &Path,
+    summary: &mut BuildSummary,
+) -> Result<(), CombineError> {
+    let mut joined = SiteModelsWriter::default();
+    let mut in_two_shards = Vec::new();
+    for shard in shards {
+        let Some(stored) = StoredSiteModels::open(&shard.directory).map_err(IndexError::from)?
+        else {
+            continue;
+        };
+        joined.set_fingerprint(stored.fingerprint());
+        for (site, model) in stored.iter() {
+            if !joined.insert_stored(site, model) {
+                in_two_shards.push(site.to_string());
+            }
+        }
+    }
+    if !in_two_shards.is_empty() {
+        in_two_shards.sort();
+        let count = in_two_shards.len() as u64;
+        summary.warnings.push(format!(
+            "{} {} in more than one shard ({}{}): each keeps the first shard's template model; `indexer partition` puts every page of a host in one shard",
+            crate::run::counted(count, "site"),
+            if count == 1 { "is" } else { "are" },
+            in_two_shards[..in_two_shards.len().min(3)].join(", "),
+            if in_two_shards.len() > 3 { ", …" } else { "" }
+        ));
+    }
+    summary.site_models.stored = joined.len() as u64;
+    summary.site_models.stored_bytes = joined.write(directory).map_err(IndexError::from)?;
+    Ok(())
 }
 
 /// Merges every segment of `index` into one and removes the files of the merged segments.
