@@ -113,6 +113,10 @@ pub enum Command {
     /// Print the kept text of every HTML page as JSON lines {"url","site","title","text"}.
     #[command(after_help = RUN_EXIT_CODES)]
     Extract(commands::extract::ExtractArgs),
+    /// Print every page an index holds as JSON lines {"url","site","title","text"}: its kept
+    /// text as stored, without reading the crawl again.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Export(commands::export::ExportArgs),
 }
 
 impl Command {

@@ -129,6 +129,7 @@ fn run(command: Command) -> Result<()> {
         Command::Train(args) => commands::train::run(args),
         Command::Search(args) => commands::search::run(args),
         Command::Stats(args) => commands::stats::run(args),
+        Command::Export(args) => commands::export::run(args),
         Command::Compare(args) => commands::compare::run(args),
         Command::Serve(args) => commands::serve::run(args),
         Command::Partition(args) => commands::partition::run(args),

@@ -16,9 +16,11 @@
 //! `CURRENT` does not name are left-overs of interrupted builds and are removed by the next
 //! build that holds the lock.
 
+mod export;
 pub mod site_models;
 mod stats;
 
+pub use export::StoredPage;
 pub use site_models::{SiteModelsError, SiteModelsWriter, StoredSiteModels};
 pub use stats::{IndexStats, stats, stats_of};
 

@@ -284,11 +284,21 @@ impl SiteModelsWriter {
         self.models.is_empty()
     }
 
-    /// Writes the file into the generation `directory` (nothing when there is no model):
-    /// its bytes.
+    /// Writes the file into the generation `directory` (none when there is no model, and
+    /// any there removed): its bytes.
     pub fn write(&self, directory: &Path) -> Result<u64, SiteModelsError> {
         if self.models.is_empty() {
-            return Ok(0);
+            let path = directory.join(SITE_MODELS_FILE);
+            return match std::fs::remove_file(&path) {
+                Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                    Err(SiteModelsError::Io {
+                        action: "remove",
+                        path,
+                        source: error,
+                    })
+                }
+                _ => Ok(0),
+            };
         }
         let mut bytes = Vec::new();
         bytes.extend_from_slice(MAGIC);
@@ -301,20 +311,41 @@ impl SiteModelsWriter {
         }
         let crc = crc32fast::hash(&bytes);
         bytes.extend_from_slice(&crc.to_le_bytes());
+        // Written beside and renamed over: the name may be a hard link to the previous
+        // generation's file, which must not change.
         let path = directory.join(SITE_MODELS_FILE);
-        let io = |action| {
-            let path = path.clone();
+        let staged = directory.join(format!("{SITE_MODELS_FILE}.new"));
+        let io = |action, path: &Path| {
+            let path = path.to_path_buf();
             move |source| SiteModelsError::Io {
                 action,
                 path,
                 source,
             }
         };
-        let mut file = File::create(&path).map_err(io("create"))?;
-        file.write_all(&bytes).map_err(io("write"))?;
-        file.sync_all().map_err(io("sync"))?;
+        let mut file = File::create(&staged).map_err(io("create", &staged))?;
+        file.write_all(&bytes).map_err(io("write", &staged))?;
+        file.sync_all().map_err(io("sync", &staged))?;
+        std::fs::rename(&staged, &path).map_err(io("replace", &path))?;
         Ok(bytes.len() as u64)
     }
+}
+
+/// Leaves the models of `sites` out of the site-model file of the generation `directory`
+/// (not yet live: its file may be a hard link to the live generation's, which stays as it
+/// was). Returns how many of `sites` had a model.
+pub fn forget_sites(directory: &Path, sites: &[String]) -> Result<u64, SiteModelsError> {
+    let Some(stored) = StoredSiteModels::open(directory)? else {
+        return Ok(0);
+    };
+    let mut kept = SiteModelsWriter::default();
+    kept.carry_over(&stored);
+    let forgotten = sites.iter().filter(|site| kept.remove(site)).count() as u64;
+    drop(stored);
+    if forgotten > 0 {
+        kept.write(directory)?;
+    }
+    Ok(forgotten)
 }
 
 /// A length (u32 LE) and the bytes; a piece past 4 GiB cannot be, as a site model is bounded
@@ -367,6 +398,30 @@ mod tests {
         let (directory, bytes) = written(&[]);
         assert!(bytes.is_empty());
         assert!(StoredSiteModels::open(directory.path()).unwrap().is_none());
+    }
+
+    #[test]
+    fn forgetting_a_site_leaves_a_linked_file_as_it_was() {
+        let (directory, bytes) = written(&[("a.example", b"one"), ("b.example", b"two")]);
+        let next = tempfile::tempdir().unwrap();
+        std::fs::hard_link(
+            directory.path().join(SITE_MODELS_FILE),
+            next.path().join(SITE_MODELS_FILE),
+        )
+        .unwrap();
+        let sites = ["a.example".to_string(), "c.example".to_string()];
+        assert_eq!(forget_sites(next.path(), &sites).unwrap(), 1);
+        let after = StoredSiteModels::open(next.path()).unwrap().unwrap();
+        assert!(after.get("a.example").is_none());
+        assert_eq!(after.get("b.example").unwrap().unwrap(), b"two");
+        let before = std::fs::read(directory.path().join(SITE_MODELS_FILE)).unwrap();
+        assert_eq!(before, bytes);
+        // The last site forgotten, the file goes.
+        assert_eq!(
+            forget_sites(next.path(), &["b.example".to_string()]).unwrap(),
+            1
+        );
+        assert!(StoredSiteModels::open(next.path()).unwrap().is_none());
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod build;
 pub mod combine;
 pub mod compare;
 pub mod eval;
+pub mod export;
 pub mod extract;
 pub mod partition;
 pub mod search;
