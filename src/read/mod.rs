@@ -58,8 +58,11 @@ pub struct Record {
     /// was read, kept because it may still hold a usable page (or `indexer partition` wrote it
     /// so, [`PARTIAL_RECORD_FIELD`]).
     pub truncated: bool,
-    /// `WARC-Date` as stored (when the page was fetched); `None` for folder files.
+    /// `WARC-Date` as stored (when the page was fetched), or an ARC record's date written
+    /// so (`2020-08-08T17:27:41Z`); `None` for folder files.
     pub date: Option<String>,
+    /// `WARC-Record-ID` as stored (`<urn:uuid:…>`); `None` for ARC records and folder files.
+    pub record_id: Option<String>,
 }
 
 /// What kind of bytes a [`Record`] carries.
@@ -72,6 +75,9 @@ pub enum RecordKind {
     Resource,
     /// A file read from a folder.
     File,
+    /// A WARC `conversion` record (a WET file's): text already extracted from a page, one
+    /// paragraph a line. No markup is left, so no template can be told from content.
+    Text,
 }
 
 /// A decoded HTML page.
@@ -85,6 +91,16 @@ pub struct Page {
     pub html: String,
     /// Bytes of HTML before character-set decoding (after content decoding).
     pub raw_bytes: usize,
+    /// The record's `WARC-Record-ID`, when it has one ([`Record::record_id`]).
+    pub record_id: Option<String>,
+    /// When the page was fetched, as the record gives it ([`Record::date`]).
+    pub date: Option<String>,
+    /// The character set the document was decoded from, as `encoding_rs` names it
+    /// (`UTF-8`, `windows-1252`, `Shift_JIS`, …).
+    pub charset: &'static str,
+    /// The page came from a [`RecordKind::Text`] record: [`Page::html`] was made from its
+    /// lines, one `<p>` a line, and it has no template to remove.
+    pub plain_text: bool,
 }
 
 /// Why a record was not turned into a page.

@@ -402,6 +402,7 @@ fn read_html_file(path: &Path, url: &str, input: u32, limits: ReadLimits) -> Res
         source_input: input,
         truncated: false,
         date: None,
+        record_id: None,
     })
 }
 

@@ -1,8 +1,8 @@
 //! WARC record framing.
 //!
 //! In: the decompressed [`Stream`] of one WARC file (1.0, 1.1 or the 0.18 dialect of
-//! ClueWeb). Out: a [`WarcRecords`] iterator of [`Record`]s for `response` and `resource`
-//! records and [`Skip`]s for everything passed over or broken.
+//! ClueWeb). Out: a [`WarcRecords`] iterator of [`Record`]s for `response`, `resource` and
+//! `conversion` (a WET file's plain text) records and [`Skip`]s for everything passed over or broken.
 //!
 //! Each record is read by its `Content-Length`, then the parser checks that the next record
 //! (or the end of the file) follows. When a length lies, the parser recovers: if the block it
@@ -35,8 +35,8 @@ enum Disposition {
 
 impl Disposition {
     /// A `response` record is kept as an HTTP response (as a bare document when its
-    /// `Content-Type` says it is not HTTP), a `resource` record as a document; any other
-    /// record type is passed over.
+    /// `Content-Type` says it is not HTTP), a `resource` record as a document, a `conversion`
+    /// record (WET) as plain text; any other record type is passed over.
     fn of(record_type: &str, content_type: Option<&str>) -> Disposition {
         match record_type {
             "response" => {
@@ -50,6 +50,7 @@ impl Disposition {
                 })
             }
             "resource" => Disposition::Keep(RecordKind::Resource),
+            "conversion" => Disposition::Keep(RecordKind::Text),
             _ => Disposition::PassOver,
         }
     }
@@ -373,6 +374,7 @@ impl WarcRecords {
             record_type,
             content_type,
             date,
+            record_id,
             partial,
             offset,
         } = head;
@@ -390,7 +392,7 @@ impl WarcRecords {
                 Some(url) if !url.is_empty() => {
                     let content_type = match kind {
                         RecordKind::Response => None,
-                        RecordKind::Resource | RecordKind::File => content_type,
+                        RecordKind::Resource | RecordKind::File | RecordKind::Text => content_type,
                     };
                     self.pending.push_back(Ok(Record {
                         url,
@@ -401,6 +403,7 @@ impl WarcRecords {
                         source_input: self.input,
                         truncated: truncated || partial,
                         date,
+                        record_id,
                     }));
                 }
                 _ => {
@@ -420,6 +423,7 @@ struct RecordHead {
     record_type: String,
     content_type: Option<String>,
     date: Option<String>,
+    record_id: Option<String>,
     /// The record was written from a partial one ([`PARTIAL_RECORD_FIELD`]).
     partial: bool,
     offset: u64,
@@ -439,6 +443,7 @@ impl RecordHead {
             record_type,
             content_type: headers.content_type,
             date: headers.date,
+            record_id: headers.record_id,
             partial: headers.partial.is_some(),
             offset,
         }
