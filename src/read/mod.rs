@@ -4,8 +4,9 @@
 //! thread and the CPU-heavy part on workers:
 //!
 //! 1. [`InputSet::records`] walks the inputs in order and yields one [`Record`] per
-//!    `response` or `resource` record of each WARC file (plain, gzip per record, or one gzip
-//!    stream) and one per `.html`/`.htm` file of each folder. It only frames records: the
+//!    `response`, `resource` or `conversion` (WET text) record of each WARC file (plain, gzip
+//!    per record, or one gzip stream), one per record of each ARC file (told from WARC by its
+//!    first bytes, `filedesc://`) and one per `.html`/`.htm` file of each folder. It only frames records: the
 //!    block is copied out as stored, nothing is decoded. Every record it passes over or cannot
 //!    read comes out as a [`Skip`] with a [`SkipReason`], so callers can count them — except,
 //!    in a sampled read ([`InputOptions::sample`]), the records of URLs outside the sample.
@@ -16,7 +17,9 @@
 //! Nothing here panics on bad input, and no allocation is sized by a header value beyond
 //! the caps in [`ReadLimits`] and `max_page_bytes`.
 
+mod arc;
 mod charset;
+mod framing;
 mod http;
 mod inputs;
 mod page;
@@ -271,7 +274,7 @@ pub enum ReadError {
     },
 }
 
-/// The records of a WARC file (plain or gzip) held in memory, read by exactly the code that
+/// The records of a WARC or ARC file (plain or gzip) held in memory, read by exactly the code that
 /// [`InputSet::records`] runs over a file on disk. For fuzz targets and regression tests:
 /// an empty buffer yields nothing, as an empty file does; skip details name `<memory>`.
 ///
@@ -290,7 +293,7 @@ pub fn records_in_bytes(bytes: &[u8], max_record_bytes: usize) -> Vec<Result<Rec
         unsafe { memmap2::Mmap::map(&file) }
     });
     match map {
-        Ok(map) => warc::WarcRecords::new(source::Stream::new(map), 0, max_record_bytes).collect(),
+        Ok(map) => framing::FileRecords::starting_at(map, 0, 0, max_record_bytes).collect(),
         Err(error) => vec![Err(Skip::new(
             SkipReason::UnreadableFile,
             None,

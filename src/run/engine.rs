@@ -22,12 +22,12 @@ use indexer_pipeline::Pipeline;
 
 use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Rule, Verdict};
 use crate::read::InputSet;
-use crate::segment::SegmentedPage;
 use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
 use crate::run::rounds::RecordSource;
 use crate::run::{
     BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan, SkippedRecord,
 };
+use crate::segment::SegmentedPage;
 
 /// Everything one read of a run needs besides its detector.
 pub(super) struct Read<'a, 'e> {

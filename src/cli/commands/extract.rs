@@ -62,8 +62,12 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         0 => String::new(),
         count => format!("; {count} truncated, kept in part"),
     };
+    let plain_text = match summary.plain_text_pages {
+        0 => String::new(),
+        count => format!("; {count} of plain text (WET), every line kept: no template removal"),
+    };
     notice!(
-        "extracted {} with {} ({}{}{truncated}) in {:.1}s",
+        "extracted {} with {} ({}{}{truncated}{plain_text}) in {:.1}s",
         run::counted(summary.pages, "page"),
         summary.detector,
         run::counted(summary.records, "record"),
