@@ -9,7 +9,6 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 
 use crate::read::{PARTIAL_RECORD_FIELD, Record, RecordKind};
-use crate::segment::stable_hash_bytes;
 
 /// The date written for a record that has none (a page read from a folder): the Unix epoch,
 /// so that the same input always gives the same bytes.
@@ -59,20 +58,9 @@ fn one_line(value: &str) -> String {
     value.replace(['\r', '\n'], " ")
 }
 
-/// A UUID-shaped identifier (version 8: custom) from the record's origin and URL.
+/// A UUID-shaped identifier from the record's origin and URL.
 fn record_id(origin: &str, url: &str) -> String {
-    let high = stable_hash_bytes(origin.as_bytes());
-    let low = stable_hash_bytes(format!("{origin}\n{url}").as_bytes());
-    let high = (high & !0xf000) | 0x8000;
-    let low = (low & !(0b11 << 62)) | (0b10 << 62);
-    format!(
-        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
-        high >> 32,
-        (high >> 16) & 0xffff,
-        high & 0xffff,
-        low >> 48,
-        low & 0xffff_ffff_ffff
-    )
+    crate::output::hashed_uuid(origin, url)
 }
 
 #[cfg(test)]
