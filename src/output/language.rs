@@ -1,6 +1,6 @@
 //! Language: a page's kept text in, its language out, as an ISO 639-3 code (`eng`, `deu`,
 //! `cmn`: whatlang's codes, and what Common Crawl writes in `WARC-Identified-Content-Language`).
-//! Also the codes `extract --lang` accepts: 639-3, or 639-1 (`en`, `de`) for the 69 languages
+//! Also the codes `extract --lang` accepts: 639-3, or 639-1 (`en`, `de`) for the 70 languages
 //! whatlang knows.
 
 /// Characters of kept text the detector reads, at most: enough for trigram statistics, and
@@ -18,7 +18,7 @@ pub fn language_of(text: &str) -> Option<&'static str> {
 }
 
 /// ISO 639-1 codes of whatlang's languages and their 639-3 codes.
-const ISO_639_1: [(&str, &str); 69] = [
+const ISO_639_1: [(&str, &str); 70] = [
     ("af", "afr"),
     ("ak", "aka"),
     ("am", "amh"),
@@ -88,6 +88,7 @@ const ISO_639_1: [(&str, &str); 69] = [
     ("vi", "vie"),
     ("yi", "yid"),
     ("zh", "cmn"),
+    ("zu", "zul"),
 ];
 
 /// The 639-3 code [`language_of`] gives for the language `code` names (639-1 or 639-3, any

@@ -40,7 +40,7 @@ pub enum Format {
 pub enum OutputError {
     /// A language code that names none of the languages detected.
     #[error(
-        "unknown language {0:?}: give ISO 639-1 or 639-3 codes (en, de, fr or eng, deu, fra) of the 69 languages whatlang detects"
+        "unknown language {0:?}: give ISO 639-1 or 639-3 codes (en, de, fr or eng, deu, fra) of the 70 languages whatlang detects"
     )]
     UnknownLanguage(String),
     /// The output file cannot be created.
