@@ -285,6 +285,17 @@ fn a_language_filter_keeps_the_pages_asked_for_and_counts_the_others() {
         "{}",
         stderr(&unknown)
     );
+    let explained = ok(indexer(
+        &["extract", "--explain", "--format", "jsonl", "-q"],
+        &[fixture("handmade.warc.wet.gz")],
+    ));
+    let blocks = &json_lines(&explained)[0]["blocks"];
+    assert_eq!(blocks[0]["rule"], "plain_text", "{blocks}");
+    let wet_explained = indexer(
+        &["extract", "--explain", "--format", "wet"],
+        &[fixture("handmade.warc.wet.gz")],
+    );
+    assert!(!wet_explained.status.success());
     let none = ok(indexer(
         &["extract", "--no-lang", "-q"],
         &[fixture("handmade.warc.wet.gz")],

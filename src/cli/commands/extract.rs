@@ -30,12 +30,7 @@ pub struct ExtractArgs {
     /// "blocks": [{"text", "kept", "rule", "score", "threshold"}] — the rule that decided
     /// (template_word_ratio, content_probability, title_heading, …; see the README), the
     /// figure it compared and its threshold. To check a site before trusting a build.
-    #[arg(
-        long,
-        visible_alias = "show-dropped",
-        help_heading = "Output",
-        conflicts_with = "format"
-    )]
+    #[arg(long, visible_alias = "show-dropped", help_heading = "Output")]
     explain: bool,
     /// What to write: JSON lines, or a WET file (WARC `conversion` records of the kept text,
     /// after a `warcinfo` record, as Common Crawl writes them).
@@ -108,6 +103,10 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         FormatArg::Jsonl => output::Format::Jsonl,
         FormatArg::Wet => output::Format::Wet,
     };
+    anyhow::ensure!(
+        !(args.explain && format == output::Format::Wet),
+        "--explain adds the blocks to JSON lines: it does not go with --format wet"
+    );
     let plan = OutputPlan::new(format, args.keep_empty, !args.no_lang, &args.lang)?;
     let options = BuildOptions {
         stop: Some(stop_on_interrupt()),
