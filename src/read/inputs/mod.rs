@@ -539,6 +539,7 @@ mod tests {
         let paths = [
             fixture("resiliparse-cc2020-slice.warc.gz"),
             fixture("warcio-example-iana.org-chunked.warc"),
+            fixture("cc2020-slice.arc.gz"),
             dir.path().to_path_buf(),
         ];
         let inputs = InputSet::open(&paths, None).unwrap();
@@ -552,7 +553,7 @@ mod tests {
                 .expect("record found again");
             assert_eq!(&again, record);
         }
-        assert_eq!(seen_inputs.len(), 3);
+        assert_eq!(seen_inputs.len(), 4);
         let first = &records[0];
         assert!(
             inputs
