@@ -12,6 +12,7 @@
 //! | [`detect`] | blocks of one site | a keep/drop decision per block ([`detect::Detector`]) |
 //! | [`index`] | kept text | a tantivy index with a stored build summary |
 //! | [`search`] | a query | ranked hits with snippets |
+//! | [`output`] | decided pages | `extract`'s records: JSON lines or WET, with language, to a file |
 //! | [`eval`] | inputs and labelled pages | quality, index size and retrieval per detector |
 //! | [`learn`] | inputs and labelled pages | a `hybrid` model |
 //! | `serve` | indexes | an HTTP server: search, page view with verdicts, index view |
@@ -34,6 +35,7 @@ pub mod detect;
 pub mod eval;
 pub mod index;
 pub mod learn;
+pub mod output;
 pub mod read;
 pub mod run;
 pub mod search;

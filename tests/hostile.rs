@@ -281,23 +281,31 @@ fn every_committed_fixture_is_read_with_every_record_accounted_for() {
     let mut fixtures: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|entry| entry.unwrap().path())
-        .filter(|path| path.to_string_lossy().contains(".warc"))
+        .filter(|path| {
+            let name = path.to_string_lossy();
+            name.contains(".warc") || name.contains(".arc")
+        })
         .collect();
     fixtures.sort();
-    assert_eq!(fixtures.len(), 11);
+    assert_eq!(fixtures.len(), 14);
     let inputs: Vec<&Path> = fixtures.iter().map(PathBuf::as_path).collect();
     let summary = built(&inputs);
     // Pinned from the run of 2026-11-23 (every record is a page or a counted skip): a change
     // in these counts is a change in how some record is read, to be looked at. The clipped
     // file's last record is kept in part (until 2026-11-22 it was skipped as truncated).
-    assert_eq!(summary["records"], 186, "{summary}");
-    assert_eq!(summary["pages"], 88, "{summary}");
-    // Two pages kept in part: the clipped file's last record, and warcio-example-trunc.warc's
+    // Since issue 31 the ARC and WET fixtures too: 15 records, 11 pages (4 of them WET text),
+    // the damaged ARC's garbled header line broken and its cut last record kept in part, and
+    // the filedesc and warcinfo records passed over.
+    assert_eq!(summary["records"], 201, "{summary}");
+    assert_eq!(summary["pages"], 99, "{summary}");
+    assert_eq!(summary["plain_text_pages"], 4, "{summary}");
+    // Three pages kept in part: the clipped file's last record, warcio-example-trunc.warc's
     // response, whose Content-Length is two bytes short (until 2026-11-25 it was kept as
-    // whole).
-    assert_eq!(summary["truncated_pages"], 2, "{summary}");
+    // whole), and the damaged ARC file's last record.
+    assert_eq!(summary["truncated_pages"], 3, "{summary}");
     let skips = skipped(&summary);
-    assert_eq!(skips.get("non_page_record"), Some(&93));
+    assert_eq!(skips.get("broken_record_headers"), Some(&1));
+    assert_eq!(skips.get("non_page_record"), Some(&96));
     assert_eq!(skips.get("not_html"), Some(&5));
     assert_eq!(skips.get("truncated_record"), None);
 }

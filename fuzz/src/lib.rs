@@ -62,6 +62,7 @@ pub fn http_page(data: &[u8]) {
         source_input: 0,
         truncated: false,
         date: None,
+        record_id: None,
     };
     let _ = page_from_record(record, MAX_PAGE_BYTES);
 }
@@ -75,6 +76,10 @@ pub fn segment(data: &[u8]) {
         site: "www.fuzz.example".to_string(),
         raw_bytes: html.len(),
         html,
+        record_id: None,
+        date: None,
+        charset: "UTF-8",
+        plain_text: false,
     };
     let limits = segment_limits();
     for granularity in GRANULARITIES {

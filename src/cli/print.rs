@@ -263,6 +263,12 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
             summary.truncated_pages
         );
     }
+    if summary.plain_text_pages > 0 {
+        println!(
+            "  plain text   {} (WET text: every line kept, no template removal possible)",
+            summary.plain_text_pages
+        );
+    }
     println!(
         "blocks         {} kept, {} dropped ({:.1}% dropped)",
         summary.blocks_kept,

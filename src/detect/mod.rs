@@ -198,6 +198,10 @@ pub(crate) fn test_page(url: &str, html: &str, options: SegmentOptions) -> Segme
         site: crate::read::site_of(url),
         html: html.to_string(),
         raw_bytes: html.len(),
+        record_id: None,
+        date: None,
+        charset: "UTF-8",
+        plain_text: false,
     };
     crate::segment::segment_with(&page, &crate::segment::SegmentLimits::default(), options)
         .expect("test HTML segments")

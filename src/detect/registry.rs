@@ -179,13 +179,17 @@ registry! {
 /// Every rule a verdict can name: the shared ones (kept without a test, the title-heading
 /// rule) and each detector's own.
 pub fn every_rule() -> impl Iterator<Item = Rule> {
-    [Rule::KEEPS_EVERYTHING, title::TITLE_HEADING]
-        .into_iter()
-        .chain(
-            DetectorKind::ALL
-                .iter()
-                .flat_map(|kind| kind.rules().iter().copied()),
-        )
+    [
+        Rule::KEEPS_EVERYTHING,
+        Rule::PLAIN_TEXT,
+        title::TITLE_HEADING,
+    ]
+    .into_iter()
+    .chain(
+        DetectorKind::ALL
+            .iter()
+            .flat_map(|kind| kind.rules().iter().copied()),
+    )
 }
 
 impl DetectorKind {

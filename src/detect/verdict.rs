@@ -17,6 +17,10 @@ impl Rule {
     /// Kept without a test: the detector keeps every block (`none`), or had no model.
     pub const KEEPS_EVERYTHING: Rule = Rule::new(0, "keeps_everything");
 
+    /// Kept without a detector: a line of a page of plain text (a WET record), which has no
+    /// markup to tell template from content by.
+    pub const PLAIN_TEXT: Rule = Rule::new(14, "plain_text");
+
     /// A rule with its one-byte code (unique across every detector: the registry's tests
     /// check it) and its snake_case name.
     pub const fn new(code: u8, name: &'static str) -> Rule {

@@ -1,7 +1,8 @@
 //! Character sets: which encoding an HTML document is in, and decoding it to UTF-8.
 //!
 //! In: the document bytes, the `charset` of its HTTP (or WARC) `Content-Type` if any, and the
-//! top-level domain of its host as a hint. Out: a `String`.
+//! top-level domain of its host as a hint. Out: a `String`, and the encoding it was decoded
+//! from.
 //!
 //! The encoding is the first of: the header's charset, a byte-order mark, a `<meta>` charset
 //! in the first 4 KiB, chardetng's guess. A label `encoding_rs` does not know is ignored and
@@ -16,11 +17,17 @@ const PRESCAN_BYTES: usize = 4096;
 /// How much of a document chardetng is fed.
 const DETECT_BYTES: usize = 256 * 1024;
 
-/// Decodes an HTML document to UTF-8.
-pub(crate) fn decode_html(bytes: &[u8], header_charset: Option<&str>, tld: Option<&str>) -> String {
+/// Decodes an HTML document to UTF-8; also gives the encoding it was decoded from (a
+/// byte-order mark wins over the encoding chosen, as decoding with BOM removal does).
+pub(crate) fn decode_html(
+    bytes: &[u8],
+    header_charset: Option<&str>,
+    tld: Option<&str>,
+) -> (String, &'static Encoding) {
     let encoding = choose_encoding(bytes, header_charset, tld);
     let (text, _had_errors) = encoding.decode_with_bom_removal(bytes);
-    text.into_owned()
+    let used = Encoding::for_bom(bytes).map_or(encoding, |(bom, _)| bom);
+    (text.into_owned(), used)
 }
 
 /// Picks the encoding of a document: header charset, BOM, `<meta>`, then detection.
@@ -220,7 +227,10 @@ mod tests {
         );
         assert_eq!(
             decode_html(page, Some("latin1"), None),
-            "<meta charset=\"shift_jis\"><p>caf\u{e9}</p>"
+            (
+                "<meta charset=\"shift_jis\"><p>caf\u{e9}</p>".to_string(),
+                WINDOWS_1252
+            )
         );
     }
 
@@ -230,7 +240,10 @@ mod tests {
         assert_eq!(choose_encoding(page, None, None), UTF_8);
         assert_eq!(
             decode_html(page, None, None),
-            "<meta charset=\"windows-1251\"><p>\u{e9}</p>"
+            (
+                "<meta charset=\"windows-1251\"><p>\u{e9}</p>".to_string(),
+                UTF_8
+            )
         );
     }
 
@@ -289,7 +302,7 @@ mod tests {
 
     #[test]
     fn malformed_bytes_become_replacement_characters() {
-        assert_eq!(decode_html(b"a\xffb", Some("utf-8"), None), "a\u{fffd}b");
+        assert_eq!(decode_html(b"a\xffb", Some("utf-8"), None).0, "a\u{fffd}b");
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! thread and the CPU-heavy part on workers:
 //!
 //! 1. [`InputSet::records`] walks the inputs in order and yields one [`Record`] per
-//!    `response` or `resource` record of each WARC file (plain, gzip per record, or one gzip
-//!    stream) and one per `.html`/`.htm` file of each folder. It only frames records: the
+//!    `response`, `resource` or `conversion` (WET text) record of each WARC file (plain, gzip
+//!    per record, or one gzip stream), one per record of each ARC file (told from WARC by its
+//!    first bytes, `filedesc://`) and one per `.html`/`.htm` file of each folder. It only frames records: the
 //!    block is copied out as stored, nothing is decoded. Every record it passes over or cannot
 //!    read comes out as a [`Skip`] with a [`SkipReason`], so callers can count them — except,
 //!    in a sampled read ([`InputOptions::sample`]), the records of URLs outside the sample.
@@ -16,7 +17,9 @@
 //! Nothing here panics on bad input, and no allocation is sized by a header value beyond
 //! the caps in [`ReadLimits`] and `max_page_bytes`.
 
+mod arc;
 mod charset;
+mod framing;
 mod http;
 mod inputs;
 mod page;
@@ -58,8 +61,11 @@ pub struct Record {
     /// was read, kept because it may still hold a usable page (or `indexer partition` wrote it
     /// so, [`PARTIAL_RECORD_FIELD`]).
     pub truncated: bool,
-    /// `WARC-Date` as stored (when the page was fetched); `None` for folder files.
+    /// `WARC-Date` as stored (when the page was fetched), or an ARC record's date written
+    /// so (`2020-08-08T17:27:41Z`); `None` for folder files.
     pub date: Option<String>,
+    /// `WARC-Record-ID` as stored (`<urn:uuid:…>`); `None` for ARC records and folder files.
+    pub record_id: Option<String>,
 }
 
 /// What kind of bytes a [`Record`] carries.
@@ -72,6 +78,9 @@ pub enum RecordKind {
     Resource,
     /// A file read from a folder.
     File,
+    /// A WARC `conversion` record (a WET file's): text already extracted from a page, one
+    /// paragraph a line. No markup is left, so no template can be told from content.
+    Text,
 }
 
 /// A decoded HTML page.
@@ -85,6 +94,16 @@ pub struct Page {
     pub html: String,
     /// Bytes of HTML before character-set decoding (after content decoding).
     pub raw_bytes: usize,
+    /// The record's `WARC-Record-ID`, when it has one ([`Record::record_id`]).
+    pub record_id: Option<String>,
+    /// When the page was fetched, as the record gives it ([`Record::date`]).
+    pub date: Option<String>,
+    /// The character set the document was decoded from, as `encoding_rs` names it
+    /// (`UTF-8`, `windows-1252`, `Shift_JIS`, …).
+    pub charset: &'static str,
+    /// The page came from a [`RecordKind::Text`] record: [`Page::html`] was made from its
+    /// lines, one `<p>` a line, and it has no template to remove.
+    pub plain_text: bool,
 }
 
 /// Why a record was not turned into a page.
@@ -255,7 +274,7 @@ pub enum ReadError {
     },
 }
 
-/// The records of a WARC file (plain or gzip) held in memory, read by exactly the code that
+/// The records of a WARC or ARC file (plain or gzip) held in memory, read by exactly the code that
 /// [`InputSet::records`] runs over a file on disk. For fuzz targets and regression tests:
 /// an empty buffer yields nothing, as an empty file does; skip details name `<memory>`.
 ///
@@ -274,7 +293,7 @@ pub fn records_in_bytes(bytes: &[u8], max_record_bytes: usize) -> Vec<Result<Rec
         unsafe { memmap2::Mmap::map(&file) }
     });
     match map {
-        Ok(map) => warc::WarcRecords::new(source::Stream::new(map), 0, max_record_bytes).collect(),
+        Ok(map) => framing::FileRecords::starting_at(map, 0, 0, max_record_bytes).collect(),
         Err(error) => vec![Err(Skip::new(
             SkipReason::UnreadableFile,
             None,

@@ -1,4 +1,5 @@
-//! From a [`Record`] to a [`Page`]: HTTP, content decoding, the HTML check, the charset.
+//! From a [`Record`] to a [`Page`]: HTTP, content decoding, the HTML check, the charset; and
+//! for a WET `conversion` record, its plain text made into one paragraph a line.
 //!
 //! This is the CPU-heavy half of reading and runs on worker threads.
 
@@ -19,6 +20,8 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
         block,
         source_offset,
         source_input,
+        date,
+        record_id,
         ..
     } = record;
     let fail = |reason: SkipReason, url: &str, message: String| {
@@ -59,7 +62,7 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
             )?;
             (body, content_type)
         }
-        RecordKind::Resource | RecordKind::File => {
+        RecordKind::Resource | RecordKind::File | RecordKind::Text => {
             if block.len() > max_page_bytes {
                 let message = format!("{} bytes, over {max_page_bytes}", block.len());
                 return Err(fail(SkipReason::TooLarge, &url, message));
@@ -68,8 +71,10 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
         }
     };
 
-    // Folder files are HTML by their extension; the rest must say so or look like it.
-    if kind != RecordKind::File && !is_html(content_type.as_deref(), &body) {
+    // Folder files are HTML by their extension, WET records text by their record type; the
+    // rest must say they are HTML or look like it.
+    let plain_text = kind == RecordKind::Text;
+    if kind != RecordKind::File && !plain_text && !is_html(content_type.as_deref(), &body) {
         let message = match &content_type {
             Some(ct) => format!("Content-Type {ct:?}"),
             None => "no Content-Type and does not look like HTML".to_string(),
@@ -79,19 +84,48 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
 
     let site = site_of(&url);
     let tld = site.rsplit('.').next().filter(|_| site.contains('.'));
-    let header_charset = content_type.as_deref().and_then(charset_param);
-    let html = decode_html(&body, header_charset, tld);
+    // WET text is UTF-8 unless its record says otherwise.
+    let header_charset =
+        (content_type.as_deref().and_then(charset_param)).or(plain_text.then_some("utf-8"));
+    let (mut html, charset) = decode_html(&body, header_charset, tld);
     if let Some(share) = binary_share(&html) {
         let message =
             format!("binary data: {share}% of its first characters are control characters");
         return Err(fail(SkipReason::NotHtml, &url, message));
+    }
+    if plain_text {
+        html = paragraphs_of_lines(&html);
     }
     Ok(Page {
         url,
         site,
         html,
         raw_bytes: body.len(),
+        record_id,
+        date,
+        charset: charset.name(),
+        plain_text,
     })
+}
+
+/// Plain text as an HTML body of one `<p>` per non-blank line, so that each line is a block.
+fn paragraphs_of_lines(text: &str) -> String {
+    let mut html = String::with_capacity(text.len() + text.len() / 8 + 32);
+    html.push_str("<html><body>\n");
+    for line in text.lines().map(str::trim).filter(|line| !line.is_empty()) {
+        html.push_str("<p>");
+        for c in line.chars() {
+            match c {
+                '&' => html.push_str("&amp;"),
+                '<' => html.push_str("&lt;"),
+                '>' => html.push_str("&gt;"),
+                _ => html.push(c),
+            }
+        }
+        html.push_str("</p>\n");
+    }
+    html.push_str("</body></html>\n");
+    html
 }
 
 #[cfg(test)]
@@ -112,6 +146,7 @@ mod tests {
             source_input: 0,
             truncated: false,
             date: None,
+            record_id: None,
         }
     }
 
@@ -266,6 +301,26 @@ mod tests {
     }
 
     #[test]
+    fn a_text_record_is_a_paragraph_a_line_escaped() {
+        let record = Record {
+            kind: RecordKind::Text,
+            content_type: Some("text/plain".into()),
+            record_id: Some("<urn:uuid:1>".into()),
+            date: Some("2019-03-04T10:20:30Z".into()),
+            ..response(b"First line & more\r\n\n  <b>not markup</b>\nlast")
+        };
+        let page = page_from_record(record, MAX).unwrap();
+        assert!(page.plain_text);
+        assert_eq!(page.charset, "UTF-8");
+        assert_eq!(page.record_id.as_deref(), Some("<urn:uuid:1>"));
+        assert_eq!(page.date.as_deref(), Some("2019-03-04T10:20:30Z"));
+        assert_eq!(
+            page.html,
+            "<html><body>\n<p>First line &amp; more</p>\n<p>&lt;b&gt;not markup&lt;/b&gt;</p>\n<p>last</p>\n</body></html>\n"
+        );
+    }
+
+    #[test]
     fn oversized_bodies_are_skipped() {
         let mut block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec();
         block.extend(std::iter::repeat_n(b'a', 2000));
@@ -282,6 +337,7 @@ mod tests {
         )
         .unwrap();
         assert!(page.html.contains("Привет"), "{}", page.html);
+        assert_eq!(page.charset, "windows-1251");
         // Meta is used when the header has no charset.
         let page = page_from_record(
             response(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<meta charset=windows-1251><p>\xcf\xf0\xe8\xe2\xe5\xf2</p>"),
@@ -310,6 +366,7 @@ mod tests {
             source_input: 0,
             truncated: false,
             date: None,
+            record_id: None,
         };
         assert!(
             page_from_record(record, MAX)

@@ -282,6 +282,7 @@ pub(crate) struct Stream {
 
 impl Stream {
     /// A stream over `map`, decompressing it if it starts like gzip.
+    #[cfg(test)]
     pub(crate) fn new(map: Mmap) -> Stream {
         Stream::starting_at(map, 0)
     }
@@ -468,6 +469,27 @@ impl Stream {
                 }
                 searched += 1;
             }
+            if window.len() >= max {
+                return Ok(HeaderEnd::TooLong);
+            }
+            if self.fill()? == 0 {
+                return Ok(HeaderEnd::Eof);
+            }
+        }
+    }
+
+    /// Finds the end of the line starting at the current position (an ARC record's header
+    /// line): its length including the `\n`; [`HeaderEnd::TooLong`] past `max` bytes,
+    /// [`HeaderEnd::Eof`] if the stream ends first.
+    pub(crate) fn find_line_end(&mut self, max: usize) -> Result<HeaderEnd, Fault> {
+        let mut searched = 0;
+        loop {
+            let window = self.available();
+            let limit = window.len().min(max);
+            if let Some(newline) = window[searched..limit].iter().position(|&b| b == b'\n') {
+                return Ok(HeaderEnd::Found(searched + newline + 1));
+            }
+            searched = limit;
             if window.len() >= max {
                 return Ok(HeaderEnd::TooLong);
             }
@@ -676,6 +698,17 @@ mod tests {
         assert_eq!(stream.position(), 15);
         let mut stream = Stream::new(map_of(b"nothing here\nWARC"));
         assert!(!stream.seek_version_line(false).unwrap());
+    }
+
+    #[test]
+    fn line_end_is_found_across_fills_and_bounded() {
+        let mut stream = Stream::new(map_of(b"first line\nsecond"));
+        assert_eq!(stream.find_line_end(100), Ok(HeaderEnd::Found(11)));
+        stream.consume(11);
+        assert_eq!(stream.find_line_end(100), Ok(HeaderEnd::Eof));
+        let long = vec![b'x'; CHUNK * 2];
+        let mut stream = Stream::new(map_of(&long));
+        assert_eq!(stream.find_line_end(CHUNK + 10), Ok(HeaderEnd::TooLong));
     }
 
     #[test]

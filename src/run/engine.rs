@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use indexer_pipeline::Pipeline;
 
-use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Verdict};
+use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Rule, Verdict};
 use crate::read::InputSet;
 use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
 use crate::run::rounds::RecordSource;
@@ -28,6 +28,7 @@ use crate::run::site_models::{SiteModelsOfRead, SiteModelsOfRun, fingerprint};
 use crate::run::{
     BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan, SkippedRecord,
 };
+use crate::segment::SegmentedPage;
 
 /// Everything one read of a run needs besides its detector.
 pub(super) struct Read<'a, 'e> {
@@ -95,6 +96,7 @@ fn decide_batch<D: Detector>(
                     let verdicts = detector.decide(&page, &observed.observation, pages);
                     Prepared::Page(page, (verdicts, observed.origin))
                 }
+                Prepared::Text(page, origin) => Prepared::Text(page, origin),
                 Prepared::Skipped(skip) => Prepared::Skipped(skip),
             })
         },
@@ -176,6 +178,11 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                                 + detector.observation_bytes(&observed.observation);
                             batch.items.push(Prepared::Page(page, observed));
                         }
+                        Prepared::Text(page, origin) => {
+                            progress.record_done(page.html_bytes);
+                            batch.bytes += page.heap_bytes();
+                            batch.items.push(Prepared::Text(page, origin));
+                        }
                         Prepared::Skipped(skip) => {
                             progress.record_done(0);
                             batch.items.push(Prepared::Skipped(skip));
@@ -227,6 +234,10 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                             }
                             Prepared::Page(page, (verdicts, observed.origin))
                         }
+                        Prepared::Text(page, origin) => {
+                            progress.record_done(page.html_bytes);
+                            Prepared::Text(page, origin)
+                        }
                         Prepared::Skipped(skip) => {
                             progress.record_done(0);
                             Prepared::Skipped(skip)
@@ -259,48 +270,68 @@ fn tally_and_emit(
             tally.count_skip(&skip);
             Ok(())
         }
+        Prepared::Text(page, origin) => {
+            tally.plain_text_pages += 1;
+            let verdicts = vec![Verdict::kept(Rule::PLAIN_TEXT); page.blocks.len()];
+            tally_and_emit_page(tally, page, verdicts, origin, emit)
+        }
         Prepared::Page(page, (verdicts, origin)) => {
-            tally.pages += 1;
-            tally.html_bytes += page.html_bytes as u64;
-            if let Some(limit) = page.limited {
-                *tally.limited.entry(limit.as_str().to_string()).or_default() += 1;
-                tally.skipped_records.push(SkippedRecord {
-                    input: String::new(),
-                    input_number: Some(origin.location.input),
-                    offset: Some(origin.location.offset),
-                    url: Some(page.url.clone()),
-                    reason: format!("cut_by_{}", limit.as_str()),
-                    detail: "page cut short at a per-page limit; the rest was indexed".into(),
-                });
-            }
-            if origin.truncated {
-                tally.truncated_pages += 1;
-                tally.skipped_records.push(SkippedRecord {
-                    input: String::new(),
-                    input_number: Some(origin.location.input),
-                    offset: Some(origin.location.offset),
-                    url: Some(page.url.clone()),
-                    reason: "truncated_record_kept".into(),
-                    detail: "the record is cut short (the file ends inside it, or its Content-Length stops before its end); the part read was indexed".into(),
-                });
-            }
-            for (block, verdict) in page.blocks.iter().zip(&verdicts) {
-                if verdict.keep {
-                    tally.blocks_kept += 1;
-                    tally.text_bytes_kept += block.text.len() as u64;
-                } else {
-                    tally.blocks_dropped += 1;
-                    tally.text_bytes_dropped += block.text.len() as u64;
-                }
-            }
-            emit(DecidedPage {
-                page,
-                verdicts,
-                location: origin.location,
-                fetched: origin.fetched,
-            })
+            tally_and_emit_page(tally, page, verdicts, origin, emit)
         }
     }
+}
+
+/// Counts a decided page into `tally` and hands it to `emit`.
+fn tally_and_emit_page(
+    tally: &mut BuildSummary,
+    page: SegmentedPage,
+    verdicts: Vec<Verdict>,
+    origin: Origin,
+    emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
+) -> Result<(), BuildError> {
+    tally.pages += 1;
+    tally.html_bytes += page.html_bytes as u64;
+    if let Some(limit) = page.limited {
+        *tally.limited.entry(limit.as_str().to_string()).or_default() += 1;
+        tally.skipped_records.push(SkippedRecord {
+            input: String::new(),
+            input_number: Some(origin.location.input),
+            offset: Some(origin.location.offset),
+            url: Some(page.url.clone()),
+            reason: format!("cut_by_{}", limit.as_str()),
+            detail: "page cut short at a per-page limit; the rest was indexed".into(),
+        });
+    }
+    if origin.truncated {
+        tally.truncated_pages += 1;
+        tally.skipped_records.push(SkippedRecord {
+            input: String::new(),
+            input_number: Some(origin.location.input),
+            offset: Some(origin.location.offset),
+            url: Some(page.url.clone()),
+            reason: "truncated_record_kept".into(),
+            detail: "the record is cut short (the file ends inside it, or its Content-Length stops before its end); the part read was indexed".into(),
+        });
+    }
+    for (block, verdict) in page.blocks.iter().zip(&verdicts) {
+        if verdict.keep {
+            tally.blocks_kept += 1;
+            tally.text_bytes_kept += block.text.len() as u64;
+        } else {
+            tally.blocks_dropped += 1;
+            tally.text_bytes_dropped += block.text.len() as u64;
+        }
+    }
+    emit(DecidedPage {
+        page,
+        verdicts,
+        location: origin.location,
+        fetched: origin.fetched,
+        date: origin.date,
+        record_id: origin.record_id,
+        charset: origin.charset,
+        plain_text: origin.plain_text,
+    })
 }
 
 fn write_lock<D>(lock: &RwLock<D>) -> std::sync::RwLockWriteGuard<'_, D> {

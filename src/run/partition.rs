@@ -50,13 +50,15 @@ impl PartitionWriter {
     /// Appends `record` to partition `round`.
     ///
     /// A record is its kind byte (with [`TRUNCATED`] set for a truncated record), input,
-    /// offset, URL, content type, date (a build keeps the latest record of a URL) and block.
+    /// offset, URL, content type, date (a build keeps the latest record of a URL), record id
+    /// and block.
     pub fn write(&mut self, round: usize, record: &Record) -> io::Result<()> {
         let out = &mut self.files[round];
         let kind: u8 = match record.kind {
             RecordKind::Response => 0,
             RecordKind::Resource => 1,
             RecordKind::File => 2,
+            RecordKind::Text => 3,
         } | if record.truncated { TRUNCATED } else { 0 };
         out.write_all(&[kind])?;
         out.write_all(&record.source_input.to_le_bytes())?;
@@ -64,6 +66,7 @@ impl PartitionWriter {
         write_bytes(out, record.url.as_bytes())?;
         write_optional(out, record.content_type.as_deref())?;
         write_optional(out, record.date.as_deref())?;
+        write_optional(out, record.record_id.as_deref())?;
         write_bytes(out, &record.block)
     }
 
@@ -175,7 +178,8 @@ fn read_record(input: &mut impl Read) -> io::Result<Option<Record>> {
     let kind = match kind[0] & !TRUNCATED {
         0 => RecordKind::Response,
         1 => RecordKind::Resource,
-        _ => RecordKind::File,
+        2 => RecordKind::File,
+        _ => RecordKind::Text,
     };
     let mut word = [0u8; 4];
     input.read_exact(&mut word)?;
@@ -186,6 +190,7 @@ fn read_record(input: &mut impl Read) -> io::Result<Option<Record>> {
     let url = String::from_utf8_lossy(&read_bytes(input)?).into_owned();
     let content_type = read_optional(input)?;
     let date = read_optional(input)?;
+    let record_id = read_optional(input)?;
     let block = read_bytes(input)?;
     Ok(Some(Record {
         url,
@@ -196,6 +201,7 @@ fn read_record(input: &mut impl Read) -> io::Result<Option<Record>> {
         source_input,
         truncated,
         date,
+        record_id,
     }))
 }
 
@@ -232,6 +238,7 @@ mod tests {
             date: i
                 .is_multiple_of(2)
                 .then(|| format!("2024-05-0{i}T10:00:00Z")),
+            record_id: (i == 1).then(|| "<urn:uuid:1>".to_string()),
         }
     }
 

@@ -16,6 +16,8 @@ use crate::segment::{SegmentLimits, SegmentOptions, SegmentedPage, html_read, se
 pub(super) enum Prepared<T> {
     /// A segmented page, with what the stage made of it.
     Page(SegmentedPage, T),
+    /// A page of plain text (a WET record): no detector sees it, every block is kept.
+    Text(SegmentedPage, Origin),
     /// A record that holds no page, why, and where it lies.
     Skipped(Skip),
 }
@@ -27,14 +29,21 @@ pub(crate) fn decode_cap(limits: &SegmentLimits) -> usize {
     limits.max_page_bytes.saturating_mul(8)
 }
 
-/// Where a page's record lies, and whether the file ended inside it.
-#[derive(Debug, Clone, Copy)]
+/// Where a page's record lies, whether the file ended inside it, and what the record says of
+/// it.
+#[derive(Debug, Clone)]
 pub(super) struct Origin {
     pub(super) location: RecordLocation,
     /// The page is the part of a record read before its file ended.
     pub(super) truncated: bool,
     /// When the page was fetched (`WARC-Date`), when the record says so readably.
     pub(super) fetched: Option<FetchTime>,
+    /// [`crate::read::Page::date`], [`crate::read::Page::record_id`],
+    /// [`crate::read::Page::charset`] and [`crate::read::Page::plain_text`].
+    pub(super) date: Option<String>,
+    pub(super) record_id: Option<String>,
+    pub(super) charset: &'static str,
+    pub(super) plain_text: bool,
 }
 
 /// A record read, decoded and segmented: the page, its HTML as segmented, and where the
@@ -46,10 +55,14 @@ pub(super) fn prepare(
     options: SegmentOptions,
 ) -> Result<(SegmentedPage, String, Origin), Skip> {
     let record = item?;
-    let origin = Origin {
+    let mut origin = Origin {
         location: RecordLocation::of(&record),
         truncated: record.truncated,
         fetched: record.date.as_deref().and_then(FetchTime::parse),
+        date: None,
+        record_id: None,
+        charset: "",
+        plain_text: false,
     };
     let location = origin.location;
     let truncation = |detail: &str, url: Option<String>| {
@@ -82,6 +95,10 @@ pub(super) fn prepare(
     }
     let mut html = std::mem::take(&mut page.html);
     html.truncate(segmented.html_bytes);
+    origin.date = page.date;
+    origin.record_id = page.record_id;
+    origin.charset = page.charset;
+    origin.plain_text = page.plain_text;
     Ok((segmented, html, origin))
 }
 
@@ -109,6 +126,7 @@ pub(super) fn observe<D: Detector>(
     detector: &RwLock<D>,
 ) -> Prepared<Observed<D::Observation>> {
     match prepare(item, limits, options) {
+        Ok((page, _, origin)) if origin.plain_text => Prepared::Text(page, origin),
         Ok((page, html, origin)) => {
             let observation = read_lock(detector).observe(&page, &html);
             Prepared::Page(
@@ -207,6 +225,7 @@ mod tests {
             source_input: 2,
             truncated,
             date: None,
+            record_id: None,
         }
     }
 

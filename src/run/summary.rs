@@ -53,6 +53,10 @@ pub struct BuildSummary {
     /// record, when no page can be made of it, is skipped as `truncated_record`).
     #[serde(default)]
     pub truncated_pages: u64,
+    /// Pages of plain text (WET `conversion` records): every line kept, as no template can be
+    /// told from content without markup.
+    #[serde(default)]
+    pub plain_text_pages: u64,
     /// Bytes of HTML segmented (decoded, after limits).
     pub html_bytes: u64,
     /// Blocks kept.
@@ -160,6 +164,16 @@ pub struct DecidedPage {
     pub location: RecordLocation,
     /// When the page was fetched (its record's `WARC-Date`), if the record says so readably.
     pub fetched: Option<FetchTime>,
+    /// The record's date as it gives it ([`crate::read::Page::date`]).
+    pub date: Option<String>,
+    /// The record's `WARC-Record-ID` ([`crate::read::Page::record_id`]).
+    pub record_id: Option<String>,
+    /// The character set the page was decoded from ([`crate::read::Page::charset`]).
+    pub charset: &'static str,
+    /// A page of plain text (a WET record): every block kept by [`Rule::PLAIN_TEXT`].
+    ///
+    /// [`Rule::PLAIN_TEXT`]: crate::detect::Rule::PLAIN_TEXT
+    pub plain_text: bool,
 }
 
 impl DecidedPage {
@@ -409,6 +423,7 @@ impl BuildSummary {
             skipped,
             limited,
             truncated_pages,
+            plain_text_pages,
             html_bytes,
             blocks_kept,
             blocks_dropped,
@@ -443,6 +458,7 @@ impl BuildSummary {
             *self.limited.entry(limit).or_default() += count;
         }
         self.truncated_pages += truncated_pages;
+        self.plain_text_pages += plain_text_pages;
         self.html_bytes += html_bytes;
         self.blocks_kept += blocks_kept;
         self.blocks_dropped += blocks_dropped;

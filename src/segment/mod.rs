@@ -428,6 +428,10 @@ mod tests {
             site: "example.org".into(),
             html: html.into(),
             raw_bytes: html.len(),
+            record_id: None,
+            date: None,
+            charset: "UTF-8",
+            plain_text: false,
         }
     }
 

@@ -1,6 +1,6 @@
 //! WARC out: a [`Record`] in, one gzip member holding it as a WARC/1.0 record out — the
-//! format [`crate::read`] reads back into the same record (URL, kind, content type, block,
-//! date, and whether it is the part of a record read before its file ended, which the field
+//! format [`crate::read`] reads back into the same record (URL, kind — a WET `conversion`
+//! record stays one —, content type, block, date, its `WARC-Record-ID` when it had one, and whether it is the part of a record read before its file ended, which the field
 //! [`PARTIAL_RECORD_FIELD`] says). A crawler's own `WARC-Truncated` is not carried over.
 
 use std::io::Write;
@@ -9,7 +9,6 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 
 use crate::read::{PARTIAL_RECORD_FIELD, Record, RecordKind};
-use crate::segment::stable_hash_bytes;
 
 /// The date written for a record that has none (a page read from a folder): the Unix epoch,
 /// so that the same input always gives the same bytes.
@@ -26,10 +25,17 @@ pub fn append_record(out: &mut Vec<u8>, record: &Record, origin: &str) -> std::i
             record.content_type.as_deref().unwrap_or("text/html"),
         ),
         RecordKind::File => ("resource", "text/html"),
+        RecordKind::Text => (
+            "conversion",
+            record.content_type.as_deref().unwrap_or("text/plain"),
+        ),
     };
-    let id = record_id(origin, &record.url);
+    let id = match &record.record_id {
+        Some(id) => one_line(id),
+        None => format!("<urn:uuid:{}>", record_id(origin, &record.url)),
+    };
     let mut head = format!(
-        "WARC/1.0\r\nWARC-Type: {record_type}\r\nWARC-Record-ID: <urn:uuid:{id}>\r\nWARC-Date: {}\r\nWARC-Target-URI: {}\r\nContent-Type: {}\r\n",
+        "WARC/1.0\r\nWARC-Type: {record_type}\r\nWARC-Record-ID: {id}\r\nWARC-Date: {}\r\nWARC-Target-URI: {}\r\nContent-Type: {}\r\n",
         one_line(record.date.as_deref().unwrap_or(NO_DATE)),
         one_line(&record.url),
         one_line(content_type),
@@ -52,20 +58,9 @@ fn one_line(value: &str) -> String {
     value.replace(['\r', '\n'], " ")
 }
 
-/// A UUID-shaped identifier (version 8: custom) from the record's origin and URL.
+/// A UUID-shaped identifier from the record's origin and URL.
 fn record_id(origin: &str, url: &str) -> String {
-    let high = stable_hash_bytes(origin.as_bytes());
-    let low = stable_hash_bytes(format!("{origin}\n{url}").as_bytes());
-    let high = (high & !0xf000) | 0x8000;
-    let low = (low & !(0b11 << 62)) | (0b10 << 62);
-    format!(
-        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
-        high >> 32,
-        (high >> 16) & 0xffff,
-        high & 0xffff,
-        low >> 48,
-        low & 0xffff_ffff_ffff
-    )
+    crate::output::hashed_uuid(origin, url)
 }
 
 #[cfg(test)]
@@ -88,6 +83,7 @@ mod tests {
             source_input: 0,
             truncated,
             date: Some("2024-05-01T10:00:00Z".into()),
+            record_id: None,
         }
     }
 
@@ -97,6 +93,13 @@ mod tests {
             record(RecordKind::Response, false),
             record(RecordKind::Resource, false),
             record(RecordKind::Response, true),
+            Record {
+                kind: RecordKind::Text,
+                content_type: Some("text/plain".into()),
+                record_id: Some("<urn:uuid:00000000-0000-4000-8000-000000000001>".into()),
+                block: b"One line of text\nand another".to_vec(),
+                ..record(RecordKind::Resource, false)
+            },
         ];
         let mut bytes = Vec::new();
         for (at, original) in originals.iter().enumerate() {
@@ -114,6 +117,9 @@ mod tests {
             assert_eq!(back.block, original.block);
             assert_eq!(back.date, original.date);
             assert_eq!(back.truncated, original.truncated);
+            if original.record_id.is_some() {
+                assert_eq!(back.record_id, original.record_id);
+            }
         }
     }
 

@@ -1,12 +1,17 @@
-//! `indexer extract`: inputs and options in, one JSON line per decided page on stdout out
-//! (`{url, site, title, text}`, and every block with its verdict under `--explain`).
+//! `indexer extract`: inputs and options in, one record per decided page out — a JSON line
+//! (`{url, site, title, record_id, date, charset, lang, blocks_kept, blocks_dropped, text}`,
+//! and every block with its verdict under `--explain`) or a WET `conversion` record — on
+//! stdout or in `--output FILE` (compressed by its extension, renamed into place when
+//! complete); a one-line summary on stderr.
 
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, StdoutLock, Write};
+use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::Args;
+use clap::{Args, ValueEnum};
 
-use indexer::run::{self, BuildOptions};
+use indexer::output::{self, ExtractedPage, OutputCounts, OutputFile, OutputPlan};
+use indexer::run::{self, BuildOptions, BuildSummary};
 
 use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
 use crate::cli::interrupt::stop_on_interrupt;
@@ -27,48 +32,156 @@ pub struct ExtractArgs {
     /// figure it compared and its threshold. To check a site before trusting a build.
     #[arg(long, visible_alias = "show-dropped", help_heading = "Output")]
     explain: bool,
+    /// What to write: JSON lines, or a WET file (WARC `conversion` records of the kept text,
+    /// after a `warcinfo` record, as Common Crawl writes them).
+    #[arg(long, value_enum, default_value_t = FormatArg::Jsonl, help_heading = "Output")]
+    format: FormatArg,
+    /// Write to FILE instead of stdout, compressed as its name ends (.gz, .zst; a gzip member
+    /// per record for WET), under a temporary name renamed when complete: a failed run leaves
+    /// no file.
+    #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
+    output: Option<PathBuf>,
+    /// Also write pages with no kept text (left out and counted by default).
+    #[arg(long, help_heading = "Output")]
+    keep_empty: bool,
+    /// Write only pages whose kept text is in one of these languages (ISO 639-1 or 639-3
+    /// codes, comma-separated: de,en or deu,eng); the others are left out and counted.
+    #[arg(
+        long,
+        value_name = "CODES",
+        value_delimiter = ',',
+        help_heading = "Output"
+    )]
+    lang: Vec<String>,
+    /// Do not detect each page's language ("lang": null): a little faster.
+    #[arg(long, conflicts_with = "lang", help_heading = "Output")]
+    no_lang: bool,
     #[command(flatten)]
     pub run: RunArgs,
 }
 
-/// Prints the kept text of every page, then a one-line summary on stderr.
+/// `--format`.
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    /// One JSON object a line.
+    Jsonl,
+    /// WARC/1.0 conversion records (WET).
+    Wet,
+}
+
+/// Where the records go.
+enum Destination {
+    Stdout(BufWriter<StdoutLock<'static>>),
+    File(OutputFile),
+}
+
+impl Destination {
+    fn write_record(&mut self, bytes: &[u8]) -> Result<(), run::BuildError> {
+        match self {
+            Destination::Stdout(out) => Ok(out.write_all(bytes)?),
+            Destination::File(file) => file
+                .write_record(bytes)
+                .map_err(|error| std::io::Error::other(error.to_string()).into()),
+        }
+    }
+
+    /// Flushes stdout, or gives the file its name; where the records went.
+    fn finish(self) -> Result<String> {
+        match self {
+            Destination::Stdout(mut out) => {
+                out.flush()?;
+                Ok("stdout".to_string())
+            }
+            Destination::File(file) => Ok(file.commit()?.display().to_string()),
+        }
+    }
+}
+
+/// Writes the kept text of every page, then a one-line summary on stderr.
 pub fn run(args: ExtractArgs) -> Result<()> {
+    let format = match args.format {
+        FormatArg::Jsonl => output::Format::Jsonl,
+        FormatArg::Wet => output::Format::Wet,
+    };
+    anyhow::ensure!(
+        !(args.explain && format == output::Format::Wet),
+        "--explain adds the blocks to JSON lines: it does not go with --format wet"
+    );
+    let plan = OutputPlan::new(format, args.keep_empty, !args.no_lang, &args.lang)?;
     let options = BuildOptions {
         stop: Some(stop_on_interrupt()),
         ..args.run.options(args.detector.chosen(&args.run))?
     };
+    let mut destination = match &args.output {
+        Some(path) => Destination::File(OutputFile::create(path, format == output::Format::Wet)?),
+        None => Destination::Stdout(BufWriter::new(std::io::stdout().lock())),
+    };
+    let run_date = run::utc_timestamp(std::time::SystemTime::now());
+    if format == output::Format::Wet {
+        let name = args.output.as_ref().and_then(|path| path.file_name());
+        let name = name.map(|name| name.to_string_lossy());
+        let info = output::warcinfo_record(&run_date, name.as_deref(), indexer::VERSION);
+        destination.write_record(&info)?;
+    }
     let progress = TerminalProgress::new();
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut counts = OutputCounts::default();
     let summary = run::extract(&args.inputs.inputs, &options, &progress, &mut |decided| {
-        let mut line = serde_json::json!({
-            "url": decided.page.url,
-            "site": decided.page.site,
-            "title": decided.page.title,
-            "text": decided.kept_text(),
-        });
-        if args.explain {
-            line["blocks"] = explained_blocks(&decided).into();
+        let page = ExtractedPage::of(&decided, plan.detect_language);
+        let left_out = plan.left_out(&page);
+        counts.count(left_out);
+        if left_out.is_some() {
+            return Ok(());
         }
-        let line = serde_json::to_string(&line).map_err(std::io::Error::from)?;
-        out.write_all(terminal_safe_json(line).as_bytes())?;
-        out.write_all(b"\n")?;
-        Ok(())
+        let record = match format {
+            output::Format::Jsonl => {
+                let blocks = args.explain.then(|| explained_blocks(&decided).into());
+                let line = page
+                    .json_line(blocks.as_ref())
+                    .map_err(std::io::Error::from)?;
+                let mut line = terminal_safe_json(line).into_bytes();
+                line.push(b'\n');
+                line
+            }
+            output::Format::Wet => output::conversion_record(&page, &run_date),
+        };
+        destination.write_record(&record)
     })?;
-    out.flush()?;
+    let written_to = destination.finish()?;
     report_skips(args.run.skip_log.as_deref(), &summary)?;
     print_warnings(&summary);
+    notice!("{}", summary_line(&summary, &counts, &written_to));
+    Ok(())
+}
+
+/// "extracted 12 pages with hybrid (13 records; …) in 0.4s; wrote 11 to out.jsonl.gz, left
+/// out 1 with no kept text".
+fn summary_line(summary: &BuildSummary, counts: &OutputCounts, written_to: &str) -> String {
     let truncated = match summary.truncated_pages {
         0 => String::new(),
         count => format!("; {count} truncated, kept in part"),
     };
-    notice!(
-        "extracted {} with {} ({}{}{truncated}) in {:.1}s",
+    let plain_text = match summary.plain_text_pages {
+        0 => String::new(),
+        count => format!("; {count} of plain text (WET), every line kept: no template removal"),
+    };
+    let mut left_out = Vec::new();
+    if counts.empty > 0 {
+        left_out.push(format!("{} with no kept text", counts.empty));
+    }
+    if counts.other_language > 0 {
+        left_out.push(format!("{} in other languages", counts.other_language));
+    }
+    let left_out = match left_out.is_empty() {
+        true => String::new(),
+        false => format!(", left out {}", left_out.join(" and ")),
+    };
+    format!(
+        "extracted {} with {} ({}{}{truncated}{plain_text}) in {:.1}s; wrote {} to {written_to}{left_out}",
         run::counted(summary.pages, "page"),
         summary.detector,
         run::counted(summary.records, "record"),
         run::format_skips(&summary.skipped),
-        summary.seconds
-    );
-    Ok(())
+        summary.seconds,
+        counts.written,
+    )
 }

@@ -18,8 +18,7 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use rustc_hash::FxHashSet;
 
-use super::source::Stream;
-use super::warc::WarcRecords;
+use super::framing::FileRecords;
 use super::{ReadError, Record, RecordKind, Skip, SkipReason};
 use file_url::{file_url, joined_url, normalise_base_url};
 use walk::{folder_inputs, has_html_extension};
@@ -266,9 +265,12 @@ impl InputSet {
                 let file = File::open(path).ok()?;
                 // SAFETY: as in `open_warc`: only read, inputs assumed unchanged during a run.
                 let map = unsafe { Mmap::map(&file) }.ok()?;
-                let stream = Stream::starting_at(map, location.offset);
-                let records =
-                    WarcRecords::new(stream, location.input, self.limits.max_record_bytes);
+                let records = FileRecords::starting_at(
+                    map,
+                    location.offset,
+                    location.input,
+                    self.limits.max_record_bytes,
+                );
                 records
                     .take(MAX_RECORDS_SEARCHED)
                     .filter_map(Result::ok)
@@ -308,7 +310,7 @@ impl RecordLocation {
 struct Records<'a> {
     inputs: std::slice::Iter<'a, Input>,
     limits: ReadLimits,
-    current: Option<WarcRecords>,
+    current: Option<FileRecords>,
     /// Index of the next input.
     index: u32,
     /// The URLs read, when a sample.
@@ -353,8 +355,8 @@ impl Iterator for Records<'_> {
     }
 }
 
-/// Maps a WARC file and starts reading it; `None` for an empty file.
-fn open_warc(path: &Path, input: u32, limits: ReadLimits) -> Result<Option<WarcRecords>, Skip> {
+/// Maps a WARC (or ARC) file and starts reading it; `None` for an empty file.
+fn open_warc(path: &Path, input: u32, limits: ReadLimits) -> Result<Option<FileRecords>, Skip> {
     let unreadable = |error: io::Error| {
         Skip::new(SkipReason::UnreadableFile, None, error.to_string()).at(input, None)
     };
@@ -370,8 +372,9 @@ fn open_warc(path: &Path, input: u32, limits: ReadLimits) -> Result<Option<WarcR
         // Only a hint; reading works the same if the kernel ignores it.
         let _ = map.advise(memmap2::Advice::Sequential);
     }
-    Ok(Some(WarcRecords::new(
-        Stream::new(map),
+    Ok(Some(FileRecords::starting_at(
+        map,
+        0,
         input,
         limits.max_record_bytes,
     )))
@@ -402,6 +405,7 @@ fn read_html_file(path: &Path, url: &str, input: u32, limits: ReadLimits) -> Res
         source_input: input,
         truncated: false,
         date: None,
+        record_id: None,
     })
 }
 
@@ -535,6 +539,7 @@ mod tests {
         let paths = [
             fixture("resiliparse-cc2020-slice.warc.gz"),
             fixture("warcio-example-iana.org-chunked.warc"),
+            fixture("cc2020-slice.arc.gz"),
             dir.path().to_path_buf(),
         ];
         let inputs = InputSet::open(&paths, None).unwrap();
@@ -548,7 +553,7 @@ mod tests {
                 .expect("record found again");
             assert_eq!(&again, record);
         }
-        assert_eq!(seen_inputs.len(), 3);
+        assert_eq!(seen_inputs.len(), 4);
         let first = &records[0];
         assert!(
             inputs

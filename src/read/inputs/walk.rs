@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use super::file_url::{folder_url, joined_url};
 use super::{Input, io_error};
 use crate::read::ReadError;
+use crate::read::arc::starts_like_arc;
 
 /// How folders are walked.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -113,22 +114,30 @@ fn walk_folder(
             continue;
         } else if has_html_extension(&path) {
             out.push((path, FoundFile::Html));
-        } else if starts_like_warc(&path) {
+        } else if starts_like_crawl_file(&path) {
             out.push((path, FoundFile::Warc));
         }
     }
     Ok(())
 }
 
-/// Whether a file begins with a WARC record (`WARC/`), plain or inside gzip.
-fn starts_like_warc(path: &Path) -> bool {
+/// Whether a file begins with a WARC record (`WARC/`) or an ARC file's description
+/// (`filedesc://`), plain or inside gzip.
+fn starts_like_crawl_file(path: &Path) -> bool {
     let Ok(mut file) = File::open(path) else {
         return false;
     };
-    let mut head = [0u8; 5];
-    let Ok(()) = file.read_exact(&mut head) else {
+    let mut start = Vec::with_capacity(4096);
+    if (&mut file).take(4096).read_to_end(&mut start).is_err() {
+        return false;
+    }
+    if starts_like_arc(&start) {
+        return true;
+    }
+    let Some(head) = start.first_chunk::<5>().copied() else {
         return false;
     };
+    let mut head = head;
     if head.starts_with(&[0x1f, 0x8b]) {
         let Ok(file) = File::open(path) else {
             return false;

@@ -22,6 +22,8 @@ pub(super) struct WarcHeaders {
     pub(super) content_type: Option<String>,
     pub(super) content_length: Option<String>,
     pub(super) date: Option<String>,
+    /// `WARC-Record-ID`, as stored (`<urn:uuid:…>`).
+    pub(super) record_id: Option<String>,
     /// [`PARTIAL_RECORD_FIELD`]: a record `indexer partition` wrote from the part of a record
     /// read before its file ended.
     pub(super) partial: Option<String>,
@@ -62,6 +64,8 @@ impl WarcHeaders {
                 &mut headers.content_length
             } else if name.eq_ignore_ascii_case(b"WARC-Date") {
                 &mut headers.date
+            } else if name.eq_ignore_ascii_case(b"WARC-Record-ID") {
+                &mut headers.record_id
             } else if name.eq_ignore_ascii_case(PARTIAL_RECORD_FIELD.as_bytes()) {
                 &mut headers.partial
             } else {

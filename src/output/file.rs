@@ -1,0 +1,216 @@
+//! The output file: records (bytes) in, a file out, compressed as its name says — `.gz`
+//! (gzip; one member per record when asked, as Common Crawl writes WET files, so a reader can
+//! seek to a record), `.zst` (zstd), anything else plain — and written atomically: to a
+//! temporary file beside it, renamed to its name by [`OutputFile::commit`]. A run that fails
+//! or stops before then leaves no file, not a half one (the temporary file is removed when the
+//! [`OutputFile`] is dropped).
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use flate2::write::GzEncoder;
+
+use super::OutputError;
+
+/// How an output file is compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Written as is.
+    None,
+    /// gzip (`.gz`).
+    Gzip,
+    /// zstd (`.zst`).
+    Zstd,
+}
+
+impl Compression {
+    /// The compression a file name asks for, by its extension (any case).
+    pub fn of_path(path: &Path) -> Compression {
+        let extension = path
+            .extension()
+            .and_then(|extension| extension.to_str())
+            .map(str::to_ascii_lowercase);
+        match extension.as_deref() {
+            Some("gz") => Compression::Gzip,
+            Some("zst") => Compression::Zstd,
+            _ => Compression::None,
+        }
+    }
+}
+
+/// gzip level 6 and zstd level 3: each format's own default.
+const GZIP_LEVEL: u32 = 6;
+const ZSTD_LEVEL: i32 = 3;
+
+enum Encoder {
+    Plain(BufWriter<File>),
+    Gzip(GzEncoder<BufWriter<File>>),
+    /// A gzip member per record, each finished before the next starts.
+    GzipMembers(BufWriter<File>),
+    Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
+}
+
+/// A file being written under a temporary name.
+pub struct OutputFile {
+    path: PathBuf,
+    temporary: tempfile::NamedTempFile,
+    encoder: Encoder,
+}
+
+impl OutputFile {
+    /// Starts writing `path` (compressed as its name says; a gzip member per record when
+    /// `member_per_record`), under a temporary name in the same folder.
+    pub fn create(path: &Path, member_per_record: bool) -> Result<OutputFile, OutputError> {
+        let create = |source: io::Error| OutputError::Create {
+            path: path.to_path_buf(),
+            source,
+        };
+        let folder = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        let name = path.file_name().map_or_else(
+            || "output".to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        );
+        let temporary = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".partial")
+            .tempfile_in(folder)
+            .map_err(create)?;
+        let file = BufWriter::with_capacity(256 << 10, temporary.reopen().map_err(create)?);
+        let encoder = match (Compression::of_path(path), member_per_record) {
+            (Compression::None, _) => Encoder::Plain(file),
+            (Compression::Gzip, true) => Encoder::GzipMembers(file),
+            (Compression::Gzip, false) => {
+                Encoder::Gzip(GzEncoder::new(file, flate2::Compression::new(GZIP_LEVEL)))
+            }
+            (Compression::Zstd, _) => {
+                Encoder::Zstd(zstd::stream::write::Encoder::new(file, ZSTD_LEVEL).map_err(create)?)
+            }
+        };
+        Ok(OutputFile {
+            path: path.to_path_buf(),
+            temporary,
+            encoder,
+        })
+    }
+
+    /// Appends one record.
+    pub fn write_record(&mut self, bytes: &[u8]) -> Result<(), OutputError> {
+        let written = match &mut self.encoder {
+            Encoder::Plain(file) => file.write_all(bytes),
+            Encoder::Gzip(encoder) => encoder.write_all(bytes),
+            Encoder::GzipMembers(file) => {
+                let mut member = GzEncoder::new(file, flate2::Compression::new(GZIP_LEVEL));
+                member
+                    .write_all(bytes)
+                    .and_then(|()| member.finish().map(drop))
+            }
+            Encoder::Zstd(encoder) => encoder.write_all(bytes),
+        };
+        written.map_err(|source| self.write_error(source))
+    }
+
+    /// Finishes the compression, flushes the file to disk and gives it its name.
+    pub fn commit(self) -> Result<PathBuf, OutputError> {
+        let OutputFile {
+            path,
+            temporary,
+            encoder,
+        } = self;
+        let write_error = |source: io::Error| OutputError::Write {
+            path: path.clone(),
+            source,
+        };
+        let file = match encoder {
+            Encoder::Plain(file) | Encoder::GzipMembers(file) => file,
+            Encoder::Gzip(encoder) => encoder.finish().map_err(write_error)?,
+            Encoder::Zstd(encoder) => encoder.finish().map_err(write_error)?,
+        };
+        let file = file.into_inner().map_err(|e| write_error(e.into_error()))?;
+        file.sync_all().map_err(write_error)?;
+        // A temporary file is private to its owner; the output is an ordinary file.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let readable = std::fs::Permissions::from_mode(0o644);
+            file.set_permissions(readable).map_err(write_error)?;
+        }
+        temporary
+            .persist(&path)
+            .map_err(|error| OutputError::Write {
+                path: path.clone(),
+                source: error.error,
+            })?;
+        Ok(path)
+    }
+
+    fn write_error(&self, source: io::Error) -> OutputError {
+        OutputError::Write {
+            path: self.path.clone(),
+            source,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+
+    use super::*;
+
+    fn written(name: &str, member_per_record: bool) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        let mut out = OutputFile::create(&path, member_per_record).unwrap();
+        out.write_record(b"first\n").unwrap();
+        out.write_record(b"second\n").unwrap();
+        assert!(!path.exists(), "no file under its name before the commit");
+        out.commit().unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn compression_follows_the_extension() {
+        let (_dir, plain) = written("out.jsonl", false);
+        assert_eq!(std::fs::read(&plain).unwrap(), b"first\nsecond\n");
+        let (_dir, zst) = written("out.jsonl.zst", false);
+        let decoded = zstd::decode_all(std::fs::File::open(&zst).unwrap()).unwrap();
+        assert_eq!(decoded, b"first\nsecond\n");
+        let (_dir, gz) = written("out.warc.wet.GZ", true);
+        let bytes = std::fs::read(&gz).unwrap();
+        let members = bytes
+            .windows(3)
+            .filter(|w| w == &[0x1f, 0x8b, 0x08])
+            .count();
+        assert_eq!(members, 2, "a gzip member per record");
+        let mut decoded = Vec::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut decoded)
+            .unwrap();
+        assert_eq!(decoded, b"first\nsecond\n");
+    }
+
+    #[test]
+    fn a_file_dropped_before_its_commit_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.jsonl.gz");
+        let mut out = OutputFile::create(&path, false).unwrap();
+        out.write_record(b"half").unwrap();
+        drop(out);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_folder_that_does_not_exist_is_a_clear_error() {
+        let error = OutputFile::create(Path::new("/no/such/folder/out.jsonl"), false)
+            .err()
+            .unwrap();
+        assert!(
+            error.to_string().contains("/no/such/folder/out.jsonl"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! Output of `extract` for corpus pipelines: [`DecidedPage`](crate::run::DecidedPage)s in,
+//! records out, as an [`OutputPlan`] made once from the caller's options says.
+//!
+//! | module | in | out |
+//! |---|---|---|
+//! | [`page`] | a decided page | an [`ExtractedPage`]: URL, site, title, record id, date, charset, language, block counts, kept text — the JSON line's keys, in order |
+//! | [`language`] | kept text | its language, ISO 639-3 (whatlang) |
+//! | [`wet`] | extracted pages | WARC/1.0 `warcinfo` and `conversion` records, as Common Crawl's WET files |
+//! | [`file`] | records as bytes | a file compressed by its extension (`.gz`, `.zst`), renamed into place when complete |
+//!
+//! Which pages are written is the plan's: pages with no kept text are left out unless
+//! [`OutputPlan::keep_empty`], and under [`OutputPlan::languages`] pages of other languages
+//! (or of none detected) are left out; [`OutputCounts`] counts both.
+
+mod file;
+mod language;
+mod page;
+mod wet;
+
+pub use file::{Compression, OutputFile};
+pub use language::{language_code, language_of};
+pub use page::ExtractedPage;
+pub use wet::{conversion_record, hashed_uuid, warcinfo_record};
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// What `extract` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// One JSON object a line: [`ExtractedPage`]'s fields.
+    #[default]
+    Jsonl,
+    /// A WET file: WARC `conversion` records ([`wet`]).
+    Wet,
+}
+
+/// Why the output cannot be planned or written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// A language code that names none of the languages detected.
+    #[error(
+        "unknown language {0:?}: give ISO 639-1 or 639-3 codes (en, de, fr or eng, deu, fra) of the 70 languages whatlang detects"
+    )]
+    UnknownLanguage(String),
+    /// The output file cannot be created.
+    #[error("cannot create {}: {source}", path.display())]
+    Create {
+        /// The file asked for.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Writing the output file failed (disk full, ...): nothing is left under its name.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file asked for.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What `extract` writes and which pages, resolved once before the run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OutputPlan {
+    /// The record format.
+    pub format: Format,
+    /// Write pages with no kept text too.
+    pub keep_empty: bool,
+    /// Detect each page's language (the `lang` field).
+    pub detect_language: bool,
+    /// Only pages in these languages (ISO 639-3), when set.
+    pub languages: Option<BTreeSet<&'static str>>,
+}
+
+impl OutputPlan {
+    /// The plan for `format`, keeping empty pages if `keep_empty`, detecting languages if
+    /// `detect_language` or a language filter is given, and writing only the pages of
+    /// `languages` (ISO 639-1 or 639-3 codes) when there are any.
+    pub fn new(
+        format: Format,
+        keep_empty: bool,
+        detect_language: bool,
+        languages: &[String],
+    ) -> Result<OutputPlan, OutputError> {
+        let languages = if languages.is_empty() {
+            None
+        } else {
+            let codes = languages.iter().map(|code| {
+                language_code(code).ok_or_else(|| OutputError::UnknownLanguage(code.clone()))
+            });
+            Some(codes.collect::<Result<BTreeSet<_>, _>>()?)
+        };
+        Ok(OutputPlan {
+            format,
+            keep_empty,
+            detect_language: detect_language || languages.is_some(),
+            languages,
+        })
+    }
+
+    /// Why `page` is left out, or `None` when it is written.
+    pub fn left_out(&self, page: &ExtractedPage) -> Option<LeftOut> {
+        if !self.keep_empty && page.text.is_empty() {
+            return Some(LeftOut::Empty);
+        }
+        match &self.languages {
+            Some(languages) if !page.lang.is_some_and(|lang| languages.contains(lang)) => {
+                Some(LeftOut::OtherLanguage)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Why a page is not written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeftOut {
+    /// No kept text (and no `keep_empty`).
+    Empty,
+    /// Not in the languages asked for (or none detected).
+    OtherLanguage,
+}
+
+/// Pages written and left out, by reason.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OutputCounts {
+    /// Pages written.
+    pub written: u64,
+    /// Pages left out with no kept text.
+    pub empty: u64,
+    /// Pages left out for their language.
+    pub other_language: u64,
+}
+
+impl OutputCounts {
+    /// Counts one page: written, or left out for `reason`.
+    pub fn count(&mut self, left_out: Option<LeftOut>) {
+        match left_out {
+            None => self.written += 1,
+            Some(LeftOut::Empty) => self.empty += 1,
+            Some(LeftOut::OtherLanguage) => self.other_language += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(text: &str, lang: Option<&'static str>) -> ExtractedPage {
+        ExtractedPage {
+            url: "http://a.example/".into(),
+            site: "a.example".into(),
+            title: String::new(),
+            record_id: None,
+            date: None,
+            charset: "UTF-8",
+            lang,
+            blocks_kept: 1,
+            blocks_dropped: 0,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn empty_pages_and_other_languages_are_left_out_as_planned() {
+        let plan = OutputPlan::new(Format::Jsonl, false, false, &["de".into(), "eng".into()]);
+        let plan = plan.unwrap();
+        assert!(
+            plan.detect_language,
+            "a language filter needs the languages"
+        );
+        assert_eq!(plan.left_out(&page("", Some("deu"))), Some(LeftOut::Empty));
+        assert_eq!(plan.left_out(&page("Hallo", Some("deu"))), None);
+        assert_eq!(plan.left_out(&page("Hello", Some("eng"))), None);
+        let french = page("Bonjour", Some("fra"));
+        assert_eq!(plan.left_out(&french), Some(LeftOut::OtherLanguage));
+        assert_eq!(
+            plan.left_out(&page("?", None)),
+            Some(LeftOut::OtherLanguage)
+        );
+        let keep_all = OutputPlan::new(Format::Wet, true, false, &[]).unwrap();
+        assert_eq!(keep_all.left_out(&page("", None)), None);
+        let mut counts = OutputCounts::default();
+        for left_out in [
+            None,
+            Some(LeftOut::Empty),
+            Some(LeftOut::OtherLanguage),
+            None,
+        ] {
+            counts.count(left_out);
+        }
+        assert_eq!(
+            (counts.written, counts.empty, counts.other_language),
+            (2, 1, 1)
+        );
+    }
+
+    #[test]
+    fn an_unknown_language_is_refused_by_name() {
+        let error = OutputPlan::new(Format::Jsonl, false, true, &["klingon".into()]).unwrap_err();
+        assert!(error.to_string().contains("\"klingon\""), "{error}");
+    }
+}

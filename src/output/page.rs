@@ -1,0 +1,124 @@
+//! The extracted page: a [`DecidedPage`] in, the record `extract` writes of it out — as one
+//! JSON line, or the fields of a WET record ([`super::wet`]). Its fields, in this order, are
+//! the JSON keys, and the order is part of the output's contract (README, "extract").
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use super::language::language_of;
+use crate::run::{DecidedPage, utc_timestamp};
+
+/// One page as `extract` writes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExtractedPage {
+    /// The record's URL.
+    pub url: String,
+    /// Its site (host).
+    pub site: String,
+    /// The first `<title>`, whitespace collapsed ("" for a page of plain text).
+    pub title: String,
+    /// The source record's `WARC-Record-ID` (`<urn:uuid:…>`); `None` for ARC records and
+    /// folder files, which have none.
+    pub record_id: Option<String>,
+    /// When the page was fetched: RFC 3339 UTC to the second when the record's date reads as
+    /// a date, as the record gives it otherwise; `None` for folder files.
+    pub date: Option<String>,
+    /// The character set the page was decoded from (`UTF-8`, `windows-1252`, …).
+    pub charset: &'static str,
+    /// The language of [`Self::text`] as an ISO 639-3 code; `None` when not detected (or
+    /// not asked for).
+    pub lang: Option<&'static str>,
+    /// Blocks kept and dropped.
+    pub blocks_kept: usize,
+    pub blocks_dropped: usize,
+    /// The kept blocks, one a line.
+    pub text: String,
+}
+
+impl ExtractedPage {
+    /// The record of `decided`, with the language of its kept text when `detect_language`.
+    pub fn of(decided: &DecidedPage, detect_language: bool) -> ExtractedPage {
+        let text = decided.kept_text();
+        let blocks_kept = decided.verdicts.iter().filter(|v| v.keep).count();
+        let date = match decided.fetched {
+            Some(time) => Some(rfc3339(time.0)),
+            None => decided.date.clone(),
+        };
+        ExtractedPage {
+            url: decided.page.url.clone(),
+            site: decided.page.site.clone(),
+            title: decided.page.title.clone(),
+            record_id: decided.record_id.clone(),
+            date,
+            charset: decided.charset,
+            lang: detect_language.then(|| language_of(&text)).flatten(),
+            blocks_kept,
+            blocks_dropped: decided.verdicts.len() - blocks_kept,
+            text,
+        }
+    }
+
+    /// The page as one JSON line (without the line end), with `blocks` after its fields
+    /// when given (`extract --explain`).
+    pub fn json_line(&self, blocks: Option<&serde_json::Value>) -> serde_json::Result<String> {
+        #[derive(Serialize)]
+        struct Explained<'a> {
+            #[serde(flatten)]
+            page: &'a ExtractedPage,
+            blocks: &'a serde_json::Value,
+        }
+        match blocks {
+            Some(blocks) => serde_json::to_string(&Explained { page: self, blocks }),
+            None => serde_json::to_string(self),
+        }
+    }
+}
+
+/// Nanoseconds since 1970 as an RFC 3339 UTC timestamp to the second (the epoch for earlier
+/// times).
+pub(super) fn rfc3339(nanos: i64) -> String {
+    let seconds = u64::try_from(nanos.div_euclid(1_000_000_000)).unwrap_or(0);
+    utc_timestamp(UNIX_EPOCH + Duration::from_secs(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page() -> ExtractedPage {
+        ExtractedPage {
+            url: "http://a.example/".into(),
+            site: "a.example".into(),
+            title: "A".into(),
+            record_id: Some("<urn:uuid:1>".into()),
+            date: Some("2020-08-08T17:27:41Z".into()),
+            charset: "UTF-8",
+            lang: Some("eng"),
+            blocks_kept: 1,
+            blocks_dropped: 2,
+            text: "kept".into(),
+        }
+    }
+
+    #[test]
+    fn json_keys_come_in_the_documented_order() {
+        let line = page().json_line(None).unwrap();
+        assert_eq!(
+            line,
+            r#"{"url":"http://a.example/","site":"a.example","title":"A","record_id":"<urn:uuid:1>","date":"2020-08-08T17:27:41Z","charset":"UTF-8","lang":"eng","blocks_kept":1,"blocks_dropped":2,"text":"kept"}"#
+        );
+        let blocks = serde_json::json!([{"text": "kept"}]);
+        let explained = page().json_line(Some(&blocks)).unwrap();
+        assert!(
+            explained.ends_with(r#""text":"kept","blocks":[{"text":"kept"}]}"#),
+            "{explained}"
+        );
+    }
+
+    #[test]
+    fn dates_are_written_in_utc_to_the_second() {
+        assert_eq!(rfc3339(1_596_907_661_500_000_000), "2020-08-08T17:27:41Z");
+        assert_eq!(rfc3339(-5), "1970-01-01T00:00:00Z");
+    }
+}
