@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A living index against one build (issue 27's targets): the docs corpus built once, built as
 # ten runs of a recurring crawl (`build` of the first run, then `add` of each next: every run
-# holds a tenth of every site, in crawl order — benches/update_split.py), and built as ten
+# holds a tenth of every site, in crawl order — benches/recrawl_split.py), and built as ten
 # separate indexes (what one had before `add`). Prints, for each: pages, distinct URLs, the
 # kept text's F1 against the labels (../shared/tools/score.py), the site models' share of the
 # index; then whether the ten adds answer the eval queries with the same top 10 as the one
@@ -20,7 +20,7 @@ labels=("$corpus"/*.labels.jsonl.gz)
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$out" && mkdir -p "$out"
 
-python3 "$here/update_split.py" 10 "$out/runs" "$corpus"/*.warc.gz > "$out/split.txt"
+python3 "$here/recrawl_split.py" 10 "$out/runs" "$corpus"/*.warc.gz > "$out/split.txt"
 runs=("$out"/runs/run-*.warc.gz)
 
 figures() { # name index-or-export

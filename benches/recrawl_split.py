@@ -3,7 +3,7 @@
 every input file's records, in the file's own (crawl) order — so each run brings new pages
 of every site, as a monthly recrawl does.
 
-usage: benches/update_split.py N OUT_DIR INPUT.warc.gz...
+usage: benches/recrawl_split.py N OUT_DIR INPUT.warc.gz...
 writes OUT_DIR/run-00.warc.gz ... run-(N-1).warc.gz (a gzip member per record, as WARC
 files are written) and prints the records of each run.
 """
