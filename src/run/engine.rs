@@ -24,6 +24,7 @@ use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Verd
 use crate::read::InputSet;
 use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
 use crate::run::rounds::RecordSource;
+use crate::segment::SegmentedPage;
 use crate::run::{
     BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan, SkippedRecord,
 };
@@ -36,6 +37,10 @@ pub(super) struct Read<'a, 'e> {
     pub(super) source: RecordSource<'a>,
     pub(super) progress: &'a dyn Progress,
     pub(super) emit: &'e mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
+    /// For an `add`: whether the index holds a page of this URL and digest already. Such a
+    /// page is counted as unchanged and goes no further — the detector does not learn it
+    /// again, nothing is emitted.
+    pub(super) unchanged: Option<&'a dyn Fn(&str, u64) -> bool>,
 }
 
 impl Read<'_, '_> {
@@ -111,8 +116,12 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
         source,
         progress,
         emit,
+        unchanged,
     } = read;
     let started = Instant::now();
+    let is_unchanged = |page: &SegmentedPage, origin: &Origin| {
+        unchanged.is_some_and(|unchanged| unchanged(&page.url, origin.digest))
+    };
     let pipeline = Pipeline::new(plan.threads);
     let limits = &options.limits;
     let stopped = || options.stopped();
@@ -154,6 +163,11 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                 |item| Ok(observe(item, limits, segment_options, &detector)),
                 |prepared| {
                     match prepared {
+                        Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
+                            progress.record_done(page.html_bytes);
+                            tally.records += 1;
+                            tally.unchanged += 1;
+                        }
                         Prepared::Page(mut page, observed) => {
                             progress.record_done(page.html_bytes);
                             if loads_pages {
@@ -203,6 +217,12 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                 |item| Ok(observe(item, limits, segment_options, &detector)),
                 |prepared| {
                     let decided = match prepared {
+                        Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
+                            progress.record_done(page.html_bytes);
+                            tally.records += 1;
+                            tally.unchanged += 1;
+                            return Ok(());
+                        }
                         Prepared::Page(page, observed) => {
                             progress.record_done(page.html_bytes);
                             let mut detector = write_lock(&detector);
@@ -285,6 +305,7 @@ fn tally_and_emit(
                 verdicts,
                 location: origin.location,
                 fetched: origin.fetched,
+                digest: origin.digest,
             })
         }
     }
@@ -309,7 +330,6 @@ mod tests {
         write_warc,
     };
     use crate::run::{NoProgress, Output};
-    use crate::segment::SegmentedPage;
 
     /// Pages a block's text must have been learned from before [`SeenBefore`] drops it.
     const MIN_PAGES: u32 = 2;
@@ -491,6 +511,7 @@ mod tests {
             source: RecordSource::Input(inputs),
             progress: &NoProgress,
             emit: &mut emit,
+            unchanged: None,
         };
         let summary = run(read).expect("the read succeeds");
         Outcome { pages, summary }
@@ -753,6 +774,7 @@ mod tests {
                 source: RecordSource::Input(&inputs),
                 progress: &NoProgress,
                 emit: &mut emit,
+                unchanged: None,
             };
             let result = run_with(detector, read);
             assert!(matches!(result, Err(BuildError::Interrupted)), "{passes:?}");

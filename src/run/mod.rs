@@ -19,6 +19,7 @@
 pub(crate) mod allocator;
 mod engine;
 mod error;
+mod history;
 mod latest;
 mod options;
 mod partition;
@@ -27,8 +28,11 @@ mod prepare;
 mod rounds;
 mod sample;
 mod summary;
+mod update;
 
 pub use error::BuildError;
+pub use history::{RunKind, RunRecord};
+pub use update::{Deleted, add_to_index, delete_from_index};
 pub use options::{
     BuildOptions, DEFAULT_DETECTOR, DEFAULT_ONE_PASS_DETECTOR, NeedsOnePassDetector, NoProgress,
     PrefixedProgress, Progress, choose_detector,
@@ -99,35 +103,12 @@ pub fn build_index(
             if verdict != Latest::First {
                 replaced += 1;
             }
-            if verdict == Latest::Earlier {
-                return Ok(());
-            }
-            let body = decided.kept_text();
-            let kept = decided.kept_blocks();
-            let decisions = DecisionRecord::of(&decided.verdicts).to_bytes();
-            let (kept_text_bytes, dropped_text_bytes) = decided.text_bytes();
             let source = sources
                 .entry(decided.location.input)
                 .or_insert_with(|| absolute_source(&input_set, decided.location.input));
-            let page = IndexedPage {
-                url: &decided.page.url,
-                site: &decided.page.site,
-                title: &decided.page.title,
-                body: &body,
-                kept_blocks: kept,
-                dropped_blocks: decided.verdicts.len() as u64 - kept,
-                source: source.as_deref(),
-                source_offset: decided.location.offset,
-                decisions: &decisions,
-                kept_text_bytes,
-                dropped_text_bytes,
-            };
-            match verdict {
-                Latest::Replaces => writer.replace(&page)?,
-                _ => writer.add(&page)?,
-            }
-            Ok(())
+            index_decided(&mut writer, &decided, verdict, source.as_deref())
         },
+        None,
     )?;
     summary.replaced_by_later_record = replaced;
     finish_summary(&mut summary, inputs, &input_set, options, started);
@@ -139,8 +120,48 @@ pub fn build_index(
             summary: Box::new(summary),
         });
     }
-    writer.commit(&summary)?;
+    let (_, summary) = writer.commit_counted(|documents| {
+        summary.history = RunRecord::history_after(RunKind::Build, &[], &summary, documents);
+        summary
+    })?;
     Ok(summary)
+}
+
+/// Writes `decided` into the index as `verdict` says: added, in place of the page of its URL
+/// (`Replaces`), or not at all (`Earlier`). `source` is the absolute path of its input.
+fn index_decided(
+    writer: &mut IndexBuild,
+    decided: &DecidedPage,
+    verdict: Latest,
+    source: Option<&str>,
+) -> Result<(), BuildError> {
+    if verdict == Latest::Earlier {
+        return Ok(());
+    }
+    let body = decided.kept_text();
+    let kept = decided.kept_blocks();
+    let decisions = DecisionRecord::of(&decided.verdicts).to_bytes();
+    let (kept_text_bytes, dropped_text_bytes) = decided.text_bytes();
+    let page = IndexedPage {
+        url: &decided.page.url,
+        site: &decided.page.site,
+        title: &decided.page.title,
+        body: &body,
+        kept_blocks: kept,
+        dropped_blocks: decided.verdicts.len() as u64 - kept,
+        source,
+        source_offset: decided.location.offset,
+        decisions: &decisions,
+        kept_text_bytes,
+        dropped_text_bytes,
+        fetched: decided.fetched.map_or(i64::MIN, |time| time.0),
+        digest: decided.digest,
+    };
+    match verdict {
+        Latest::Replaces => writer.replace(&page)?,
+        _ => writer.add(&page)?,
+    }
+    Ok(())
 }
 
 /// Runs detection over `inputs` and hands every decided page to `emit`: in input order, or,
@@ -163,7 +184,7 @@ pub fn extract(
     } else {
         None
     };
-    let mut summary = run(&input_set, options, &plan, scratch, progress, emit)?;
+    let mut summary = run(&input_set, options, &plan, scratch, progress, emit, None)?;
     finish_summary(&mut summary, inputs, &input_set, options, started);
     Ok(summary)
 }
@@ -211,6 +232,7 @@ fn run(
     scratch: Option<tempfile::TempDir>,
     progress: &dyn Progress,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
+    unchanged: Option<&dyn Fn(&str, u64) -> bool>,
 ) -> Result<BuildSummary, BuildError> {
     let result = match scratch {
         None => Read {
@@ -220,6 +242,7 @@ fn run(
             source: RecordSource::Input(inputs),
             progress,
             emit,
+            unchanged,
         }
         .run()
         .map(|mut summary| {
@@ -238,6 +261,7 @@ fn run(
                     source: RecordSource::Partition(&partitions, round),
                     progress,
                     emit: &mut *emit,
+                    unchanged,
                 }
                 .run()?;
                 partitions

@@ -10,7 +10,9 @@ use crate::detect::{Detector, PageSource, normalized_url};
 use crate::read::{
     FetchTime, InputSet, Record, RecordLocation, Skip, SkipReason, page_from_record,
 };
-use crate::segment::{SegmentLimits, SegmentOptions, SegmentedPage, html_read, segment_with};
+use crate::segment::{
+    SegmentLimits, SegmentOptions, SegmentedPage, html_read, segment_with, stable_hash_bytes,
+};
 
 /// What a worker made of one record.
 pub(super) enum Prepared<T> {
@@ -35,6 +37,9 @@ pub(super) struct Origin {
     pub(super) truncated: bool,
     /// When the page was fetched (`WARC-Date`), when the record says so readably.
     pub(super) fetched: Option<FetchTime>,
+    /// A stable hash of the page's decoded HTML (before any limit cut it), which tells an
+    /// `add` whether the index holds the page as it is.
+    pub(super) digest: u64,
 }
 
 /// A record read, decoded and segmented: the page, its HTML as segmented, and where the
@@ -46,10 +51,11 @@ pub(super) fn prepare(
     options: SegmentOptions,
 ) -> Result<(SegmentedPage, String, Origin), Skip> {
     let record = item?;
-    let origin = Origin {
+    let mut origin = Origin {
         location: RecordLocation::of(&record),
         truncated: record.truncated,
         fetched: record.date.as_deref().and_then(FetchTime::parse),
+        digest: 0,
     };
     let location = origin.location;
     let truncation = |detail: &str, url: Option<String>| {
@@ -69,6 +75,7 @@ pub(super) fn prepare(
             skip
         }
     })?;
+    origin.digest = stable_hash_bytes(page.html.as_bytes());
     let segmented = segment_with(&page, limits, options).map_err(|error| {
         Skip::new(
             SkipReason::HtmlParserFailed,
