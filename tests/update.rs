@@ -7,6 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::server::Server;
 use common::{NO_INPUTS, html_response_record, indexer, ok};
 
 /// A page of `site` about `subject`, with the site's menu and footer around it.
@@ -422,4 +423,32 @@ fn add_and_delete_refuse_a_directory_that_is_not_an_index() {
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not an indexer index"));
     assert!(!missing.exists(), "nothing made");
+}
+
+#[test]
+fn serve_sees_an_add_and_a_delete_without_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    build(&index, &first_crawl(dir.path()));
+    let server = Server::start(&[&index]);
+    let found = |word: &str| {
+        let reply = server.get(&format!("/api/search?q={word}"));
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let hits = reply.json()["hits"].clone();
+        hits.as_array()
+            .unwrap()
+            .iter()
+            .map(|hit| hit["url"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(found("quokka").is_empty());
+    let new = warc(dir.path(), "new.warc", &[("http://d.example/1", DAY2, "quokka")]);
+    ok(add(&index, &[&new], &[]));
+    assert_eq!(found("quokka"), ["http://d.example/1"]);
+    ok(indexer(
+        &["delete", "--index", index.to_str().unwrap(), "--url", "http://d.example/1"],
+        NO_INPUTS,
+    ));
+    assert!(found("quokka").is_empty());
+    assert_eq!(found("albatross"), ["http://a.example/1"]);
 }
