@@ -58,13 +58,27 @@ fn first_crawl(dir: &Path) -> PathBuf {
 
 fn build(index: &Path, input: &Path) {
     ok(indexer(
-        &["-q", "build", "--index", index.to_str().unwrap(), "--threads", "2"],
+        &[
+            "-q",
+            "build",
+            "--index",
+            index.to_str().unwrap(),
+            "--threads",
+            "2",
+        ],
         &[input],
     ));
 }
 
 fn add(index: &Path, inputs: &[&Path], more: &[&str]) -> std::process::Output {
-    let mut args = vec!["-q", "add", "--index", index.to_str().unwrap(), "--threads", "2"];
+    let mut args = vec![
+        "-q",
+        "add",
+        "--index",
+        index.to_str().unwrap(),
+        "--threads",
+        "2",
+    ];
     args.extend_from_slice(more);
     indexer(&args, inputs)
 }
@@ -90,7 +104,14 @@ fn documents(index: &Path) -> u64 {
 /// The URLs (in rank order) and titles `search` finds for `query`.
 fn found(index: &Path, query: &str) -> Vec<(String, String)> {
     let stdout = ok(indexer(
-        &["search", index.to_str().unwrap(), query, "--json", "-n", "50"],
+        &[
+            "search",
+            index.to_str().unwrap(),
+            query,
+            "--json",
+            "-n",
+            "50",
+        ],
         NO_INPUTS,
     ));
     let result: serde_json::Value = serde_json::from_str(&stdout).unwrap();
@@ -114,7 +135,9 @@ fn urls(index: &Path, query: &str) -> Vec<String> {
 }
 
 fn count(summary: &serde_json::Value, name: &str) -> u64 {
-    summary[name].as_u64().unwrap_or_else(|| panic!("{name} in {summary}"))
+    summary[name]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{name} in {summary}"))
 }
 
 #[test]
@@ -196,7 +219,8 @@ fn adding_the_same_crawl_again_changes_nothing() {
     // The detector learned nothing twice: its state is what the build left (none here).
     assert_eq!(summary["blocks_kept"], 0);
     assert_eq!(
-        stats(&index)["build"]["settings"], built["settings"],
+        stats(&index)["build"]["settings"],
+        built["settings"],
         "the same detector settings"
     );
 }
@@ -240,7 +264,11 @@ fn the_live_generation_is_not_written_through_the_links() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("idx");
     build(&index, &first_crawl(dir.path()));
-    let live = index.join(std::fs::read_to_string(index.join("CURRENT")).unwrap().trim());
+    let live = index.join(
+        std::fs::read_to_string(index.join("CURRENT"))
+            .unwrap()
+            .trim(),
+    );
     let meta = std::fs::read(live.join("meta.json")).unwrap();
     let managed = std::fs::read(live.join(".managed.json")).unwrap();
     // Held open as a reader would (serve): the old generation must stay whole until the
@@ -258,8 +286,14 @@ fn the_live_generation_is_not_written_through_the_links() {
     }
     ok(add(&index, &[&new], &[]));
     assert_eq!(std::fs::read(dir_copy.join("meta.json")).unwrap(), meta);
-    assert_eq!(std::fs::read(dir_copy.join(".managed.json")).unwrap(), managed);
-    assert!(!live.exists(), "the old generation is removed once the new one is live");
+    assert_eq!(
+        std::fs::read(dir_copy.join(".managed.json")).unwrap(),
+        managed
+    );
+    assert!(
+        !live.exists(),
+        "the old generation is removed once the new one is live"
+    );
 }
 
 #[test]
@@ -268,10 +302,20 @@ fn add_refuses_other_detector_options_than_the_index_was_built_with() {
     let index = dir.path().join("idx");
     let crawl = first_crawl(dir.path());
     ok(indexer(
-        &["-q", "build", "--index", index.to_str().unwrap(), "--one-pass"],
+        &[
+            "-q",
+            "build",
+            "--index",
+            index.to_str().unwrap(),
+            "--one-pass",
+        ],
         &[&crawl],
     ));
-    let new = warc(dir.path(), "new.warc", &[("http://a.example/9", DAY2, "narwhal")]);
+    let new = warc(
+        dir.path(),
+        "new.warc",
+        &[("http://a.example/9", DAY2, "narwhal")],
+    );
     let refused = add(&index, &[&new], &[]);
     assert_eq!(refused.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&refused.stderr);
@@ -279,7 +323,11 @@ fn add_refuses_other_detector_options_than_the_index_was_built_with() {
         stderr.contains("was built with --detector hybrid --one-pass"),
         "{stderr}"
     );
-    let refused = add(&index, &[&new], &["--one-pass", "--detector", "incremental"]);
+    let refused = add(
+        &index,
+        &[&new],
+        &["--one-pass", "--detector", "incremental"],
+    );
     assert_eq!(refused.status.code(), Some(1));
     assert_eq!(documents(&index), 8);
     ok(add(&index, &[&new], &["--one-pass"]));
@@ -301,10 +349,18 @@ fn pages_are_deleted_by_url_by_site_and_by_file() {
 
     let deleted = delete(
         &index,
-        &["--url", "http://a.example/1", "--url", "http://nowhere.example/"],
+        &[
+            "--url",
+            "http://a.example/1",
+            "--url",
+            "http://nowhere.example/",
+        ],
     );
     assert_eq!(deleted["deleted"], 1);
-    assert_eq!(deleted["not_found"], serde_json::json!(["url http://nowhere.example/"]));
+    assert_eq!(
+        deleted["not_found"],
+        serde_json::json!(["url http://nowhere.example/"])
+    );
     assert!(urls(&index, "albatross").is_empty());
     assert_eq!(documents(&index), 7);
 
@@ -353,7 +409,11 @@ fn stats_shows_the_history_of_the_runs() {
     let index = dir.path().join("idx");
     let crawl = first_crawl(dir.path());
     build(&index, &crawl);
-    let new = warc(dir.path(), "new.warc", &[("http://a.example/7", DAY2, "ocelot")]);
+    let new = warc(
+        dir.path(),
+        "new.warc",
+        &[("http://a.example/7", DAY2, "ocelot")],
+    );
     ok(add(&index, &[&new], &[]));
     delete(&index, &["--site", "b.example"]);
 
@@ -377,7 +437,10 @@ fn stats_shows_the_history_of_the_runs() {
 
     let text = ok(indexer(&["stats", index.to_str().unwrap()], NO_INPUTS));
     assert!(text.contains("history"), "{text}");
-    assert!(text.contains("add      9 documents after; 1 added"), "{text}");
+    assert!(
+        text.contains("add      9 documents after; 1 added"),
+        "{text}"
+    );
     assert!(text.contains("site b.example"), "{text}");
 
     // A build starts the history again.
@@ -396,11 +459,21 @@ fn a_second_writer_gets_the_lock_error() {
         .open(index.join("LOCK"))
         .unwrap();
     lock.try_lock().expect("the test holds the lock");
-    let new = warc(dir.path(), "new.warc", &[("http://a.example/8", DAY2, "pelican")]);
+    let new = warc(
+        dir.path(),
+        "new.warc",
+        &[("http://a.example/8", DAY2, "pelican")],
+    );
     for output in [
         add(&index, &[&new], &[]),
         indexer(
-            &["delete", "--index", index.to_str().unwrap(), "--site", "a.example"],
+            &[
+                "delete",
+                "--index",
+                index.to_str().unwrap(),
+                "--site",
+                "a.example",
+            ],
             NO_INPUTS,
         ),
     ] {
@@ -442,11 +515,21 @@ fn serve_sees_an_add_and_a_delete_without_a_restart() {
             .collect::<Vec<_>>()
     };
     assert!(found("quokka").is_empty());
-    let new = warc(dir.path(), "new.warc", &[("http://d.example/1", DAY2, "quokka")]);
+    let new = warc(
+        dir.path(),
+        "new.warc",
+        &[("http://d.example/1", DAY2, "quokka")],
+    );
     ok(add(&index, &[&new], &[]));
     assert_eq!(found("quokka"), ["http://d.example/1"]);
     ok(indexer(
-        &["delete", "--index", index.to_str().unwrap(), "--url", "http://d.example/1"],
+        &[
+            "delete",
+            "--index",
+            index.to_str().unwrap(),
+            "--url",
+            "http://d.example/1",
+        ],
         NO_INPUTS,
     ));
     assert!(found("quokka").is_empty());

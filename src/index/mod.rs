@@ -600,7 +600,8 @@ impl IndexBuild {
     /// Segments are not forced into one: merging the whole index at the end cost a tenth of
     /// the build time, and searches and [`stats`] work across segments.
     pub fn commit(self, summary: &impl Serialize) -> Result<PathBuf, IndexError> {
-        self.commit_counted(|_| summary).map(|(directory, _)| directory)
+        self.commit_counted(|_| summary)
+            .map(|(directory, _)| directory)
     }
 
     /// [`commit`](Self::commit), with the summary made from the number of documents the

@@ -24,10 +24,10 @@ use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Verd
 use crate::read::InputSet;
 use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
 use crate::run::rounds::RecordSource;
-use crate::segment::SegmentedPage;
 use crate::run::{
     BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan, SkippedRecord,
 };
+use crate::segment::SegmentedPage;
 
 /// Everything one read of a run needs besides its detector.
 pub(super) struct Read<'a, 'e> {
@@ -40,8 +40,11 @@ pub(super) struct Read<'a, 'e> {
     /// For an `add`: whether the index holds a page of this URL and digest already. Such a
     /// page is counted as unchanged and goes no further — the detector does not learn it
     /// again, nothing is emitted.
-    pub(super) unchanged: Option<&'a dyn Fn(&str, u64) -> bool>,
+    pub(super) unchanged: Option<&'a IsUnchanged<'a>>,
 }
+
+/// Whether the index an `add` writes holds the page of this URL and HTML digest already.
+pub(super) type IsUnchanged<'a> = dyn Fn(&str, u64) -> bool + 'a;
 
 impl Read<'_, '_> {
     /// Runs this read with a fresh detector of the options' kind and settings.

@@ -70,10 +70,7 @@ impl RunRecord {
                 ("added".to_string(), summary.added),
                 ("replaced".to_string(), summary.replaced),
                 ("unchanged".to_string(), summary.unchanged),
-                (
-                    "older_than_indexed".to_string(),
-                    summary.older_than_indexed,
-                ),
+                ("older_than_indexed".to_string(), summary.older_than_indexed),
             ]);
         }
         RunRecord {

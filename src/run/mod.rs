@@ -32,7 +32,6 @@ mod update;
 
 pub use error::BuildError;
 pub use history::{RunKind, RunRecord};
-pub use update::{Deleted, add_to_index, delete_from_index};
 pub use options::{
     BuildOptions, DEFAULT_DETECTOR, DEFAULT_ONE_PASS_DETECTOR, NeedsOnePassDetector, NoProgress,
     PrefixedProgress, Progress, choose_detector,
@@ -44,6 +43,7 @@ pub use sample::{BadPagesPerSite, PagesPerSite, Sampling, SiteCensus, census, sa
 pub use summary::{
     BuildSummary, DecidedPage, SkippedRecord, counted, format_skips, human_bytes, utc_timestamp,
 };
+pub use update::{Deleted, add_to_index, delete_from_index};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -232,7 +232,7 @@ fn run(
     scratch: Option<tempfile::TempDir>,
     progress: &dyn Progress,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
-    unchanged: Option<&dyn Fn(&str, u64) -> bool>,
+    unchanged: Option<&engine::IsUnchanged<'_>>,
 ) -> Result<BuildSummary, BuildError> {
     let result = match scratch {
         None => Read {
