@@ -124,6 +124,8 @@ fn print_skips(records: &[run::SkippedRecord], rest: &str) {
 fn run(command: Command) -> Result<()> {
     match command {
         Command::Build(args) => commands::build::run(args),
+        Command::Add(args) => commands::add::run(args),
+        Command::Delete(args) => commands::delete::run(args),
         Command::Extract(args) => commands::extract::run(args),
         Command::Eval(args) => commands::eval::run(args),
         Command::Train(args) => commands::train::run(args),

@@ -214,6 +214,41 @@ fn settings_line(summary: &BuildSummary, verbose: bool) -> String {
     )
 }
 
+/// The runs that made an index, oldest first: one line each, what it read or deleted and
+/// what it counted.
+pub fn print_history(history: &[indexer::run::RunRecord]) {
+    if history.is_empty() {
+        return;
+    }
+    println!("history");
+    for run in history {
+        let counts: Vec<String> = run
+            .counts
+            .iter()
+            .filter(|(_, count)| **count > 0)
+            .map(|(name, count)| format!("{count} {name}"))
+            .collect();
+        println!(
+            "  {} {:<8} {} documents after; {}",
+            run.started,
+            run.kind.name(),
+            run.documents,
+            if counts.is_empty() {
+                "nothing counted".to_string()
+            } else {
+                counts.join(", ")
+            }
+        );
+        let what: Vec<&String> = run.inputs.iter().chain(&run.deleted).collect();
+        for item in what.iter().take(5) {
+            println!("      {}", printable(item));
+        }
+        if what.len() > 5 {
+            println!("      … and {} more", what.len() - 5);
+        }
+    }
+}
+
 /// The build summary for people; `verbose`: with every setting of the detector.
 pub fn print_summary(summary: &BuildSummary, verbose: bool) {
     let blocks = summary.blocks_kept + summary.blocks_dropped;
@@ -255,6 +290,12 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
         println!(
             "  replaced     {} by a later crawl of the same URL (one document per URL)",
             summary.replaced_by_later_record
+        );
+    }
+    if summary.added + summary.replaced + summary.unchanged + summary.older_than_indexed > 0 {
+        println!(
+            "  update       {} added, {} replaced, {} unchanged, {} older than indexed",
+            summary.added, summary.replaced, summary.unchanged, summary.older_than_indexed
         );
     }
     if summary.truncated_pages > 0 {

@@ -39,7 +39,14 @@ pub(super) struct Read<'a, 'e> {
     pub(super) progress: &'a dyn Progress,
     pub(super) emit: &'e mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
     pub(super) site_models: SiteModelsOfRun<'e>,
+    /// For an `add`: whether the index holds a page of this URL and digest already. Such a
+    /// page is counted as unchanged and goes no further — the detector does not learn it
+    /// again, nothing is emitted.
+    pub(super) unchanged: Option<&'a IsUnchanged<'a>>,
 }
+
+/// Whether the index an `add` writes holds the page of this URL and HTML digest already.
+pub(super) type IsUnchanged<'a> = dyn Fn(&str, u64) -> bool + 'a;
 
 impl Read<'_, '_> {
     /// Runs this read with a fresh detector of the options' kind and settings.
@@ -116,8 +123,12 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
         progress,
         emit,
         site_models,
+        unchanged,
     } = read;
     let started = Instant::now();
+    let is_unchanged = |page: &SegmentedPage, origin: &Origin| {
+        unchanged.is_some_and(|unchanged| unchanged(&page.url, origin.digest))
+    };
     let pipeline = Pipeline::new(plan.threads);
     let limits = &options.limits;
     let stopped = || options.stopped();
@@ -165,6 +176,11 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                 |item| Ok(observe(item, limits, segment_options, &detector)),
                 |prepared| {
                     match prepared {
+                        Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
+                            progress.record_done(page.html_bytes);
+                            tally.records += 1;
+                            tally.unchanged += 1;
+                        }
                         Prepared::Page(mut page, observed) => {
                             progress.record_done(page.html_bytes);
                             if loads_pages {
@@ -221,6 +237,12 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                 |item| Ok(observe(item, limits, segment_options, &detector)),
                 |prepared| {
                     let decided = match prepared {
+                        Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
+                            progress.record_done(page.html_bytes);
+                            tally.records += 1;
+                            tally.unchanged += 1;
+                            return Ok(());
+                        }
                         Prepared::Page(page, observed) => {
                             progress.record_done(page.html_bytes);
                             let mut detector = write_lock(&detector);
@@ -331,6 +353,7 @@ fn tally_and_emit_page(
         record_id: origin.record_id,
         charset: origin.charset,
         plain_text: origin.plain_text,
+        digest: origin.digest,
     })
 }
 
@@ -353,7 +376,6 @@ mod tests {
         write_warc,
     };
     use crate::run::{NoProgress, Output};
-    use crate::segment::SegmentedPage;
 
     /// Pages a block's text must have been learned from before [`SeenBefore`] drops it.
     const MIN_PAGES: u32 = 2;
@@ -536,6 +558,7 @@ mod tests {
             progress: &NoProgress,
             emit: &mut emit,
             site_models: SiteModelsOfRun::default(),
+            unchanged: None,
         };
         let summary = run(read).expect("the read succeeds");
         Outcome { pages, summary }
@@ -799,6 +822,7 @@ mod tests {
                 progress: &NoProgress,
                 emit: &mut emit,
                 site_models: SiteModelsOfRun::default(),
+                unchanged: None,
             };
             let result = run_with(detector, read);
             assert!(matches!(result, Err(BuildError::Interrupted)), "{passes:?}");

@@ -19,6 +19,7 @@
 pub(crate) mod allocator;
 mod engine;
 mod error;
+mod history;
 mod latest;
 mod options;
 mod partition;
@@ -28,8 +29,10 @@ mod rounds;
 mod sample;
 mod site_models;
 mod summary;
+mod update;
 
 pub use error::BuildError;
+pub use history::{RunKind, RunRecord};
 pub use options::{
     BuildOptions, DEFAULT_DETECTOR, DEFAULT_ONE_PASS_DETECTOR, NeedsOnePassDetector, NoProgress,
     PrefixedProgress, Progress, choose_detector,
@@ -42,6 +45,7 @@ pub use summary::{
     BuildSummary, DecidedPage, SiteModelFigures, SkippedRecord, counted, format_skips, human_bytes,
     utc_timestamp,
 };
+pub use update::{Deleted, add_to_index, delete_from_index};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -108,35 +112,12 @@ pub fn build_index(
             if verdict != Latest::First {
                 replaced += 1;
             }
-            if verdict == Latest::Earlier {
-                return Ok(());
-            }
-            let body = decided.kept_text();
-            let kept = decided.kept_blocks();
-            let decisions = DecisionRecord::of(&decided.verdicts).to_bytes();
-            let (kept_text_bytes, dropped_text_bytes) = decided.text_bytes();
             let source = sources
                 .entry(decided.location.input)
                 .or_insert_with(|| absolute_source(&input_set, decided.location.input));
-            let page = IndexedPage {
-                url: &decided.page.url,
-                site: &decided.page.site,
-                title: &decided.page.title,
-                body: &body,
-                kept_blocks: kept,
-                dropped_blocks: decided.verdicts.len() as u64 - kept,
-                source: source.as_deref(),
-                source_offset: decided.location.offset,
-                decisions: &decisions,
-                kept_text_bytes,
-                dropped_text_bytes,
-            };
-            match verdict {
-                Latest::Replaces => writer.replace(&page)?,
-                _ => writer.add(&page)?,
-            }
-            Ok(())
+            index_decided(&mut writer, &decided, verdict, source.as_deref())
         },
+        None,
     )?;
     summary.replaced_by_later_record = replaced;
     finish_summary(&mut summary, inputs, &input_set, options, started);
@@ -150,10 +131,50 @@ pub fn build_index(
     }
     summary.site_models.stored = saved_models.len() as u64;
     summary.site_models.stored_bytes = saved_models
-        .write(writer.directory())
+        .write(writer.generation_directory())
         .map_err(crate::index::IndexError::from)?;
-    writer.commit(&summary)?;
+    let (_, summary) = writer.commit_counted(|documents| {
+        summary.history = RunRecord::history_after(RunKind::Build, &[], &summary, documents);
+        summary
+    })?;
     Ok(summary)
+}
+
+/// Writes `decided` into the index as `verdict` says: added, in place of the page of its URL
+/// (`Replaces`), or not at all (`Earlier`). `source` is the absolute path of its input.
+fn index_decided(
+    writer: &mut IndexBuild,
+    decided: &DecidedPage,
+    verdict: Latest,
+    source: Option<&str>,
+) -> Result<(), BuildError> {
+    if verdict == Latest::Earlier {
+        return Ok(());
+    }
+    let body = decided.kept_text();
+    let kept = decided.kept_blocks();
+    let decisions = DecisionRecord::of(&decided.verdicts).to_bytes();
+    let (kept_text_bytes, dropped_text_bytes) = decided.text_bytes();
+    let page = IndexedPage {
+        url: &decided.page.url,
+        site: &decided.page.site,
+        title: &decided.page.title,
+        body: &body,
+        kept_blocks: kept,
+        dropped_blocks: decided.verdicts.len() as u64 - kept,
+        source,
+        source_offset: decided.location.offset,
+        decisions: &decisions,
+        kept_text_bytes,
+        dropped_text_bytes,
+        fetched: decided.fetched.map_or(i64::MIN, |time| time.0),
+        digest: decided.digest,
+    };
+    match verdict {
+        Latest::Replaces => writer.replace(&page)?,
+        _ => writer.add(&page)?,
+    }
+    Ok(())
 }
 
 /// Runs detection over `inputs` and hands every decided page to `emit`: in input order, or,
@@ -176,15 +197,15 @@ pub fn extract(
     } else {
         None
     };
-    let site_models = SiteModelsOfRun::default();
     let mut summary = run(
         &input_set,
         options,
         &plan,
         scratch,
         progress,
-        site_models,
+        SiteModelsOfRun::default(),
         emit,
+        None,
     )?;
     finish_summary(&mut summary, inputs, &input_set, options, started);
     Ok(summary)
@@ -234,6 +255,7 @@ fn run(
     progress: &dyn Progress,
     mut site_models: SiteModelsOfRun<'_>,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
+    unchanged: Option<&engine::IsUnchanged<'_>>,
 ) -> Result<BuildSummary, BuildError> {
     let result = match scratch {
         None => Read {
@@ -244,6 +266,7 @@ fn run(
             progress,
             emit,
             site_models,
+            unchanged,
         }
         .run()
         .map(|mut summary| {
@@ -263,6 +286,7 @@ fn run(
                     progress,
                     emit: &mut *emit,
                     site_models: site_models.reborrow(),
+                    unchanged,
                 }
                 .run()?;
                 partitions

@@ -139,6 +139,7 @@ mod tests {
             progress: &NoProgress,
             emit: &mut emit,
             site_models: models,
+            unchanged: None,
         }
         .run()
         .unwrap();

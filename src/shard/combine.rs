@@ -13,8 +13,10 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::partition::{Manifest, PartitionError};
-use crate::index::{Generation, IndexError, OpenIndex, SiteModelsWriter, StoredSiteModels};
-use crate::run::BuildSummary;
+use crate::index::{
+    Generation, IndexError, OpenIndex, SiteModelsWriter, StoredSiteModels, link_or_copy,
+};
+use crate::run::{BuildSummary, RunKind, RunRecord};
 
 /// tantivy's metadata file, and the list of files it manages.
 const META: &str = "meta.json";
@@ -216,7 +218,7 @@ pub fn combine(
                 let name = entry.file_name().to_string_lossy().into_owned();
                 if name.starts_with(&prefix) {
                     let target = directory.join(&name);
-                    link_or_copy(&entry.path(), &target)?;
+                    link_or_copy(&entry.path(), &target).map_err(io("link", &target))?;
                     managed.push(name);
                 }
             }
@@ -250,6 +252,7 @@ pub fn combine(
 
     let mut summary = summed(&shards, &manifests, options, started_at);
     join_site_models(&shards, &directory, &mut summary)?;
+    summary.history = RunRecord::history_after(RunKind::Combine, &[], &summary, documents);
     generation.publish(&summary)?;
     Ok(Combined {
         summary,
@@ -268,39 +271,14 @@ fn check_alike(first: &Shard, shard: &Shard) -> Result<(), CombineError> {
         what,
         details,
     };
-    let short = |a: &dyn std::fmt::Display, b: &dyn std::fmt::Display| {
-        let (a, b) = (a.to_string(), b.to_string());
-        if a.len() + b.len() < 200 {
-            format!(" ({a} against {b})")
-        } else {
-            String::new()
-        }
-    };
     if first.meta["schema"] != shard.meta["schema"] {
         return Err(mismatch("their schemas", String::new()));
     }
     if first.meta["index_settings"] != shard.meta["index_settings"] {
-        let details = short(&first.meta["index_settings"], &shard.meta["index_settings"]);
-        return Err(mismatch("their index settings", details));
+        return Err(mismatch("their index settings", String::new()));
     }
-    let (a, b) = (&first.summary, &shard.summary);
-    if a.detector != b.detector {
-        return Err(mismatch("their detectors", short(&a.detector, &b.detector)));
-    }
-    if a.settings != b.settings {
-        return Err(mismatch(
-            "their detector settings",
-            short(&a.settings, &b.settings),
-        ));
-    }
-    if a.passes != b.passes {
-        return Err(mismatch(
-            "their passes (--one-pass)",
-            short(&a.passes, &b.passes),
-        ));
-    }
-    if a.segment_options != b.segment_options || a.segment_limits != b.segment_limits {
-        return Err(mismatch("their segmentation settings", String::new()));
+    if let Some((what, details)) = first.summary.detector_difference(&shard.summary) {
+        return Err(mismatch(what, details));
     }
     Ok(())
 }
@@ -391,18 +369,6 @@ fn tantivy(path: &Path) -> impl FnOnce(tantivy::TantivyError) -> CombineError + 
         path: path.to_path_buf(),
         message: error.to_string(),
     }
-}
-
-/// A hard link where the file system allows one (the shard and the output on one disk), a
-/// copy otherwise. Segment files are never written again once made, so sharing them is safe.
-fn link_or_copy(from: &Path, to: &Path) -> Result<(), CombineError> {
-    if fs::hard_link(from, to).is_ok() {
-        return Ok(());
-    }
-    fs::copy(from, to).map_err(io("copy", from))?;
-    fs::File::open(to)
-        .and_then(|copy| copy.sync_all())
-        .map_err(io("sync", to))
 }
 
 fn write_json(path: &Path, value: &Value) -> Result<(), CombineError> {
