@@ -95,8 +95,7 @@ pub fn link_or_copy(from: &Path, to: &Path) -> std::io::Result<()> {
 impl IndexBuild {
     /// Begins a new [`Generation`] of the index at `root` holding what its live generation
     /// holds, open for writing by `threads` indexing threads; and the live generation it
-    /// started from. Refuses a directory that is not an index, and an index built before the
-    /// fields an update needs ([`IndexError::Outdated`]).
+    /// started from. Refuses a directory that is not an index.
     pub fn begin_update(
         root: &Path,
         threads: usize,
@@ -126,9 +125,6 @@ impl IndexBuild {
         let index = Index::open_in_dir(&directory).map_err(tantivy_error(&directory))?;
         register_tokenizers(index.tokenizers());
         let fields = super::Fields::of(&index.schema()).map_err(tantivy_error(&directory))?;
-        if fields.crawl.is_none() {
-            return Err(IndexError::Outdated(root.to_path_buf()));
-        }
         let documents = searcher_of(&index, &directory)?.num_docs();
         let threads = threads.clamp(1, 8);
         let writer = index
@@ -152,12 +148,17 @@ impl IndexBuild {
     }
 
     /// Calls `each` with the URL, fetch time and digest of every page the index held when
-    /// this update began (what is committed; nothing added since).
+    /// this update began (what is committed; nothing added since). An index built before
+    /// those fields existed is [`IndexError::Outdated`].
     pub fn for_each_indexed_page(
         &self,
         mut each: impl FnMut(&str, i64, u64),
     ) -> Result<(), IndexError> {
         let directory = self.generation.directory().to_path_buf();
+        if self.fields.crawl.is_none() {
+            let root = self.generation.root().to_path_buf();
+            return Err(IndexError::Outdated(root));
+        }
         let Some(writer) = &self.writer else {
             return Ok(());
         };
