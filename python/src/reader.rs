@@ -80,7 +80,11 @@ fn run_extract(
 impl PageReader {
     /// Why the run thread ended without a last message (it panicked).
     fn thread_failure(&self) -> String {
-        let worker = self.worker.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let worker = self
+            .worker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         match worker.map(JoinHandle::join) {
             Some(Err(panic)) => {
                 let message = panic
@@ -138,7 +142,11 @@ impl PageReader {
     /// build.json) with the pages written and left out; None before.
     #[getter]
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let summary = self.summary.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let summary = self
+            .summary
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         match summary {
             None => Ok(None),
             Some(json) => Ok(Some(py.import("json")?.call_method1("loads", (json,))?)),

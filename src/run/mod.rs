@@ -37,9 +37,9 @@ pub use options::{
 };
 pub use plan::{Output, RunPlan};
 pub use prepare::segment_record;
-pub use single::{PageCleaner, PageError, PageSourceText, decide_page};
 pub use rounds::{SITE_BUCKETS, bucket_of_site};
 pub use sample::{BadPagesPerSite, PagesPerSite, Sampling, SiteCensus, census, sample_rank};
+pub use single::{PageCleaner, PageError, PageSourceText, decide_page};
 pub use summary::{
     BuildSummary, DecidedPage, SkippedRecord, counted, format_skips, human_bytes, utc_timestamp,
 };

@@ -73,8 +73,8 @@ fn decide_with<D: Detector>(
     limits: &SegmentLimits,
 ) -> Result<DecidedPage, PageError> {
     let options: SegmentOptions = detector.segment_options();
-    let (page, html, origin) = prepare(Ok(record_of(html, url)), limits, options)
-        .map_err(PageError::NoPage)?;
+    let (page, html, origin) =
+        prepare(Ok(record_of(html, url)), limits, options).map_err(PageError::NoPage)?;
     let verdicts = if origin.plain_text {
         vec![Verdict::kept(Rule::PLAIN_TEXT); page.blocks.len()]
     } else {
@@ -130,7 +130,13 @@ pub fn decide_page(
     impl DetectorVisitor for Once<'_> {
         type Output = Result<DecidedPage, PageError>;
         fn visit<D: Detector>(self, mut detector: D) -> Self::Output {
-            decide_with(&mut detector, self.learn_first, self.html, self.url, self.limits)
+            decide_with(
+                &mut detector,
+                self.learn_first,
+                self.html,
+                self.url,
+                self.limits,
+            )
         }
     }
     let passes = passes_of(options)?;
@@ -217,11 +223,7 @@ impl PageCleaner {
     }
 
     /// Decides the next page, then keeps what the detector learned of it.
-    pub fn clean(
-        &mut self,
-        html: PageSourceText<'_>,
-        url: &str,
-    ) -> Result<DecidedPage, PageError> {
+    pub fn clean(&mut self, html: PageSourceText<'_>, url: &str) -> Result<DecidedPage, PageError> {
         self.detector.decide_next(html, url, &self.limits)
     }
 
@@ -259,7 +261,11 @@ mod tests {
         assert_eq!(decided.page.site, "a.example");
         assert_eq!(decided.page.title, "Sea otters");
         assert_eq!(decided.charset, "UTF-8");
-        assert!(decided.kept_text().contains("a paragraph of this page alone"));
+        assert!(
+            decided
+                .kept_text()
+                .contains("a paragraph of this page alone")
+        );
         assert_eq!(decided.verdicts.len(), decided.page.blocks.len());
     }
 
@@ -301,8 +307,18 @@ mod tests {
         let mut cleaner = PageCleaner::new(&options).unwrap();
         assert_eq!(cleaner.detector(), "incremental");
         let topics = [
-            "Sea otters", "Badgers", "Herons", "Voles", "Beavers", "Moles", "Stoats", "Newts",
-            "Toads", "Hares", "Swifts", "Martens",
+            "Sea otters",
+            "Badgers",
+            "Herons",
+            "Voles",
+            "Beavers",
+            "Moles",
+            "Stoats",
+            "Newts",
+            "Toads",
+            "Hares",
+            "Swifts",
+            "Martens",
         ];
         let mut decided = Vec::new();
         for (n, topic) in topics.iter().enumerate() {
@@ -317,9 +333,25 @@ mod tests {
             &options,
         )
         .unwrap();
-        assert!(first.kept_text().contains("Copyright"), "{}", first.kept_text());
-        assert!(alone.kept_text().contains("Copyright"), "{}", alone.kept_text());
-        assert!(last.kept_text().contains("Martens: a paragraph"), "{}", last.kept_text());
-        assert!(!last.kept_text().contains("Copyright"), "{}", last.kept_text());
+        assert!(
+            first.kept_text().contains("Copyright"),
+            "{}",
+            first.kept_text()
+        );
+        assert!(
+            alone.kept_text().contains("Copyright"),
+            "{}",
+            alone.kept_text()
+        );
+        assert!(
+            last.kept_text().contains("Martens: a paragraph"),
+            "{}",
+            last.kept_text()
+        );
+        assert!(
+            !last.kept_text().contains("Copyright"),
+            "{}",
+            last.kept_text()
+        );
     }
 }
