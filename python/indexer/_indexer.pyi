@@ -1,7 +1,7 @@
 """Type stubs of the extension module ``indexer._indexer`` (re-exported by ``indexer``)."""
 
 import os
-from typing import Any, Iterator, Literal, Optional, Union
+from typing import Any, Iterator, Literal, Optional, Sequence, Union
 
 __version__: str
 
@@ -77,14 +77,15 @@ class PageReader(Iterator[Page]):
         """Stops the run; no more pages come."""
 
 def read_warc(
-    path: Union[str, "os.PathLike[str]"],
+    path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
     *,
     detector: Union[DetectorName, str] = "hybrid",
     one_pass: bool = False,
     keep_empty: bool = False,
     lang: Optional[list[str]] = None,
 ) -> PageReader:
-    """Reads the pages of a WARC, ARC or WET file (or a folder of them) as ``indexer extract`` does.
+    """Reads the pages of a WARC, ARC or WET file (a folder of them, or a list of paths read as one
+    run) as ``indexer extract`` does.
 
     Two passes by default (each site learned, then its pages decided); ``one_pass=True`` decides
     each page as it arrives. Pages with no kept text are left out unless ``keep_empty``;

@@ -165,23 +165,37 @@ impl Drop for PageReader {
     }
 }
 
-/// Reads the pages of a WARC, ARC or WET file (or a folder of them), decided as
-/// `indexer extract` decides them.
+/// One path, or several read as one run (as `indexer extract a.warc.gz b.warc.gz`).
+#[derive(FromPyObject)]
+pub enum Paths {
+    One(PathBuf),
+    Many(Vec<PathBuf>),
+}
+
+/// Reads the pages of a WARC, ARC or WET file (or a folder of them, or a list of them read
+/// as one run), decided as `indexer extract` decides them.
 #[pyfunction]
 #[pyo3(signature = (path, *, detector = "hybrid", one_pass = false, keep_empty = false, lang = None))]
 pub fn read_warc(
-    path: PathBuf,
+    path: Paths,
     detector: &str,
     one_pass: bool,
     keep_empty: bool,
     lang: Option<Vec<String>>,
 ) -> PyResult<PageReader> {
     let options = options_for(detector, one_pass)?;
-    if !path.exists() {
+    let paths = match path {
+        Paths::One(path) => vec![path],
+        Paths::Many(paths) => paths,
+    };
+    if paths.is_empty() {
+        return Err(PyValueError::new_err("read_warc: no path given"));
+    }
+    if let Some(missing) = paths.iter().find(|path| !path.exists()) {
         return Err(PyFileNotFoundError::new_err((
             2,
-            format!("input not found: {}", path.display()),
-            path.display().to_string(),
+            format!("input not found: {}", missing.display()),
+            missing.display().to_string(),
         )));
     }
     let languages = lang.unwrap_or_default();
@@ -195,7 +209,7 @@ pub fn read_warc(
     let (sender, receiver) = sync_channel(CHANNEL_PAGES);
     let worker = std::thread::Builder::new()
         .name("indexer-read-warc".into())
-        .spawn(move || run_extract(vec![path], options, plan, sender))
+        .spawn(move || run_extract(paths, options, plan, sender))
         .map_err(|error| IndexerError::new_err(format!("starting the reading thread: {error}")))?;
     Ok(PageReader {
         receiver: Mutex::new(Some(receiver)),

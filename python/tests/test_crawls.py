@@ -116,3 +116,15 @@ def test_index_errors(tmp_path, sample_index):
         indexer.Index(tmp_path)
     with pytest.raises(ValueError, match="invalid query"):
         indexer.Index(sample_index).search("own*ship")
+
+
+def test_read_warc_reads_several_files_as_one_run(indexer_bin, tmp_path):
+    paths = [REPO / "data" / "rustbook.warc.gz", REPO / "data" / "scrapy28.warc.gz"]
+    done = subprocess.run([str(indexer_bin), "extract", *map(str, paths)],
+                          check=True, capture_output=True)
+    expected = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [page.to_dict() for page in indexer.read_warc(paths)] == expected
+    with pytest.raises(FileNotFoundError):
+        indexer.read_warc([paths[0], tmp_path / "missing.arc"])
+    with pytest.raises(ValueError, match="no path"):
+        indexer.read_warc([])
