@@ -98,7 +98,7 @@ def main():
     parser.add_argument("--timing", nargs="*", default=["docs"])
     parser.add_argument("--compare", nargs="*", default=["docs", "news", "articles"])
     args = parser.parse_args()
-    print(f"indexer {indexer.__version__}; binary {args.bin}")
+    print(f"{indexer.library_version}; binary {args.bin}")
     for name in args.timing:
         throughput(args.bin, corpus_files(args.shared, name), args.runs, name)
     all_equal = True

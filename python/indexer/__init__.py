@@ -21,6 +21,7 @@ from ._indexer import (
     __version__,
     detectors,
     extract,
+    library_version,
     read_warc,
 )
 
@@ -34,5 +35,6 @@ __all__ = [
     "__version__",
     "detectors",
     "extract",
+    "library_version",
     "read_warc",
 ]

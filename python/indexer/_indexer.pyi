@@ -4,6 +4,9 @@ import os
 from typing import Any, Iterator, Literal, Optional, Sequence, Union
 
 __version__: str
+"""The package's version (``0.1.0``)."""
+library_version: str
+"""The Rust library's version and commit, as ``indexer --version`` prints it."""
 
 DetectorName = Literal[
     "hybrid", "bloom", "sandwich", "table-chunk", "incremental", "menu", "none"

@@ -221,7 +221,8 @@ fn detectors() -> Vec<&'static str> {
 fn _indexer(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = module.py();
     module.add("IndexerError", py.get_type::<IndexerError>())?;
-    module.add("__version__", indexer::VERSION)?;
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    module.add("library_version", indexer::VERSION)?;
     module.add_class::<Page>()?;
     module.add_class::<Cleaner>()?;
     module.add_class::<reader::PageReader>()?;
