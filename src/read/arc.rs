@@ -379,6 +379,38 @@ mod tests {
     }
 
     #[test]
+    fn garbage_after_a_file_description_ends_in_counted_skips() {
+        // Deterministic pseudo-random bytes (xorshift), cut into lines and fields that
+        // sometimes look like an ARC header line with a lying length.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for case in 0..200 {
+            let mut bytes = b"filedesc://x.arc 0.0.0.0 20200101000000 text/plain 0\n".to_vec();
+            for _ in 0..(next() % 40) {
+                match next() % 4 {
+                    0 => bytes.extend_from_slice(
+                        format!(
+                            "http://a/{case} 1.2.3.4 20200101000000 text/html {}\n",
+                            next() % 300
+                        )
+                        .as_bytes(),
+                    ),
+                    1 => bytes.extend_from_slice(b"HTTP/1.1 200 OK\r\n\r\n<p>text</p>\n"),
+                    2 => bytes.push(b'\n'),
+                    _ => bytes.extend((0..next() % 64).map(|_| next() as u8)),
+                }
+            }
+            let items = crate::read::records_in_bytes(&bytes, 1 << 20);
+            assert!(items.len() <= bytes.len() + 1, "case {case}");
+        }
+    }
+
+    #[test]
     fn a_plain_arc_reads_as_the_gzipped_one() {
         let gzipped = std::fs::read(fixture("cc2020-slice.arc.gz")).unwrap();
         let mut plain = Vec::new();

@@ -2,7 +2,8 @@
 //!
 //! In: the decompressed [`Stream`] of one WARC file (1.0, 1.1 or the 0.18 dialect of
 //! ClueWeb). Out: a [`WarcRecords`] iterator of [`Record`]s for `response`, `resource` and
-//! `conversion` (a WET file's plain text) records and [`Skip`]s for everything passed over or broken.
+//! plain-text `conversion` records (a WET file's), and [`Skip`]s for everything passed over
+//! or broken.
 //!
 //! Each record is read by its `Content-Length`, then the parser checks that the next record
 //! (or the end of the file) follows. When a length lies, the parser recovers: if the block it
@@ -36,7 +37,8 @@ enum Disposition {
 impl Disposition {
     /// A `response` record is kept as an HTTP response (as a bare document when its
     /// `Content-Type` says it is not HTTP), a `resource` record as a document, a `conversion`
-    /// record (WET) as plain text; any other record type is passed over.
+    /// record of `text/plain` (or of no type: WET) as plain text; any other record is passed
+    /// over.
     fn of(record_type: &str, content_type: Option<&str>) -> Disposition {
         match record_type {
             "response" => {
@@ -50,7 +52,17 @@ impl Disposition {
                 })
             }
             "resource" => Disposition::Keep(RecordKind::Resource),
-            "conversion" => Disposition::Keep(RecordKind::Text),
+            "conversion" => {
+                let plain_text = content_type.is_none_or(|ct| {
+                    let ct = ct.trim().to_ascii_lowercase();
+                    ct.is_empty() || ct.starts_with("text/plain")
+                });
+                if plain_text {
+                    Disposition::Keep(RecordKind::Text)
+                } else {
+                    Disposition::PassOver
+                }
+            }
             _ => Disposition::PassOver,
         }
     }
@@ -729,5 +741,34 @@ mod tests {
         let data = b"WARC/1.0\r\nWARC-Type: response\r\nContent-Length: 2\r\n\r\nhi\r\n\r\n";
         let items = records_of_bytes(data);
         assert_eq!(reasons(&items), [SkipReason::BrokenRecordHeaders]);
+    }
+
+    #[test]
+    fn plain_text_conversion_records_are_text_and_other_conversions_passed_over() {
+        let typed = |content_type: &str| {
+            let block = b"some text";
+            let mut out = format!(
+                "WARC/1.0\r\nWARC-Type: conversion\r\nWARC-Target-URI: http://a/\r\n\
+                 WARC-Record-ID: <urn:uuid:7>\r\nContent-Type: {content_type}\r\n\
+                 Content-Length: {}\r\n\r\n",
+                block.len()
+            )
+            .into_bytes();
+            out.extend_from_slice(block);
+            out.extend_from_slice(b"\r\n\r\n");
+            out
+        };
+        let data = [
+            typed("text/plain"),
+            typed("application/pdf"),
+            record("conversion", "http://b/", b"untyped text"),
+        ]
+        .concat();
+        let items = records_of_bytes(&data);
+        assert_eq!(urls(&items), ["http://a/", "http://b/"]);
+        assert_eq!(reasons(&items), [SkipReason::NonPageRecord]);
+        let text = items[0].as_ref().unwrap();
+        assert_eq!(text.kind, RecordKind::Text);
+        assert_eq!(text.record_id.as_deref(), Some("<urn:uuid:7>"));
     }
 }
