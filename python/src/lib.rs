@@ -144,6 +144,26 @@ pub(crate) fn options_for(detector: &str, one_pass: bool) -> PyResult<BuildOptio
     Ok(options)
 }
 
+/// Runs `work`, a panic inside it (a bug: nothing reachable from input should panic) made an
+/// `IndexerError` rather than a `PanicException` crossing into Python.
+pub(crate) fn without_panics<T>(work: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+        Err(IndexerError::new_err(format!(
+            "the library failed on this input (a bug, please report it): {}",
+            panic_message(panic.as_ref())
+        )))
+    })
+}
+
+/// A panic's message, when it has one.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
 fn page_error(error: PageError) -> PyErr {
     match error {
         PageError::NeedsOnePass(error) => PyValueError::new_err(error.to_string()),
@@ -159,11 +179,12 @@ fn extract(py: Python<'_>, html: Html, url: &str, detector: &str) -> PyResult<Pa
     let options = options_for(detector, false)?;
     let url = url.to_string();
     py.allow_threads(|| {
-        let decided = decide_page(html.source(), &url, &options)?;
-        Ok(ExtractedPage::of(&decided, true))
+        without_panics(|| {
+            let decided = decide_page(html.source(), &url, &options).map_err(page_error)?;
+            Ok(ExtractedPage::of(&decided, true))
+        })
     })
     .map(Page::from)
-    .map_err(page_error)
 }
 
 /// Pages one at a time through one detector that learns each site as it goes.
@@ -189,12 +210,13 @@ impl Cleaner {
     fn clean(&self, py: Python<'_>, html: Html, url: &str) -> PyResult<Page> {
         let url = url.to_string();
         py.allow_threads(|| {
-            let mut cleaner = self.cleaner.lock().unwrap_or_else(PoisonError::into_inner);
-            let decided = cleaner.clean(html.source(), &url)?;
-            Ok(ExtractedPage::of(&decided, true))
+            without_panics(|| {
+                let mut cleaner = self.cleaner.lock().unwrap_or_else(PoisonError::into_inner);
+                let decided = cleaner.clean(html.source(), &url).map_err(page_error)?;
+                Ok(ExtractedPage::of(&decided, true))
+            })
         })
         .map(Page::from)
-        .map_err(page_error)
     }
 
     /// The detector's name.

@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 use indexer::output::{ExtractedPage, Format, OutputCounts, OutputPlan};
 use indexer::run::{self, BuildError, BuildOptions, NoProgress};
 
-use crate::{IndexerError, Page, options_for};
+use crate::{IndexerError, Page, options_for, panic_message};
 
 /// Pages waiting in the channel at most: enough to keep the run's workers busy while
 /// Python handles a page, little memory.
@@ -86,14 +86,10 @@ impl PageReader {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         match worker.map(JoinHandle::join) {
-            Some(Err(panic)) => {
-                let message = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                format!("the reading thread failed: {message}")
-            }
+            Some(Err(panic)) => format!(
+                "the reading thread failed (a bug, please report it): {}",
+                panic_message(panic.as_ref())
+            ),
             _ => "the reading thread ended without finishing".to_string(),
         }
     }

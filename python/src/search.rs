@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use indexer::index::OpenIndex;
 use indexer::search::{self, SearchError};
 
-use crate::IndexerError;
+use crate::{IndexerError, without_panics};
 
 /// One search result.
 #[pyclass(module = "indexer", frozen, get_all)]
@@ -76,14 +76,16 @@ impl Index {
         offset: usize,
     ) -> PyResult<Vec<Hit>> {
         let query = query.to_string();
-        let results = py
-            .allow_threads(|| search::search(&self.open, &query, limit, offset))
-            .map_err(|error| match error {
-                SearchError::Query(_) | SearchError::Syntax(_) => {
-                    PyValueError::new_err(error.to_string())
-                }
-                other => IndexerError::new_err(other.to_string()),
-            })?;
+        let results = py.allow_threads(|| {
+            without_panics(|| {
+                search::search(&self.open, &query, limit, offset).map_err(|error| match error {
+                    SearchError::Query(_) | SearchError::Syntax(_) => {
+                        PyValueError::new_err(error.to_string())
+                    }
+                    other => IndexerError::new_err(other.to_string()),
+                })
+            })
+        })?;
         Ok(results
             .hits
             .into_iter()
