@@ -103,3 +103,21 @@ def test_cleaner_errors():
         cleaner.clean(b"\x00\x01\x02\x03binary\x00\x00\x00\x00\x00\x00", "http://a.example/")
     # The cleaner goes on after a refused page.
     assert "Sea otters" in cleaner.clean(page_of("a.example", "Sea otters"), "http://a.example/").text
+
+
+def test_the_stubs_and_docstrings_cover_the_module():
+    import ast
+    from pathlib import Path
+
+    stubs = Path(indexer.__file__).with_name("_indexer.pyi")
+    assert Path(indexer.__file__).with_name("py.typed").exists()
+    tree = ast.parse(stubs.read_text())
+    declared = {node.name for node in tree.body
+                if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
+    declared |= {node.target.id for node in tree.body
+                 if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)}
+    assert declared - {"DetectorName"} == set(indexer.__all__)
+    for name in ["extract", "read_warc", "detectors", "Cleaner", "Index", "Page", "Hit",
+                 "PageReader", "IndexerError"]:
+        assert getattr(indexer, name).__doc__, name
+    assert indexer.Cleaner.clean.__doc__ and indexer.Index.search.__doc__
