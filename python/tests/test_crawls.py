@@ -128,3 +128,35 @@ def test_read_warc_reads_several_files_as_one_run(indexer_bin, tmp_path):
         indexer.read_warc([paths[0], tmp_path / "missing.arc"])
     with pytest.raises(ValueError, match="no path"):
         indexer.read_warc([])
+
+
+def responses(path):
+    """(URL, HTML bytes) of each response record of a WARC file of the committed sample
+    (gzip members of uncompressed, unchunked HTTP/1.1 responses, as data/make_sample.py
+    writes them)."""
+    import gzip
+
+    data = gzip.open(path).read()
+    position = 0
+    while position < len(data):
+        end = data.index(b"\r\n\r\n", position)
+        lines = data[position:end].decode().split("\r\n")[1:]
+        fields = dict(line.split(": ", 1) for line in lines)
+        length = int(fields["Content-Length"])
+        block = data[end + 4:end + 4 + length]
+        position = end + 4 + length + 4
+        if fields.get("WARC-Type") == "response":
+            yield fields["WARC-Target-URI"], block.partition(b"\r\n\r\n")[2]
+
+
+@pytest.mark.parametrize("name", ["rustbook", "scrapy28", "python311"])
+def test_the_cleaner_decides_a_stream_as_a_one_pass_read_does(name):
+    path = REPO / "data" / f"{name}.warc.gz"
+    cleaner = indexer.Cleaner()
+    cleaned = {url: cleaner.clean(html, url).text for url, html in responses(path)}
+    read = {page.url: page.text for page in indexer.read_warc(path, one_pass=True, keep_empty=True)}
+    assert len(cleaned) >= 30
+    assert cleaned == read
+    # What the cleaner learned of the site matters: alone, pages keep more.
+    alone = {url: indexer.extract(html, url).text for url, html in responses(path)}
+    assert sum(len(alone[url]) > len(cleaned[url]) for url in cleaned) > 0
