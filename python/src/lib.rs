@@ -25,7 +25,7 @@ use pyo3::types::PyDict;
 
 use indexer::detect::DetectorKind;
 use indexer::output::ExtractedPage;
-use indexer::run::{BuildOptions, PageCleaner, PageError, PageSourceText, decide_page};
+use indexer::run::{BuildOptions, PageCleaner, PageError, PageInput, decide_page};
 
 create_exception!(
     indexer,
@@ -119,10 +119,10 @@ enum Html {
 }
 
 impl Html {
-    fn source(&self) -> PageSourceText<'_> {
+    fn source(&self) -> PageInput<'_> {
         match self {
-            Html::Text(text) => PageSourceText::Html(text),
-            Html::Bytes(bytes) => PageSourceText::Bytes(bytes),
+            Html::Text(text) => PageInput::Html(text),
+            Html::Bytes(bytes) => PageInput::Bytes(bytes),
         }
     }
 }

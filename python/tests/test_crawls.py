@@ -89,7 +89,8 @@ def test_read_warc_errors(tmp_path):
     junk.write_bytes(b"\x00\x01 not a crawl file at all \xff" * 20)
     reader = indexer.read_warc(junk)
     assert list(reader) == []
-    assert reader.summary["summary"]["records"] == 0 or reader.summary["summary"]["skipped"]
+    assert reader.summary["summary"]["pages"] == 0
+    assert reader.summary["summary"]["skipped"] == {"not_warc": 1}
 
 
 def test_index_search_gives_the_binarys_hits(indexer_bin, sample_index):

@@ -39,7 +39,7 @@ pub use plan::{Output, RunPlan};
 pub use prepare::segment_record;
 pub use rounds::{SITE_BUCKETS, bucket_of_site};
 pub use sample::{BadPagesPerSite, PagesPerSite, Sampling, SiteCensus, census, sample_rank};
-pub use single::{PageCleaner, PageError, PageSourceText, decide_page};
+pub use single::{PageCleaner, PageError, PageInput, decide_page};
 pub use summary::{
     BuildSummary, DecidedPage, SkippedRecord, counted, format_skips, human_bytes, utc_timestamp,
 };

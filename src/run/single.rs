@@ -33,7 +33,7 @@ pub enum PageError {
 
 /// One page as the caller holds it.
 #[derive(Debug, Clone, Copy)]
-pub enum PageSourceText<'a> {
+pub enum PageInput<'a> {
     /// Text already decoded: read as HTML in UTF-8.
     Html(&'a str),
     /// Bytes as fetched: must look like HTML (as a WARC `resource` record with no
@@ -42,13 +42,13 @@ pub enum PageSourceText<'a> {
 }
 
 /// `html` at `url` read as a run reads a record: a bare document (a WARC `resource` record).
-fn record_of(html: PageSourceText<'_>, url: &str) -> Record {
+fn record_of(html: PageInput<'_>, url: &str) -> Record {
     let (block, content_type) = match html {
-        PageSourceText::Html(text) => (
+        PageInput::Html(text) => (
             text.as_bytes().to_vec(),
             Some("text/html; charset=utf-8".to_string()),
         ),
-        PageSourceText::Bytes(bytes) => (bytes.to_vec(), None),
+        PageInput::Bytes(bytes) => (bytes.to_vec(), None),
     };
     Record {
         url: url.to_string(),
@@ -68,7 +68,7 @@ fn record_of(html: PageSourceText<'_>, url: &str) -> Record {
 fn decide_with<D: Detector>(
     detector: &mut D,
     learn_first: bool,
-    html: PageSourceText<'_>,
+    html: PageInput<'_>,
     url: &str,
     limits: &SegmentLimits,
 ) -> Result<DecidedPage, PageError> {
@@ -117,12 +117,12 @@ fn passes_of(options: &BuildOptions) -> Result<Passes, NeedsOnePassDetector> {
 /// `options.detector` over a crawl holding only this page decides it (one pass under
 /// `options.one_pass`). Limits are `options.limits`.
 pub fn decide_page(
-    html: PageSourceText<'_>,
+    html: PageInput<'_>,
     url: &str,
     options: &BuildOptions,
 ) -> Result<DecidedPage, PageError> {
     struct Once<'a> {
-        html: PageSourceText<'a>,
+        html: PageInput<'a>,
         url: &'a str,
         limits: &'a SegmentLimits,
         learn_first: bool,
@@ -154,7 +154,7 @@ pub fn decide_page(
 trait DecidesPages: Send {
     fn decide_next(
         &mut self,
-        html: PageSourceText<'_>,
+        html: PageInput<'_>,
         url: &str,
         limits: &SegmentLimits,
     ) -> Result<DecidedPage, PageError>;
@@ -170,7 +170,7 @@ struct Stateful<D> {
 impl<D: Detector> DecidesPages for Stateful<D> {
     fn decide_next(
         &mut self,
-        html: PageSourceText<'_>,
+        html: PageInput<'_>,
         url: &str,
         limits: &SegmentLimits,
     ) -> Result<DecidedPage, PageError> {
@@ -223,7 +223,7 @@ impl PageCleaner {
     }
 
     /// Decides the next page, then keeps what the detector learned of it.
-    pub fn clean(&mut self, html: PageSourceText<'_>, url: &str) -> Result<DecidedPage, PageError> {
+    pub fn clean(&mut self, html: PageInput<'_>, url: &str) -> Result<DecidedPage, PageError> {
         self.detector.decide_next(html, url, &self.limits)
     }
 
@@ -253,7 +253,7 @@ mod tests {
     fn one_page_is_decided_with_its_own_evidence() {
         let html = page_of("a.example", "Sea otters");
         let decided = decide_page(
-            PageSourceText::Html(&html),
+            PageInput::Html(&html),
             "http://a.example/otters",
             &BuildOptions::default(),
         )
@@ -273,7 +273,7 @@ mod tests {
     fn bytes_that_are_not_html_are_refused_with_the_reason() {
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0\0\0";
         let error = decide_page(
-            PageSourceText::Bytes(png),
+            PageInput::Bytes(png),
             "http://a.example/x.png",
             &BuildOptions::default(),
         )
@@ -291,7 +291,7 @@ mod tests {
         };
         assert!(PageCleaner::new(&options).is_err());
         let html = page_of("a.example", "x");
-        assert!(decide_page(PageSourceText::Html(&html), "http://a.example/", &options).is_err());
+        assert!(decide_page(PageInput::Html(&html), "http://a.example/", &options).is_err());
     }
 
     /// The cleaner learns the site: the template that `incremental` keeps on a site's first
@@ -324,11 +324,11 @@ mod tests {
         for (n, topic) in topics.iter().enumerate() {
             let html = page_of("a.example", topic);
             let url = format!("http://a.example/{n}");
-            decided.push(cleaner.clean(PageSourceText::Html(&html), &url).unwrap());
+            decided.push(cleaner.clean(PageInput::Html(&html), &url).unwrap());
         }
         let (first, last) = (&decided[0], &decided[topics.len() - 1]);
         let alone = decide_page(
-            PageSourceText::Html(&page_of("a.example", "Martens")),
+            PageInput::Html(&page_of("a.example", "Martens")),
             "http://a.example/11",
             &options,
         )
