@@ -156,3 +156,105 @@ fn export_prints_every_page_as_the_index_stores_it() {
         .expect("extracted too");
     assert_eq!(same.1, text);
 }
+
+/// A WARC file of pages `range` of a small site whose every page opens with the same menu.
+fn site_warc(
+    dir: &Path,
+    name: &str,
+    site: &str,
+    range: std::ops::Range<usize>,
+) -> std::path::PathBuf {
+    let mut bytes = Vec::new();
+    for n in range {
+        let html = format!(
+            "<html><head><title>Page {n}</title></head><body>\
+             <nav><a href=\"/\">Home</a> <a href=\"/guide\">Guide</a> <a href=\"/ref\">Reference</a></nav>\
+             <h1>Page {n}</h1><p>The subject of page {n} is its own, word{n} and more word{n}.</p>\
+             </body></html>"
+        );
+        let url = format!("http://{site}/page-{n}.html");
+        bytes.extend(common::html_response_record(
+            &url,
+            Some("2024-05-01T00:00:00Z"),
+            &html,
+        ));
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// The kept text of `url` as the index stores it.
+fn stored_text(index: &Path, url: &str) -> String {
+    let stdout = ok(indexer(
+        &["export", "-q", "--index", index.to_str().unwrap()],
+        NO_INPUTS,
+    ));
+    stdout
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .find(|page| page["url"] == url)
+        .map(|page| page["text"].as_str().unwrap().to_string())
+        .unwrap_or_else(|| panic!("{url} is not in the index"))
+}
+
+#[test]
+fn an_add_judges_a_known_sites_new_pages_with_its_stored_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let earlier = site_warc(dir.path(), "earlier.warc", "a.example", 0..6);
+    let later = site_warc(dir.path(), "later.warc", "a.example", 6..9);
+    let first_new = "http://a.example/page-6.html";
+
+    // `incremental` decides each page from the site's earlier pages: added to an index that
+    // knows the site, the first new page loses its menu.
+    let index = dir.path().join("idx");
+    let flags = [
+        "--detector",
+        "incremental",
+        "-q",
+        "--index",
+        index.to_str().unwrap(),
+    ];
+    ok(indexer(&[&["build"][..], &flags].concat(), &[&earlier]));
+    let output = ok(indexer(
+        &[&["add", "--json"][..], &flags].concat(),
+        &[&later],
+    ));
+    let summary: serde_json::Value = serde_json::from_str(&output).unwrap();
+    assert_eq!(summary["site_models"]["restored"], 1, "{summary}");
+    let text = stored_text(&index, first_new);
+    assert!(!text.contains("Home Guide Reference"), "{text}");
+    assert!(text.contains("word6"), "{text}");
+
+    // Built alone, the same page keeps it: nothing is known of the site yet.
+    let alone = dir.path().join("alone");
+    ok(indexer(
+        &[
+            "build",
+            "--detector",
+            "incremental",
+            "-q",
+            "--index",
+            alone.to_str().unwrap(),
+        ],
+        &[&later],
+    ));
+    assert!(stored_text(&alone, first_new).contains("Home Guide Reference"));
+
+    // Deleting the site deletes its model too.
+    let other = site_warc(dir.path(), "other.warc", "b.example", 0..3);
+    ok(indexer(&[&["add"][..], &flags].concat(), &[&other]));
+    assert_eq!(stats_json(&index)["index"]["site_models"], 2);
+    ok(indexer(
+        &[
+            "delete",
+            "-q",
+            "--index",
+            index.to_str().unwrap(),
+            "--site",
+            "a.example",
+        ],
+        NO_INPUTS,
+    ));
+    assert_eq!(stats_json(&index)["index"]["site_models"], 1);
+}

@@ -275,7 +275,7 @@ impl Counter {
 }
 
 /// A template detector.
-pub trait Detector: Send + Sync + Sized {
+pub trait Detector: Send + Sync + Sized + 'static {
     /// The detector's name, as given to `--detector` and stored in build summaries.
     const NAME: &'static str;
 

@@ -10,6 +10,7 @@
 //! | [`prepare`] | a record | a segmented page (and pages found again by URL) |
 //! | [`engine`] | records of one read | decided pages, one pass or learn-then-decide |
 //! | [`latest`] | the decided pages of a build | per page: first of its URL, replacing, or earlier |
+//! | [`single`] | one page's HTML and URL | the page decided alone, or by a cleaner that learns as it goes |
 //! | [`sample`] | the input, K and a seed | each site's pages, and K of them to read alone |
 //! | [`summary`] | — | the [`BuildSummary`] (counted by the engine) and [`DecidedPage`] types |
 //! | [`allocator`] | — | glibc malloc tuned for the build's threads |
@@ -27,6 +28,7 @@ mod plan;
 mod prepare;
 mod rounds;
 mod sample;
+mod single;
 mod site_models;
 mod summary;
 mod update;
@@ -41,6 +43,7 @@ pub use plan::{Output, RunPlan};
 pub use prepare::segment_record;
 pub use rounds::{SITE_BUCKETS, bucket_of_site};
 pub use sample::{BadPagesPerSite, PagesPerSite, Sampling, SiteCensus, census, sample_rank};
+pub use single::{PageCleaner, PageError, PageInput, decide_page};
 pub use summary::{
     BuildSummary, DecidedPage, SiteModelFigures, SkippedRecord, counted, format_skips, human_bytes,
     utc_timestamp,
@@ -106,7 +109,10 @@ pub fn build_index(
         &plan,
         scratch,
         progress,
-        site_models,
+        FromIndex {
+            site_models,
+            unchanged: None,
+        },
         &mut |decided: DecidedPage| {
             let verdict = latest.offer(&decided.page.url, decided.fetched);
             if verdict != Latest::First {
@@ -117,7 +123,6 @@ pub fn build_index(
                 .or_insert_with(|| absolute_source(&input_set, decided.location.input));
             index_decided(&mut writer, &decided, verdict, source.as_deref())
         },
-        None,
     )?;
     summary.replaced_by_later_record = replaced;
     finish_summary(&mut summary, inputs, &input_set, options, started);
@@ -203,9 +208,8 @@ pub fn extract(
         &plan,
         scratch,
         progress,
-        SiteModelsOfRun::default(),
+        FromIndex::default(),
         emit,
-        None,
     )?;
     finish_summary(&mut summary, inputs, &input_set, options, started);
     Ok(summary)
@@ -245,6 +249,15 @@ fn display_paths(paths: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
+/// What a run over an existing index starts from: the sites' stored models (and where it
+/// leaves its own), and which pages the index holds already (an `add`). A build starts from
+/// nothing but leaves its models; `extract` neither.
+#[derive(Default)]
+struct FromIndex<'a> {
+    site_models: SiteModelsOfRun<'a>,
+    unchanged: Option<&'a engine::IsUnchanged<'a>>,
+}
+
 /// Runs detection over `inputs` as `plan` says: one read of the input, or (with a scratch
 /// directory) rounds of sites, each a read of its own partition with a fresh detector.
 fn run(
@@ -253,10 +266,13 @@ fn run(
     plan: &RunPlan,
     scratch: Option<tempfile::TempDir>,
     progress: &dyn Progress,
-    mut site_models: SiteModelsOfRun<'_>,
+    from_index: FromIndex<'_>,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
-    unchanged: Option<&engine::IsUnchanged<'_>>,
 ) -> Result<BuildSummary, BuildError> {
+    let FromIndex {
+        mut site_models,
+        unchanged,
+    } = from_index;
     let result = match scratch {
         None => Read {
             inputs,

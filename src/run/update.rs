@@ -17,7 +17,7 @@ use super::history::{RunKind, RunRecord};
 use super::latest::{IndexedPages, Latest, LatestByUrl, url_key};
 use super::rounds::scratch_error;
 use super::{
-    BuildError, BuildOptions, BuildSummary, DecidedPage, Output, Progress, RunPlan,
+    BuildError, BuildOptions, BuildSummary, DecidedPage, FromIndex, Output, Progress, RunPlan,
     absolute_source, begin_run, finish_summary, index_decided, run,
 };
 use crate::detect::{Detector, DetectorVisitor, Passes};
@@ -123,7 +123,10 @@ pub fn add_to_index(
         &plan,
         scratch,
         progress,
-        site_models,
+        FromIndex {
+            site_models,
+            unchanged: Some(&unchanged),
+        },
         &mut |decided: DecidedPage| {
             let url = &decided.page.url;
             let verdict = latest.offer(url, decided.fetched);
@@ -133,7 +136,6 @@ pub fn add_to_index(
                 .or_insert_with(|| absolute_source(&input_set, decided.location.input));
             index_decided(&mut writer, &decided, verdict, source.as_deref())
         },
-        Some(&unchanged),
     )?;
     counts.store(&mut summary);
     finish_summary(&mut summary, inputs, &input_set, options, started);

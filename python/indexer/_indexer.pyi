@@ -1,0 +1,124 @@
+"""Type stubs of the extension module ``indexer._indexer`` (re-exported by ``indexer``)."""
+
+import os
+from typing import Any, Iterator, Literal, Optional, Sequence, Union
+
+__version__: str
+"""The package's version (``0.1.0``)."""
+library_version: str
+"""The Rust library's version and commit, as ``indexer --version`` prints it."""
+
+DetectorName = Literal[
+    "hybrid", "bloom", "sandwich", "table-chunk", "incremental", "menu", "none"
+]
+
+class IndexerError(Exception):
+    """A page, crawl file or index the library could not handle; the message is the library's."""
+
+class Page:
+    """One page's kept text and what its record said of it (``indexer extract``'s fields)."""
+
+    url: str
+    """The record's URL."""
+    site: str
+    """Its site (host)."""
+    title: str
+    """The first ``<title>``, whitespace collapsed ("" for plain text)."""
+    record_id: Optional[str]
+    """The source record's ``WARC-Record-ID`` (``<urn:uuid:…>``); None for ARC records and single pages."""
+    date: Optional[str]
+    """When the page was fetched, RFC 3339 UTC; None when unknown."""
+    charset: str
+    """The character set the page was decoded from (``UTF-8``, ``windows-1252``, …)."""
+    lang: Optional[str]
+    """The kept text's language as an ISO 639-3 code (``eng``, ``deu``); None when not detected."""
+    blocks_kept: int
+    """Blocks kept."""
+    blocks_dropped: int
+    """Blocks dropped as the site's template."""
+    text: str
+    """The kept blocks, one a line."""
+    def to_dict(self) -> dict[str, Any]:
+        """The page as a dict, keys in the order of ``indexer extract``'s JSON lines."""
+
+def extract(
+    html: Union[str, bytes], url: str, *, detector: Union[DetectorName, str] = "hybrid"
+) -> Page:
+    """Extracts one page's text with that page's evidence alone.
+
+    ``html`` is text (read as HTML) or bytes as fetched (which must look like HTML; the
+    character set is sniffed). Raises ``ValueError`` for an unknown detector and
+    :class:`IndexerError` for bytes that hold no page (binary data, not HTML, too large).
+    """
+
+class Cleaner:
+    """Pages one at a time through one detector that learns each site as it goes.
+
+    With ``one_pass=True`` (the default, for streams) each page is decided from what its
+    site's earlier pages taught, then learned — as ``indexer extract --one-pass`` decides a
+    crawl. With ``one_pass=False`` a two-pass detector learns each page first, then decides
+    it against everything learned so far. Raises ``ValueError`` for an unknown detector or
+    one pass of a detector that needs two.
+    """
+
+    def __init__(self, detector: Union[DetectorName, str] = "hybrid", one_pass: bool = True) -> None: ...
+    @property
+    def detector(self) -> str:
+        """The detector's name."""
+    def clean(self, html: Union[str, bytes], url: str) -> Page:
+        """Decides the next page, then learns it. Raises :class:`IndexerError` for bytes that hold no page."""
+
+class PageReader(Iterator[Page]):
+    """The pages of a crawl file in input order, decided on a thread of the library's."""
+
+    def __iter__(self) -> "PageReader": ...
+    def __next__(self) -> Page: ...
+    @property
+    def summary(self) -> Optional[dict[str, Any]]:
+        """After the last page: the run's summary and the pages written and left out; None before."""
+    def close_reader(self) -> None:
+        """Stops the run; no more pages come."""
+
+def read_warc(
+    path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+    *,
+    detector: Union[DetectorName, str] = "hybrid",
+    one_pass: bool = False,
+    keep_empty: bool = False,
+    lang: Optional[list[str]] = None,
+) -> PageReader:
+    """Reads the pages of a WARC, ARC or WET file (a folder of them, or a list of paths read as one
+    run) as ``indexer extract`` does.
+
+    Two passes by default (each site learned, then its pages decided); ``one_pass=True`` decides
+    each page as it arrives. Pages with no kept text are left out unless ``keep_empty``;
+    ``lang`` keeps only pages in those languages (ISO 639-1 or 639-3 codes). WET records are
+    plain text: every line is kept, no template removal. Raises ``FileNotFoundError`` for a
+    missing path, ``ValueError`` for bad arguments; a file that cannot be read raises
+    :class:`IndexerError` while iterating.
+    """
+
+class Hit:
+    """One search result."""
+
+    rank: int
+    url: str
+    title: str
+    site: str
+    score: float
+    snippet: str
+    highlights: list[tuple[int, int]]
+    """Where the snippet matches the query: (start, end) character offsets."""
+
+class Index:
+    """An index built by ``indexer build``, open for searching. Raises ``FileNotFoundError`` when
+    the path does not exist and :class:`IndexerError` when it holds no index."""
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
+    def search(self, query: str, limit: int = 10, offset: int = 0) -> list[Hit]:
+        """The best ``limit`` pages for ``query`` (``indexer search``'s query language).
+
+        Raises ``ValueError`` for a query that does not parse."""
+
+def detectors() -> list[str]:
+    """The names ``detector=`` takes."""
