@@ -17,6 +17,12 @@ const BUILD_EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (unreadable inp
 index, index not writable — the previous index is kept as it was); 2 invalid arguments; 130 \
 stopped by Ctrl-C (the previous index is kept).";
 
+/// Exit codes of `add` and `delete`.
+const UPDATE_EXIT_CODES: &str = "Exit codes: 0 success (a delete that finds nothing, an add of \
+pages all indexed already too); 1 failure (no index, another writer holds its lock, other \
+detector options than the index's, unreadable input — the index is kept as it was); 2 invalid \
+arguments; 130 stopped by Ctrl-C (the index is kept as it was).";
+
 /// Exit codes of `extract`, `eval` and `train`.
 const RUN_EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (unreadable input, no page found, \
 bad labels or model file, output not writable); 2 invalid arguments; 130 stopped by Ctrl-C.";
@@ -75,6 +81,17 @@ pub enum Command {
     /// Build (or rebuild) an index from WARC files and folders of HTML pages.
     #[command(after_help = BUILD_EXIT_CODES)]
     Build(commands::build::BuildArgs),
+    /// Add the pages of new crawls to an index built before: a page whose URL the index
+    /// holds replaces it when fetched as late or later, and is passed over when its HTML is
+    /// the same.
+    ///
+    /// The pages are decided as the index's build decided them: give the same detector
+    /// options (add refuses others).
+    #[command(after_help = UPDATE_EXIT_CODES)]
+    Add(commands::add::AddArgs),
+    /// Delete pages from an index: by URL, by site, or the URLs listed in a file.
+    #[command(after_help = UPDATE_EXIT_CODES)]
+    Delete(commands::delete::DeleteArgs),
     /// Search an index, or several as one (BM25 over title and body).
     #[command(
         after_help = SEARCH_EXIT_CODES,
@@ -113,6 +130,10 @@ pub enum Command {
     /// Print the kept text of every HTML page as JSON lines {"url","site","title","text"}.
     #[command(after_help = RUN_EXIT_CODES)]
     Extract(commands::extract::ExtractArgs),
+    /// Print every page an index holds as JSON lines {"url","site","title","text"}: its kept
+    /// text as stored, without reading the crawl again.
+    #[command(after_help = INDEX_EXIT_CODES)]
+    Export(commands::export::ExportArgs),
 }
 
 impl Command {
@@ -121,6 +142,7 @@ impl Command {
     pub fn idle_detector_flags(&self) -> Vec<String> {
         let (run, detectors) = match self {
             Command::Build(args) => (&args.run, vec![args.detector.chosen(&args.run)]),
+            Command::Add(args) => (&args.run, vec![args.detector.chosen(&args.run)]),
             Command::Extract(args) => (&args.run, vec![args.detector.chosen(&args.run)]),
             Command::Eval(args) => (&args.run, args.detectors.clone()),
             Command::Train(args) => (&args.run, vec![DetectorKind::Hybrid]),

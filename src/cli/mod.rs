@@ -124,11 +124,14 @@ fn print_skips(records: &[run::SkippedRecord], rest: &str) {
 fn run(command: Command) -> Result<()> {
     match command {
         Command::Build(args) => commands::build::run(args),
+        Command::Add(args) => commands::add::run(args),
+        Command::Delete(args) => commands::delete::run(args),
         Command::Extract(args) => commands::extract::run(args),
         Command::Eval(args) => commands::eval::run(args),
         Command::Train(args) => commands::train::run(args),
         Command::Search(args) => commands::search::run(args),
         Command::Stats(args) => commands::stats::run(args),
+        Command::Export(args) => commands::export::run(args),
         Command::Compare(args) => commands::compare::run(args),
         Command::Serve(args) => commands::serve::run(args),
         Command::Partition(args) => commands::partition::run(args),

@@ -119,6 +119,14 @@ pub fn print_stats(figures: &IndexStats) {
     for (component, bytes) in &figures.bytes {
         println!("  {component:<20} {:>10}", human_bytes(*bytes));
     }
+    if figures.site_models > 0 {
+        println!(
+            "site models    {} of {} ({:.1}% of the index), kept beside it for `indexer add`",
+            human_bytes(figures.site_model_bytes),
+            counted(figures.site_models, "site"),
+            100.0 * figures.site_model_bytes as f64 / figures.total_bytes.max(1) as f64
+        );
+    }
 }
 
 /// A detector's settings as `name=value` pairs (nested settings as `group.name=value`).
@@ -206,6 +214,41 @@ fn settings_line(summary: &BuildSummary, verbose: bool) -> String {
     )
 }
 
+/// The runs that made an index, oldest first: one line each, what it read or deleted and
+/// what it counted.
+pub fn print_history(history: &[indexer::run::RunRecord]) {
+    if history.is_empty() {
+        return;
+    }
+    println!("history");
+    for run in history {
+        let counts: Vec<String> = run
+            .counts
+            .iter()
+            .filter(|(_, count)| **count > 0)
+            .map(|(name, count)| format!("{count} {name}"))
+            .collect();
+        println!(
+            "  {} {:<8} {} documents after; {}",
+            run.started,
+            run.kind.name(),
+            run.documents,
+            if counts.is_empty() {
+                "nothing counted".to_string()
+            } else {
+                counts.join(", ")
+            }
+        );
+        let what: Vec<&String> = run.inputs.iter().chain(&run.deleted).collect();
+        for item in what.iter().take(5) {
+            println!("      {}", printable(item));
+        }
+        if what.len() > 5 {
+            println!("      … and {} more", what.len() - 5);
+        }
+    }
+}
+
 /// The build summary for people; `verbose`: with every setting of the detector.
 pub fn print_summary(summary: &BuildSummary, verbose: bool) {
     let blocks = summary.blocks_kept + summary.blocks_dropped;
@@ -249,6 +292,12 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
             summary.replaced_by_later_record
         );
     }
+    if summary.added + summary.replaced + summary.unchanged + summary.older_than_indexed > 0 {
+        println!(
+            "  update       {} added, {} replaced, {} unchanged, {} older than indexed",
+            summary.added, summary.replaced, summary.unchanged, summary.older_than_indexed
+        );
+    }
     if summary.truncated_pages > 0 {
         println!(
             "  truncated    {} (the part read before the file ended)",
@@ -290,6 +339,7 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
         human_bytes(summary.peak_batch_bytes),
         counted(u64::from(summary.batches), "batch")
     );
+    print_site_models(&summary.site_models);
     if summary.rounds > 1 {
         println!(
             "rounds         {} rounds of sites (split by host) to stay within {} MiB",
@@ -309,6 +359,31 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
         },
         counted(summary.threads as u64, "thread")
     );
+}
+
+/// What a run did with site models, when it did anything.
+fn print_site_models(figures: &indexer::run::SiteModelFigures) {
+    if figures.restored + figures.unreadable > 0 {
+        let unreadable = if figures.unreadable > 0 {
+            format!(" ({} unreadable, started afresh)", figures.unreadable)
+        } else {
+            String::new()
+        };
+        println!(
+            "site models    {} started from the index's models{unreadable}",
+            counted(figures.restored, "site")
+        );
+    }
+    if let Some(why) = &figures.not_used {
+        println!("site models    the index's models were not used: {why}");
+    }
+    if figures.stored > 0 {
+        println!(
+            "site models    {} kept with the index ({})",
+            counted(figures.stored, "site"),
+            human_bytes(figures.stored_bytes)
+        );
+    }
 }
 
 /// Every block of `decided` in order, with its verdict, for `extract --explain`: figures

@@ -53,12 +53,14 @@ pub mod menu;
 pub mod none;
 mod registry;
 pub mod sandwich;
+pub mod site_model;
 pub mod table_chunk;
 pub mod title;
 mod verdict;
 
 pub use flags::{Flag, FlagSpec, FlagValue};
 pub use registry::{DetectorKind, DetectorSettings, DetectorVisitor, UnknownName, every_rule};
+pub use site_model::BadSiteModel;
 pub use verdict::{BadDecisionRecord, DecisionRecord, Rule, Verdict};
 
 use crate::segment::{SegmentOptions, SegmentedPage};
@@ -383,5 +385,22 @@ pub trait Detector: Send + Sync + Sized + 'static {
     /// fallback), each saying how it combines across rounds.
     fn counters(&self) -> Vec<Counter> {
         Vec::new()
+    }
+
+    /// What the detector learned of `site`, as bytes an index keeps for a later run over it
+    /// ([`restore_site`](Self::restore_site); layouts in [`site_model`]): `None` when it
+    /// has learned nothing of the site, or keeps nothing between runs — the default, for a
+    /// detector whose evidence is the site's other pages themselves (`sandwich`, `menu`,
+    /// `table-chunk`), which a later run does not have.
+    fn save_site(&self, site: &str) -> Option<Vec<u8>> {
+        let _ = site;
+        None
+    }
+
+    /// Starts `site` from what [`save_site`](Self::save_site) wrote, before this run learns
+    /// any page of it.
+    fn restore_site(&mut self, site: &str, saved: &[u8]) -> Result<(), BadSiteModel> {
+        let _ = (site, saved);
+        Ok(())
     }
 }

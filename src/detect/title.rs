@@ -278,6 +278,14 @@ impl<D: Detector> Detector for KeepTitleHeadings<D> {
         self.inner.observation_bytes(observation) + title.overlap.heap_bytes()
     }
 
+    fn save_site(&self, site: &str) -> Option<Vec<u8>> {
+        self.inner.save_site(site)
+    }
+
+    fn restore_site(&mut self, site: &str, saved: &[u8]) -> Result<(), super::BadSiteModel> {
+        self.inner.restore_site(site, saved)
+    }
+
     fn state_bytes(&self) -> usize {
         self.inner.state_bytes()
             + self

@@ -16,9 +16,15 @@
 //! `CURRENT` does not name are left-overs of interrupted builds and are removed by the next
 //! build that holds the lock.
 
+mod export;
+pub mod site_models;
 mod stats;
+mod update;
 
+pub use export::StoredPage;
+pub use site_models::{SiteModelsError, SiteModelsWriter, StoredSiteModels};
 pub use stats::{IndexStats, stats, stats_of};
+pub use update::{DeleteTarget, PreviousGeneration, link_or_copy, url_list};
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -89,6 +95,15 @@ pub enum IndexError {
         /// The damaged files, sorted.
         files: Vec<PathBuf>,
     },
+    /// The site models kept with the index cannot be read or written.
+    #[error(transparent)]
+    SiteModels(#[from] SiteModelsError),
+    /// The index has no `fetched` and `digest` fields, which `add` needs to tell a page it
+    /// holds already.
+    #[error(
+        "{0} was built by an earlier version, without the fields `add` compares pages by; rebuild it with this version (`indexer build`)"
+    )]
+    Outdated(PathBuf),
     /// The stored build summary cannot be read.
     #[error("build summary {path}: {message}")]
     Summary {
@@ -156,6 +171,18 @@ pub struct Fields {
     /// Where each page came from and what was decided on it (indexes built before these
     /// fields existed have none).
     pub record: Option<RecordFields>,
+    /// When each page was fetched and a hash of its HTML, which `add` compares a new crawl
+    /// with (indexes built before these fields existed have none).
+    pub crawl: Option<CrawlFields>,
+}
+
+/// The fields that tell whether a page of a new crawl is already indexed as it is.
+#[derive(Debug, Clone, Copy)]
+pub struct CrawlFields {
+    /// The record's `WARC-Date` as seconds since 1970 (`i64::MIN` when undated): fast, stored.
+    pub fetched: Field,
+    /// A stable 64-bit hash of the page's decoded HTML: fast, stored.
+    pub digest: Field,
 }
 
 /// The fields that let a page be shown again with its decisions (`indexer serve`).
@@ -202,6 +229,10 @@ impl Fields {
                 kept_text_bytes: builder.add_u64_field("kept_text_bytes", FAST | STORED),
                 dropped_text_bytes: builder.add_u64_field("dropped_text_bytes", FAST | STORED),
             }),
+            crawl: Some(CrawlFields {
+                fetched: builder.add_i64_field("fetched", FAST | STORED),
+                digest: builder.add_u64_field("digest", FAST | STORED),
+            }),
         };
         (builder.build(), fields)
     }
@@ -223,6 +254,12 @@ impl Fields {
                     decisions: schema.get_field("decisions").ok()?,
                     kept_text_bytes: schema.get_field("kept_text_bytes").ok()?,
                     dropped_text_bytes: schema.get_field("dropped_text_bytes").ok()?,
+                })
+            })(),
+            crawl: (|| {
+                Some(CrawlFields {
+                    fetched: schema.get_field("fetched").ok()?,
+                    digest: schema.get_field("digest").ok()?,
                 })
             })(),
         })
@@ -263,6 +300,10 @@ pub struct IndexedPage<'a> {
     pub kept_text_bytes: u64,
     /// Bytes of text dropped.
     pub dropped_text_bytes: u64,
+    /// When the page was fetched, seconds since 1970 (`i64::MIN` when not known).
+    pub fetched: i64,
+    /// A stable hash of the page's decoded HTML (0 for a page of text alone).
+    pub digest: u64,
 }
 
 impl<'a> IndexedPage<'a> {
@@ -280,6 +321,8 @@ impl<'a> IndexedPage<'a> {
             decisions: &[],
             kept_text_bytes: body.len() as u64,
             dropped_text_bytes: 0,
+            fetched: i64::MIN,
+            digest: 0,
         }
     }
 }
@@ -532,6 +575,10 @@ impl IndexBuild {
             document.add_u64(record.kept_text_bytes, page.kept_text_bytes);
             document.add_u64(record.dropped_text_bytes, page.dropped_text_bytes);
         }
+        if let Some(crawl) = fields.crawl {
+            document.add_i64(crawl.fetched, page.fetched);
+            document.add_u64(crawl.digest, page.digest);
+        }
         document
     }
 
@@ -559,17 +606,37 @@ impl IndexBuild {
     ///
     /// Segments are not forced into one: merging the whole index at the end cost a tenth of
     /// the build time, and searches and [`stats`] work across segments.
-    pub fn commit(mut self, summary: &impl Serialize) -> Result<PathBuf, IndexError> {
+    pub fn commit(self, summary: &impl Serialize) -> Result<PathBuf, IndexError> {
+        self.commit_counted(|_| summary)
+            .map(|(directory, _)| directory)
+    }
+
+    /// [`commit`](Self::commit), with the summary made from the number of documents the
+    /// committed index holds; returns the directory and the summary stored.
+    pub fn commit_counted<S: Serialize>(
+        mut self,
+        summary_of: impl FnOnce(u64) -> S,
+    ) -> Result<(PathBuf, S), IndexError> {
         let directory = self.generation.directory().to_path_buf();
         let mut writer = self.writer.take().ok_or_else(|| IndexError::Summary {
             path: directory.clone(),
             message: "index writer already closed".into(),
         })?;
         writer.commit().map_err(tantivy_error(&directory))?;
+        let index = writer.index().clone();
         writer
             .wait_merging_threads()
             .map_err(tantivy_error(&directory))?;
-        self.generation.publish(summary)
+        let reader = index
+            .reader_builder()
+            .reload_policy(tantivy::ReloadPolicy::Manual)
+            .try_into()
+            .map_err(tantivy_error(&directory))?;
+        let documents = reader.searcher().num_docs();
+        drop((reader, index));
+        let summary = summary_of(documents);
+        let generation = self.generation.publish(&summary)?;
+        Ok((generation, summary))
     }
 }
 

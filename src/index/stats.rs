@@ -21,8 +21,15 @@ pub struct IndexStats {
     /// Bytes on disk by component (postings, positions, term dictionary, store, fast fields,
     /// field norms, other).
     pub bytes: BTreeMap<String, u64>,
-    /// All bytes on disk.
+    /// All bytes on disk of the search index (without the site models).
     pub total_bytes: u64,
+    /// Bytes of the site models kept beside the index ([`super::site_models`]), apart from
+    /// [`total_bytes`](Self::total_bytes) so that sizes compare across detectors.
+    #[serde(default)]
+    pub site_model_bytes: u64,
+    /// Sites whose model is kept.
+    #[serde(default)]
+    pub site_models: u64,
 }
 
 /// Computes the size figures of an open index.
@@ -72,6 +79,9 @@ pub fn stats_of(opens: &[OpenIndex]) -> Result<IndexStats, IndexError> {
             }
         }
         add_file_sizes(directory, &mut result)?;
+        if let Some(models) = super::StoredSiteModels::open(directory)? {
+            result.site_models += models.len() as u64;
+        }
     }
     if segment_count > 1 {
         result.unique_terms = distinct.len() as u64;
@@ -88,6 +98,10 @@ fn add_file_sizes(directory: &std::path::Path, result: &mut IndexStats) -> Resul
             continue;
         }
         let name = entry.file_name().to_string_lossy().into_owned();
+        if name == super::site_models::SITE_MODELS_FILE {
+            result.site_model_bytes += metadata.len();
+            continue;
+        }
         let component = match name.rsplit('.').next() {
             Some("idx") => "postings",
             Some("pos") => "positions",

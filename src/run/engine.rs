@@ -24,6 +24,7 @@ use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Rule
 use crate::read::InputSet;
 use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
 use crate::run::rounds::RecordSource;
+use crate::run::site_models::{SiteModelsOfRead, SiteModelsOfRun, fingerprint};
 use crate::run::{
     BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan, SkippedRecord,
 };
@@ -37,7 +38,15 @@ pub(super) struct Read<'a, 'e> {
     pub(super) source: RecordSource<'a>,
     pub(super) progress: &'a dyn Progress,
     pub(super) emit: &'e mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
+    pub(super) site_models: SiteModelsOfRun<'e>,
+    /// For an `add`: whether the index holds a page of this URL and digest already. Such a
+    /// page is counted as unchanged and goes no further — the detector does not learn it
+    /// again, nothing is emitted.
+    pub(super) unchanged: Option<&'a IsUnchanged<'a>>,
 }
+
+/// Whether the index an `add` writes holds the page of this URL and HTML digest already.
+pub(super) type IsUnchanged<'a> = dyn Fn(&str, u64) -> bool + 'a;
 
 impl Read<'_, '_> {
     /// Runs this read with a fresh detector of the options' kind and settings.
@@ -113,8 +122,13 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
         source,
         progress,
         emit,
+        site_models,
+        unchanged,
     } = read;
     let started = Instant::now();
+    let is_unchanged = |page: &SegmentedPage, origin: &Origin| {
+        unchanged.is_some_and(|unchanged| unchanged(&page.url, origin.digest))
+    };
     let pipeline = Pipeline::new(plan.threads);
     let limits = &options.limits;
     let stopped = || options.stopped();
@@ -142,6 +156,12 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
         segment_limits: Some(*limits),
         ..BuildSummary::default()
     };
+    let passes = match plan.passes {
+        Passes::One => 1,
+        Passes::Two => 2,
+    };
+    let mut site_models =
+        SiteModelsOfRead::new(site_models, &fingerprint(D::NAME, passes, &tally.settings));
 
     match plan.passes {
         Passes::Two => {
@@ -156,12 +176,18 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                 |item| Ok(observe(item, limits, segment_options, &detector)),
                 |prepared| {
                     match prepared {
+                        Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
+                            progress.record_done(page.html_bytes);
+                            tally.records += 1;
+                            tally.unchanged += 1;
+                        }
                         Prepared::Page(mut page, observed) => {
                             progress.record_done(page.html_bytes);
                             if loads_pages {
                                 pages.remember(&page.url, observed.origin.location);
                             }
                             let mut detector = write_lock(&detector);
+                            site_models.arrive(&mut *detector, &page.site);
                             detector.learn(&observed.observation);
                             page.forget_words();
                             batch.bytes += page.heap_bytes()
@@ -199,6 +225,7 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                 decide_batch(&*detector, &mut batch, &pipeline, &pages, &mut tally, emit)?;
             }
             tally.set_counters(detector.counters());
+            tally.site_models = site_models.finish(&*detector);
         }
         Passes::One => {
             tally.passes = 1;
@@ -210,9 +237,16 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                 |item| Ok(observe(item, limits, segment_options, &detector)),
                 |prepared| {
                     let decided = match prepared {
+                        Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
+                            progress.record_done(page.html_bytes);
+                            tally.records += 1;
+                            tally.unchanged += 1;
+                            return Ok(());
+                        }
                         Prepared::Page(page, observed) => {
                             progress.record_done(page.html_bytes);
                             let mut detector = write_lock(&detector);
+                            site_models.arrive(&mut *detector, &page.site);
                             let verdicts = detector.decide(&page, &observed.observation, &NoPages);
                             detector.learn(&observed.observation);
                             pages += 1;
@@ -237,6 +271,7 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
             let detector = read_lock(&detector);
             tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
             tally.set_counters(detector.counters());
+            tally.site_models = site_models.finish(&*detector);
         }
     }
     if stopped() {
@@ -318,6 +353,7 @@ fn tally_and_emit_page(
         record_id: origin.record_id,
         charset: origin.charset,
         plain_text: origin.plain_text,
+        digest: origin.digest,
     })
 }
 
@@ -340,7 +376,6 @@ mod tests {
         write_warc,
     };
     use crate::run::{NoProgress, Output};
-    use crate::segment::SegmentedPage;
 
     /// Pages a block's text must have been learned from before [`SeenBefore`] drops it.
     const MIN_PAGES: u32 = 2;
@@ -522,6 +557,8 @@ mod tests {
             source: RecordSource::Input(inputs),
             progress: &NoProgress,
             emit: &mut emit,
+            site_models: SiteModelsOfRun::default(),
+            unchanged: None,
         };
         let summary = run(read).expect("the read succeeds");
         Outcome { pages, summary }
@@ -784,6 +821,8 @@ mod tests {
                 source: RecordSource::Input(&inputs),
                 progress: &NoProgress,
                 emit: &mut emit,
+                site_models: SiteModelsOfRun::default(),
+                unchanged: None,
             };
             let result = run_with(detector, read);
             assert!(matches!(result, Err(BuildError::Interrupted)), "{passes:?}");

@@ -38,6 +38,21 @@ pub enum BuildError {
     /// `one_pass` was asked of a detector that needs two passes.
     #[error(transparent)]
     NeedsOnePass(#[from] super::options::NeedsOnePassDetector),
+    /// `add` was asked with other detector options than the index was built with.
+    #[error(
+        "{} was built with {built_with}; add takes the same detector options ({what} differ{details})",
+        index.display()
+    )]
+    DifferentDetector {
+        /// The index.
+        index: PathBuf,
+        /// The detector flags it was built with.
+        built_with: String,
+        /// What differs.
+        what: &'static str,
+        /// The two values, when short.
+        details: String,
+    },
     /// Nothing to index.
     #[error(
         "no HTML pages found in the input ({} read{}); the previous index, if any, is unchanged",

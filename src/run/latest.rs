@@ -37,14 +37,24 @@ pub(super) struct LatestByUrl {
 /// The key of a record without a readable date: before every date.
 const UNDATED: i64 = i64::MIN;
 
+/// The 64-bit key of `url` in these tables. SipHash (the standard hasher, fixed keys) rather
+/// than Fx: its 64 bits are spread well enough for the collision figure above.
+pub(super) fn url_key(url: &str) -> u64 {
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(url)
+}
+
 impl LatestByUrl {
+    /// Notes a page of `url` fetched at `fetched` (seconds, `i64::MIN` when undated) that
+    /// the index holds before this run (`add`), so that a page of the run replaces it only
+    /// when fetched as late or later.
+    pub(super) fn seed(&mut self, url: &str, fetched: i64) {
+        self.indexed.insert(url_key(url), fetched);
+    }
+
     /// Notes the record of `url` fetched at `fetched`, and says what to do with it.
     pub(super) fn offer(&mut self, url: &str, fetched: Option<FetchTime>) -> Latest {
         let time = fetched.map_or(UNDATED, |time| time.0);
-        // SipHash (the standard hasher, fixed keys) rather than Fx: its 64 bits are spread
-        // well enough for the collision figure above.
-        let key = BuildHasherDefault::<DefaultHasher>::default().hash_one(url);
-        match self.indexed.entry(key) {
+        match self.indexed.entry(url_key(url)) {
             std::collections::hash_map::Entry::Vacant(entry) => {
                 entry.insert(time);
                 Latest::First
@@ -58,6 +68,30 @@ impl LatestByUrl {
                 }
             }
         }
+    }
+}
+
+/// The pages an index held when an `add` began: a hash of each one's HTML, by URL (keyed as
+/// [`LatestByUrl`] keys them, 16 bytes a URL).
+#[derive(Default)]
+pub(super) struct IndexedPages {
+    digests: FxHashMap<u64, u64>,
+}
+
+impl IndexedPages {
+    /// Notes that the index holds the page of `url` whose HTML hashes to `digest`.
+    pub(super) fn note(&mut self, url: &str, digest: u64) {
+        self.digests.insert(url_key(url), digest);
+    }
+
+    /// Whether the index holds a page of `url`.
+    pub(super) fn holds(&self, url: &str) -> bool {
+        self.digests.contains_key(&url_key(url))
+    }
+
+    /// Whether the index holds the page of `url` as it is (its HTML hashes to `digest`).
+    pub(super) fn unchanged(&self, url: &str, digest: u64) -> bool {
+        self.digests.get(&url_key(url)) == Some(&digest)
     }
 }
 
@@ -92,6 +126,22 @@ mod tests {
         assert_eq!(latest.offer(url, at("1900-01-01")), Latest::Replaces);
         assert_eq!(latest.offer(url, None), Latest::Earlier);
         assert_eq!(latest.offer(url, at("1900-01-01")), Latest::Replaces);
+    }
+
+    #[test]
+    fn a_seeded_page_is_replaced_only_by_a_page_as_late_or_later() {
+        let mut latest = LatestByUrl::default();
+        let url = "http://a.example/";
+        latest.seed(url, at("2024-05-02").unwrap().0);
+        assert_eq!(latest.offer(url, at("2024-05-01")), Latest::Earlier);
+        assert_eq!(latest.offer(url, None), Latest::Earlier);
+        assert_eq!(latest.offer(url, at("2024-05-02")), Latest::Replaces);
+        assert_eq!(latest.offer("http://b.example/", None), Latest::First);
+        let mut indexed = IndexedPages::default();
+        indexed.note(url, 7);
+        assert!(indexed.holds(url) && indexed.unchanged(url, 7));
+        assert!(!indexed.unchanged(url, 8));
+        assert!(!indexed.holds("http://b.example/"));
     }
 
     #[test]

@@ -20,6 +20,7 @@
 pub(crate) mod allocator;
 mod engine;
 mod error;
+mod history;
 mod latest;
 mod options;
 mod partition;
@@ -28,9 +29,12 @@ mod prepare;
 mod rounds;
 mod sample;
 mod single;
+mod site_models;
 mod summary;
+mod update;
 
 pub use error::BuildError;
+pub use history::{RunKind, RunRecord};
 pub use options::{
     BuildOptions, DEFAULT_DETECTOR, DEFAULT_ONE_PASS_DETECTOR, NeedsOnePassDetector, NoProgress,
     PrefixedProgress, Progress, choose_detector,
@@ -41,19 +45,22 @@ pub use rounds::{SITE_BUCKETS, bucket_of_site};
 pub use sample::{BadPagesPerSite, PagesPerSite, Sampling, SiteCensus, census, sample_rank};
 pub use single::{PageCleaner, PageError, PageInput, decide_page};
 pub use summary::{
-    BuildSummary, DecidedPage, SkippedRecord, counted, format_skips, human_bytes, utc_timestamp,
+    BuildSummary, DecidedPage, SiteModelFigures, SkippedRecord, counted, format_skips, human_bytes,
+    utc_timestamp,
 };
+pub use update::{Deleted, add_to_index, delete_from_index};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::detect::DecisionRecord;
-use crate::index::{IndexBuild, IndexedPage};
+use crate::index::{IndexBuild, IndexedPage, SiteModelsWriter};
 use crate::read::InputSet;
 
 use engine::Read;
 use latest::{Latest, LatestByUrl};
 use rounds::{RecordSource, scratch_error, split_into_rounds};
+use site_models::SiteModelsOfRun;
 
 /// The absolute path of input `input`, as an index records where a page came from (`None`
 /// for standard input, which cannot be read again).
@@ -91,45 +98,30 @@ pub fn build_index(
     let mut sources = rustc_hash::FxHashMap::default();
     let mut latest = LatestByUrl::default();
     let mut replaced = 0;
+    let mut saved_models = SiteModelsWriter::default();
+    let site_models = SiteModelsOfRun {
+        stored: None,
+        saved: Some(&mut saved_models),
+    };
     let mut summary = run(
         &input_set,
         options,
         &plan,
         scratch,
         progress,
+        FromIndex {
+            site_models,
+            unchanged: None,
+        },
         &mut |decided: DecidedPage| {
             let verdict = latest.offer(&decided.page.url, decided.fetched);
             if verdict != Latest::First {
                 replaced += 1;
             }
-            if verdict == Latest::Earlier {
-                return Ok(());
-            }
-            let body = decided.kept_text();
-            let kept = decided.kept_blocks();
-            let decisions = DecisionRecord::of(&decided.verdicts).to_bytes();
-            let (kept_text_bytes, dropped_text_bytes) = decided.text_bytes();
             let source = sources
                 .entry(decided.location.input)
                 .or_insert_with(|| absolute_source(&input_set, decided.location.input));
-            let page = IndexedPage {
-                url: &decided.page.url,
-                site: &decided.page.site,
-                title: &decided.page.title,
-                body: &body,
-                kept_blocks: kept,
-                dropped_blocks: decided.verdicts.len() as u64 - kept,
-                source: source.as_deref(),
-                source_offset: decided.location.offset,
-                decisions: &decisions,
-                kept_text_bytes,
-                dropped_text_bytes,
-            };
-            match verdict {
-                Latest::Replaces => writer.replace(&page)?,
-                _ => writer.add(&page)?,
-            }
-            Ok(())
+            index_decided(&mut writer, &decided, verdict, source.as_deref())
         },
     )?;
     summary.replaced_by_later_record = replaced;
@@ -142,8 +134,52 @@ pub fn build_index(
             summary: Box::new(summary),
         });
     }
-    writer.commit(&summary)?;
+    summary.site_models.stored = saved_models.len() as u64;
+    summary.site_models.stored_bytes = saved_models
+        .write(writer.generation_directory())
+        .map_err(crate::index::IndexError::from)?;
+    let (_, summary) = writer.commit_counted(|documents| {
+        summary.history = RunRecord::history_after(RunKind::Build, &[], &summary, documents);
+        summary
+    })?;
     Ok(summary)
+}
+
+/// Writes `decided` into the index as `verdict` says: added, in place of the page of its URL
+/// (`Replaces`), or not at all (`Earlier`). `source` is the absolute path of its input.
+fn index_decided(
+    writer: &mut IndexBuild,
+    decided: &DecidedPage,
+    verdict: Latest,
+    source: Option<&str>,
+) -> Result<(), BuildError> {
+    if verdict == Latest::Earlier {
+        return Ok(());
+    }
+    let body = decided.kept_text();
+    let kept = decided.kept_blocks();
+    let decisions = DecisionRecord::of(&decided.verdicts).to_bytes();
+    let (kept_text_bytes, dropped_text_bytes) = decided.text_bytes();
+    let page = IndexedPage {
+        url: &decided.page.url,
+        site: &decided.page.site,
+        title: &decided.page.title,
+        body: &body,
+        kept_blocks: kept,
+        dropped_blocks: decided.verdicts.len() as u64 - kept,
+        source,
+        source_offset: decided.location.offset,
+        decisions: &decisions,
+        kept_text_bytes,
+        dropped_text_bytes,
+        fetched: decided.fetched.map_or(i64::MIN, |time| time.0),
+        digest: decided.digest,
+    };
+    match verdict {
+        Latest::Replaces => writer.replace(&page)?,
+        _ => writer.add(&page)?,
+    }
+    Ok(())
 }
 
 /// Runs detection over `inputs` and hands every decided page to `emit`: in input order, or,
@@ -166,7 +202,15 @@ pub fn extract(
     } else {
         None
     };
-    let mut summary = run(&input_set, options, &plan, scratch, progress, emit)?;
+    let mut summary = run(
+        &input_set,
+        options,
+        &plan,
+        scratch,
+        progress,
+        FromIndex::default(),
+        emit,
+    )?;
     finish_summary(&mut summary, inputs, &input_set, options, started);
     Ok(summary)
 }
@@ -205,6 +249,15 @@ fn display_paths(paths: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
+/// What a run over an existing index starts from: the sites' stored models (and where it
+/// leaves its own), and which pages the index holds already (an `add`). A build starts from
+/// nothing but leaves its models; `extract` neither.
+#[derive(Default)]
+struct FromIndex<'a> {
+    site_models: SiteModelsOfRun<'a>,
+    unchanged: Option<&'a engine::IsUnchanged<'a>>,
+}
+
 /// Runs detection over `inputs` as `plan` says: one read of the input, or (with a scratch
 /// directory) rounds of sites, each a read of its own partition with a fresh detector.
 fn run(
@@ -213,8 +266,13 @@ fn run(
     plan: &RunPlan,
     scratch: Option<tempfile::TempDir>,
     progress: &dyn Progress,
+    from_index: FromIndex<'_>,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
+    let FromIndex {
+        mut site_models,
+        unchanged,
+    } = from_index;
     let result = match scratch {
         None => Read {
             inputs,
@@ -223,6 +281,8 @@ fn run(
             source: RecordSource::Input(inputs),
             progress,
             emit,
+            site_models,
+            unchanged,
         }
         .run()
         .map(|mut summary| {
@@ -241,6 +301,8 @@ fn run(
                     source: RecordSource::Partition(&partitions, round),
                     progress,
                     emit: &mut *emit,
+                    site_models: site_models.reborrow(),
+                    unchanged,
                 }
                 .run()?;
                 partitions

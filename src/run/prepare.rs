@@ -10,7 +10,9 @@ use crate::detect::{Detector, PageSource, normalized_url};
 use crate::read::{
     FetchTime, InputSet, Record, RecordLocation, Skip, SkipReason, page_from_record,
 };
-use crate::segment::{SegmentLimits, SegmentOptions, SegmentedPage, html_read, segment_with};
+use crate::segment::{
+    SegmentLimits, SegmentOptions, SegmentedPage, html_read, segment_with, stable_hash_bytes,
+};
 
 /// What a worker made of one record.
 pub(super) enum Prepared<T> {
@@ -44,6 +46,9 @@ pub(super) struct Origin {
     pub(super) record_id: Option<String>,
     pub(super) charset: &'static str,
     pub(super) plain_text: bool,
+    /// A stable hash of the page's decoded HTML (before any limit cut it), which tells an
+    /// `add` whether the index holds the page as it is.
+    pub(super) digest: u64,
 }
 
 /// A record read, decoded and segmented: the page, its HTML as segmented, and where the
@@ -63,6 +68,7 @@ pub(super) fn prepare(
         record_id: None,
         charset: "",
         plain_text: false,
+        digest: 0,
     };
     let location = origin.location;
     let truncation = |detail: &str, url: Option<String>| {
@@ -82,6 +88,7 @@ pub(super) fn prepare(
             skip
         }
     })?;
+    origin.digest = stable_hash_bytes(page.html.as_bytes());
     let segmented = segment_with(&page, limits, options).map_err(|error| {
         Skip::new(
             SkipReason::HtmlParserFailed,

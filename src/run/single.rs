@@ -100,6 +100,7 @@ fn decide_with<D: Detector>(
         record_id: origin.record_id,
         charset: origin.charset,
         plain_text: origin.plain_text,
+        digest: origin.digest,
     })
 }
 

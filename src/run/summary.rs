@@ -109,8 +109,66 @@ pub struct BuildSummary {
     /// The per-page limits of the run.
     #[serde(default)]
     pub segment_limits: Option<crate::segment::SegmentLimits>,
+    /// The site models the run started from and left with the index.
+    #[serde(default)]
+    pub site_models: SiteModelFigures,
+    /// Pages of an `add` whose URL the index did not hold.
+    #[serde(default)]
+    pub added: u64,
+    /// Pages of an `add` that replaced the index's page of their URL (a different page,
+    /// fetched as late or later).
+    #[serde(default)]
+    pub replaced: u64,
+    /// Pages of an `add` the index holds already as they are (same URL, same HTML): passed
+    /// over before the detector learns them, so a crawl added twice counts once.
+    #[serde(default)]
+    pub unchanged: u64,
+    /// Pages of an `add` fetched before the index's page of their URL: left out.
+    #[serde(default)]
+    pub older_than_indexed: u64,
+    /// The runs that made this index, oldest first: a `build` starts it, each `add` and
+    /// `delete` adds one.
+    #[serde(default)]
+    pub history: Vec<super::history::RunRecord>,
     /// Wall time of the run, seconds.
     pub seconds: f64,
+}
+
+/// What a run did with site models ([`crate::index::site_models`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SiteModelFigures {
+    /// Sites whose stored model the run started from.
+    pub restored: u64,
+    /// Stored models that could not be read back (those sites started afresh).
+    pub unreadable: u64,
+    /// Why the stored models were not used, if they were not (another detector or settings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_used: Option<String>,
+    /// Sites whose model the run saved.
+    pub saved: u64,
+    /// Sites in the index's site-model file after the run.
+    pub stored: u64,
+    /// Bytes of that file.
+    pub stored_bytes: u64,
+}
+
+impl SiteModelFigures {
+    fn absorb(&mut self, other: SiteModelFigures) {
+        let SiteModelFigures {
+            restored,
+            unreadable,
+            not_used,
+            saved,
+            stored: _,
+            stored_bytes: _,
+        } = other;
+        self.restored += restored;
+        self.unreadable += unreadable;
+        self.saved += saved;
+        if self.not_used.is_none() {
+            self.not_used = not_used;
+        }
+    }
 }
 
 /// A page with a keep/drop decision for each of its blocks.
@@ -134,6 +192,8 @@ pub struct DecidedPage {
     ///
     /// [`Rule::PLAIN_TEXT`]: crate::detect::Rule::PLAIN_TEXT
     pub plain_text: bool,
+    /// A stable 64-bit hash of the page's decoded HTML.
+    pub digest: u64,
 }
 
 impl DecidedPage {
@@ -395,7 +455,15 @@ impl BuildSummary {
             batch_seconds,
             counters,
             counters_merged_by_max,
+            site_models,
+            added,
+            replaced,
+            unchanged,
+            older_than_indexed,
+            // The index's, set by the run that stores the summary.
+            history: _,
         } = other;
+        self.site_models.absorb(site_models);
         if self.detector.is_empty() {
             self.detector = detector;
             self.settings = settings;
@@ -426,6 +494,10 @@ impl BuildSummary {
         self.batches += batches;
         self.peak_batch_bytes = self.peak_batch_bytes.max(peak_batch_bytes);
         self.batch_seconds += batch_seconds;
+        self.added += added;
+        self.replaced += replaced;
+        self.unchanged += unchanged;
+        self.older_than_indexed += older_than_indexed;
         self.counters_merged_by_max.extend(counters_merged_by_max);
         for (name, count) in counters {
             let entry = self.counters.entry(name.clone()).or_default();
@@ -435,6 +507,42 @@ impl BuildSummary {
                 *entry + count
             };
         }
+    }
+
+    /// What differs between the detector (name, settings, passes) and segmentation of this
+    /// run and of `other`, if anything: what, and the two values when they are short. Runs
+    /// that differ so decide pages differently, so their indexes are not joined (`combine`)
+    /// nor added to (`add`).
+    pub fn detector_difference(&self, other: &BuildSummary) -> Option<(&'static str, String)> {
+        let short = |a: &dyn std::fmt::Display, b: &dyn std::fmt::Display| {
+            let (a, b) = (a.to_string(), b.to_string());
+            if a.len() + b.len() < 200 {
+                format!(" ({a} against {b})")
+            } else {
+                String::new()
+            }
+        };
+        if self.detector != other.detector {
+            return Some(("their detectors", short(&self.detector, &other.detector)));
+        }
+        if self.settings != other.settings {
+            return Some((
+                "their detector settings",
+                short(&self.settings, &other.settings),
+            ));
+        }
+        if self.passes != other.passes {
+            return Some((
+                "their passes (--one-pass)",
+                short(&self.passes, &other.passes),
+            ));
+        }
+        if self.segment_options != other.segment_options
+            || self.segment_limits != other.segment_limits
+        {
+            return Some(("their segmentation settings", String::new()));
+        }
+        None
     }
 
     /// Records the detector's counters of this run.

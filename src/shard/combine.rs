@@ -13,8 +13,10 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::partition::{Manifest, PartitionError};
-use crate::index::{Generation, IndexError, OpenIndex};
-use crate::run::BuildSummary;
+use crate::index::{
+    Generation, IndexError, OpenIndex, SiteModelsWriter, StoredSiteModels, link_or_copy,
+};
+use crate::run::{BuildSummary, RunKind, RunRecord};
 
 /// tantivy's metadata file, and the list of files it manages.
 const META: &str = "meta.json";
@@ -216,7 +218,7 @@ pub fn combine(
                 let name = entry.file_name().to_string_lossy().into_owned();
                 if name.starts_with(&prefix) {
                     let target = directory.join(&name);
-                    link_or_copy(&entry.path(), &target)?;
+                    link_or_copy(&entry.path(), &target).map_err(io("link", &target))?;
                     managed.push(name);
                 }
             }
@@ -248,7 +250,9 @@ pub fn combine(
     let (documents, segment_count) = (searcher.num_docs(), searcher.segment_readers().len());
     drop((searcher, reader, index));
 
-    let summary = summed(&shards, &manifests, options, started_at);
+    let mut summary = summed(&shards, &manifests, options, started_at);
+    join_site_models(&shards, &directory, &mut summary)?;
+    summary.history = RunRecord::history_after(RunKind::Combine, &[], &summary, documents);
     generation.publish(&summary)?;
     Ok(Combined {
         summary,
@@ -267,39 +271,14 @@ fn check_alike(first: &Shard, shard: &Shard) -> Result<(), CombineError> {
         what,
         details,
     };
-    let short = |a: &dyn std::fmt::Display, b: &dyn std::fmt::Display| {
-        let (a, b) = (a.to_string(), b.to_string());
-        if a.len() + b.len() < 200 {
-            format!(" ({a} against {b})")
-        } else {
-            String::new()
-        }
-    };
     if first.meta["schema"] != shard.meta["schema"] {
         return Err(mismatch("their schemas", String::new()));
     }
     if first.meta["index_settings"] != shard.meta["index_settings"] {
-        let details = short(&first.meta["index_settings"], &shard.meta["index_settings"]);
-        return Err(mismatch("their index settings", details));
+        return Err(mismatch("their index settings", String::new()));
     }
-    let (a, b) = (&first.summary, &shard.summary);
-    if a.detector != b.detector {
-        return Err(mismatch("their detectors", short(&a.detector, &b.detector)));
-    }
-    if a.settings != b.settings {
-        return Err(mismatch(
-            "their detector settings",
-            short(&a.settings, &b.settings),
-        ));
-    }
-    if a.passes != b.passes {
-        return Err(mismatch(
-            "their passes (--one-pass)",
-            short(&a.passes, &b.passes),
-        ));
-    }
-    if a.segment_options != b.segment_options || a.segment_limits != b.segment_limits {
-        return Err(mismatch("their segmentation settings", String::new()));
+    if let Some((what, details)) = first.summary.detector_difference(&shard.summary) {
+        return Err(mismatch(what, details));
     }
     Ok(())
 }
@@ -328,6 +307,44 @@ fn summed(
     summary
 }
 
+/// Writes the shards' site models into the new generation at `directory`. A host is in one
+/// shard (`partition` buckets records by host), so no site's model needs merging; a site
+/// found in two shards keeps the first shard's model, and the summary warns of it.
+fn join_site_models(
+    shards: &[Shard],
+    directory: &Path,
+    summary: &mut BuildSummary,
+) -> Result<(), CombineError> {
+    let mut joined = SiteModelsWriter::default();
+    let mut in_two_shards = Vec::new();
+    for shard in shards {
+        let Some(stored) = StoredSiteModels::open(&shard.directory).map_err(IndexError::from)?
+        else {
+            continue;
+        };
+        joined.set_fingerprint(stored.fingerprint());
+        for (site, model) in stored.iter() {
+            if !joined.insert_stored(site, model) {
+                in_two_shards.push(site.to_string());
+            }
+        }
+    }
+    if !in_two_shards.is_empty() {
+        in_two_shards.sort();
+        let count = in_two_shards.len() as u64;
+        summary.warnings.push(format!(
+            "{} {} in more than one shard ({}{}): each keeps the first shard's template model; `indexer partition` puts every page of a host in one shard",
+            crate::run::counted(count, "site"),
+            if count == 1 { "is" } else { "are" },
+            in_two_shards[..in_two_shards.len().min(3)].join(", "),
+            if in_two_shards.len() > 3 { ", …" } else { "" }
+        ));
+    }
+    summary.site_models.stored = joined.len() as u64;
+    summary.site_models.stored_bytes = joined.write(directory).map_err(IndexError::from)?;
+    Ok(())
+}
+
 /// Merges every segment of `index` into one and removes the files of the merged segments.
 fn merge_all(index: &tantivy::Index, directory: &Path, threads: usize) -> Result<(), CombineError> {
     let ids = index.searchable_segment_ids().map_err(tantivy(directory))?;
@@ -352,18 +369,6 @@ fn tantivy(path: &Path) -> impl FnOnce(tantivy::TantivyError) -> CombineError + 
         path: path.to_path_buf(),
         message: error.to_string(),
     }
-}
-
-/// A hard link where the file system allows one (the shard and the output on one disk), a
-/// copy otherwise. Segment files are never written again once made, so sharing them is safe.
-fn link_or_copy(from: &Path, to: &Path) -> Result<(), CombineError> {
-    if fs::hard_link(from, to).is_ok() {
-        return Ok(());
-    }
-    fs::copy(from, to).map_err(io("copy", from))?;
-    fs::File::open(to)
-        .and_then(|copy| copy.sync_all())
-        .map_err(io("sync", to))
 }
 
 fn write_json(path: &Path, value: &Value) -> Result<(), CombineError> {

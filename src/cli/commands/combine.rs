@@ -51,6 +51,7 @@ pub fn run(args: CombineArgs) -> Result<()> {
     };
     let combined = indexer::shard::combine(&args.shards, &args.index, &options)
         .with_context(|| format!("combining into {}", args.index.display()))?;
+    crate::cli::print_warnings(&combined.summary);
     if args.json {
         println!("{}", crate::cli::print::pretty_json(&combined.summary)?);
         return Ok(());

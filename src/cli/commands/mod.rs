@@ -2,10 +2,13 @@
 //! [`super::args::Command`]) and its `run`, which resolves the flags, calls the library and
 //! prints. Flag groups shared by several commands are in [`super::args`].
 
+pub mod add;
 pub mod build;
 pub mod combine;
 pub mod compare;
+pub mod delete;
 pub mod eval;
+pub mod export;
 pub mod extract;
 pub mod partition;
 pub mod search;

@@ -10,7 +10,7 @@ use indexer::index::{OpenIndex, stats_of};
 use indexer::run::BuildSummary;
 
 use crate::cli::open_checked_indexes;
-use crate::cli::print::{print_stats, print_summary};
+use crate::cli::print::{print_history, print_stats, print_summary};
 
 /// `stats`'s flags.
 #[derive(Args)]
@@ -42,6 +42,8 @@ pub fn run(args: StatsArgs) -> Result<()> {
         print_stats(&figures);
         println!();
         print_summary(&summary, args.verbose);
+        println!();
+        print_history(&summary.history);
     }
     Ok(())
 }

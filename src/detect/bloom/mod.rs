@@ -22,6 +22,7 @@ use std::sync::Mutex;
 
 use rustc_hash::{FxHashMap, FxHasher};
 
+use super::site_model::{BadSiteModel, SiteModelReader, SiteModelWriter};
 use super::{Counter, Detector, Flag, PageSource, Passes, Rule, Verdict};
 use crate::segment::{Block, BlockStyle, SegmentOptions, SegmentedPage, WordId, stable_hash_bytes};
 
@@ -78,6 +79,16 @@ fn default_max_site_words() -> u32 {
     1 << 22
 }
 
+impl BloomSettings {
+    /// Blocks a word-feature cluster needs to be kept in a saved site model: half of
+    /// [`min_cluster_blocks`](Self::min_cluster_blocks), rounded up — a cluster less than
+    /// half-way to counting as template is mostly a content word seen again by chance, and
+    /// such clusters would be most of the model.
+    pub fn saved_cluster_blocks(&self) -> u32 {
+        self.min_cluster_blocks.div_ceil(2)
+    }
+}
+
 impl Default for BloomSettings {
     fn default() -> Self {
         BloomSettings {
@@ -129,6 +140,9 @@ pub struct PageSignatures {
     site: String,
     blocks: Vec<BlockSignatures>,
 }
+
+/// The layout version of `bloom`'s site models.
+const SITE_MODEL_LAYOUT: u8 = 1;
 
 /// The `bloom` detector.
 #[derive(Debug, Default)]
@@ -321,6 +335,23 @@ impl Detector for Bloom {
                         + block.words.capacity() * std::mem::size_of::<(WordId, OffsetSignature)>()
                 })
                 .sum::<usize>()
+    }
+
+    fn save_site(&self, site: &str) -> Option<Vec<u8>> {
+        let mut writer = SiteModelWriter::new(SITE_MODEL_LAYOUT);
+        self.model
+            .save_site(site, self.settings.saved_cluster_blocks(), &mut writer)
+            .then(|| writer.finish())
+    }
+
+    fn restore_site(&mut self, site: &str, saved: &[u8]) -> Result<(), BadSiteModel> {
+        let mut reader = SiteModelReader::new(site, saved, SITE_MODEL_LAYOUT)?;
+        self.model.restore_site(site, &mut reader)?;
+        self.decided
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clear();
+        reader.end()
     }
 
     fn state_bytes(&self) -> usize {

@@ -6,6 +6,9 @@ use rustc_hash::{FxHashMap, FxHasher};
 
 use super::BlockSignatures;
 use super::signature::OffsetSignature;
+use crate::detect::site_model::{
+    BadSiteModel, MIN_SAVED_COUNT, SiteModelReader, SiteModelWriter, most_frequent,
+};
 use crate::segment::{BlockStyle, WordId};
 
 /// A group of similar signatures of one word within one block-style cluster.
@@ -228,6 +231,80 @@ impl TemplateModel {
     }
 
     /// Approximate heap bytes held.
+    /// Writes what the model holds of `site` (`false` when it holds nothing): each key's
+    /// clusters of at least `min_blocks` blocks (and [`MIN_SAVED_COUNT`]), for at most
+    /// [`MAX_SAVED_ENTRIES`] keys (those of the most blocks).
+    pub fn save_site(&self, site: &str, min_blocks: u32, writer: &mut SiteModelWriter) -> bool {
+        let Some(model) = self.sites.get(site) else {
+            return false;
+        };
+        let min_blocks = min_blocks.max(MIN_SAVED_COUNT);
+        let totals = model.first.keys().filter_map(|&key| {
+            let blocks = model
+                .clusters(key)
+                .filter(|cluster| cluster.blocks >= min_blocks)
+                .map(|cluster| cluster.blocks)
+                .sum::<u32>();
+            (blocks > 0).then_some((key, blocks))
+        });
+        let keys = most_frequent(totals);
+        writer.count(keys.len() as u64);
+        for (key, _) in keys {
+            let clusters: Vec<WordFeatureCluster> = model
+                .clusters(key)
+                .filter(|cluster| cluster.blocks >= min_blocks)
+                .collect();
+            writer.hash(key);
+            writer.count(clusters.len() as u64);
+            for cluster in clusters {
+                let [high, low] = cluster.representative.to_words();
+                writer.hash(high);
+                writer.hash(low);
+                writer.count(u64::from(cluster.blocks));
+            }
+        }
+        true
+    }
+
+    /// Reads back what [`save_site`](Self::save_site) wrote of `site`, in place of anything
+    /// the model holds of it.
+    pub fn restore_site(
+        &mut self,
+        site: &str,
+        reader: &mut SiteModelReader<'_>,
+    ) -> Result<(), BadSiteModel> {
+        let keys = reader.count()?;
+        let mut model = SiteModel::default();
+        for _ in 0..keys {
+            let key = reader.hash()?;
+            let count = reader.count()?;
+            let mut clusters = Vec::new();
+            for _ in 0..count {
+                let words = [reader.hash()?, reader.hash()?];
+                clusters.push(WordFeatureCluster {
+                    representative: OffsetSignature::from_words(words),
+                    blocks: reader.count32()?,
+                });
+            }
+            let Some((first, more)) = clusters.split_first() else {
+                return Err(reader.bad("a word with no clusters"));
+            };
+            model.first.insert(
+                key,
+                FirstCluster {
+                    representative: first.representative,
+                    blocks: first.blocks,
+                    more_blocks: more.iter().map(|cluster| cluster.blocks).sum(),
+                },
+            );
+            if !more.is_empty() {
+                model.more.insert(key, more.to_vec());
+            }
+        }
+        self.sites.insert(site.to_string(), model);
+        Ok(())
+    }
+
     pub fn heap_bytes(&self) -> usize {
         self.sites
             .iter()
@@ -287,6 +364,44 @@ mod tests {
             0
         );
         assert!(model.heap_bytes() > 0);
+    }
+
+    #[test]
+    fn a_saved_site_reads_back_with_its_repeated_clusters() {
+        let mut model = TemplateModel::new(0.8);
+        for _ in 0..3 {
+            model.add_block("s", &one_word_block(1, "w", &[2]));
+        }
+        model.add_block("s", &one_word_block(1, "w", &[9]));
+        model.add_block("s", &one_word_block(1, "w", &[9]));
+        model.add_block("s", &one_word_block(1, "once", &[4]));
+        let mut writer = SiteModelWriter::new(1);
+        assert!(model.save_site("s", 2, &mut writer));
+        assert!(!model.save_site("t", 2, &mut SiteModelWriter::new(1)));
+        let bytes = writer.finish();
+
+        let mut restored = TemplateModel::new(0.8);
+        let mut reader = SiteModelReader::new("s", &bytes, 1).unwrap();
+        restored.restore_site("s", &mut reader).unwrap();
+        reader.end().unwrap();
+        let counts = |model: &TemplateModel, word: &str| -> Vec<u32> {
+            model
+                .clusters("s", BlockStyle(1), WordId::of(word))
+                .iter()
+                .map(|cluster| cluster.blocks)
+                .collect()
+        };
+        assert_eq!(counts(&restored, "w"), [3, 2]);
+        // A word of one block is not kept.
+        assert_eq!(counts(&restored, "once"), Vec::<u32>::new());
+        let probe = OffsetSignature::from_offsets(&[9]);
+        assert_eq!(
+            restored.cluster_blocks("s", BlockStyle(1), WordId::of("w"), &probe, 5),
+            2
+        );
+        // Learning goes on from the restored counts.
+        restored.add_block("s", &one_word_block(1, "w", &[2]));
+        assert_eq!(counts(&restored, "w"), [4, 2]);
     }
 
     #[test]

@@ -37,6 +37,16 @@ impl OffsetSignature {
         OffsetSignature(words)
     }
 
+    /// The signature's 128 bits, as two words (for a saved site model).
+    pub fn to_words(self) -> [u64; 2] {
+        self.0
+    }
+
+    /// A signature from the words [`to_words`](Self::to_words) gave.
+    pub fn from_words(words: [u64; 2]) -> Self {
+        OffsetSignature(words)
+    }
+
     /// Set bits.
     pub fn count_ones(&self) -> u32 {
         self.0[0].count_ones() + self.0[1].count_ones()

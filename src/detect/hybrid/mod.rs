@@ -35,6 +35,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::bloom::{BlockSignatures, BloomSettings, TemplateModel};
 use super::incremental::{IncrementalSettings, SegmentTables, block_segments, template_share};
+use super::site_model::{BadSiteModel, SiteModelReader, SiteModelWriter};
 use super::title::{self, TitleOverlap, own_title_words};
 use super::{Counter, Detector, Flag, FlagValue, PageSource, Passes, Rule, Verdict, flags};
 use crate::segment::evidence::context;
@@ -151,7 +152,32 @@ impl SiteTable {
     fn heap_bytes(&self) -> usize {
         (self.texts.capacity() + self.styles.capacity() + self.title_words.capacity()) * 16
     }
+
+    fn save(&self, writer: &mut SiteModelWriter) {
+        writer.count(u64::from(self.pages));
+        for table in [&self.texts, &self.styles, &self.title_words] {
+            writer.counts(table.iter().map(|(&key, &count)| (key, count)));
+        }
+    }
+
+    fn restore(reader: &mut SiteModelReader<'_>) -> Result<SiteTable, BadSiteModel> {
+        let mut table = SiteTable {
+            pages: reader.count32()?,
+            ..SiteTable::default()
+        };
+        for counts in [&mut table.texts, &mut table.styles, &mut table.title_words] {
+            reader.counts(|key, count| {
+                counts.insert(key, count);
+            })?;
+        }
+        Ok(table)
+    }
 }
+
+/// The layout versions of `hybrid`'s site models: its counts and `bloom`'s clusters in two
+/// passes, the segment table in one.
+const TWO_PASS_SITE_MODEL_LAYOUT: u8 = 1;
+const ONE_PASS_SITE_MODEL_LAYOUT: u8 = 2;
 
 /// The `hybrid` detector.
 pub struct Hybrid {
@@ -517,6 +543,40 @@ impl Detector for Hybrid {
                 .sum::<usize>()
             + facts.title.heap_bytes()
             + (facts.texts.capacity() + facts.styles.capacity()) * 8
+    }
+
+    fn save_site(&self, site: &str) -> Option<Vec<u8>> {
+        if let Some(tables) = &self.one_pass {
+            let mut writer = SiteModelWriter::new(ONE_PASS_SITE_MODEL_LAYOUT);
+            let site = stable_hash_bytes(site.as_bytes());
+            return tables.save_site(site, &mut writer).then(|| writer.finish());
+        }
+        let table = self.sites.get(site)?;
+        let mut writer = SiteModelWriter::new(TWO_PASS_SITE_MODEL_LAYOUT);
+        table.save(&mut writer);
+        let min_blocks = self.settings.bloom.saved_cluster_blocks();
+        if !self.signatures.save_site(site, min_blocks, &mut writer) {
+            writer.count(0);
+        }
+        Some(writer.finish())
+    }
+
+    fn restore_site(&mut self, site: &str, saved: &[u8]) -> Result<(), BadSiteModel> {
+        if let Some(tables) = &mut self.one_pass {
+            let mut reader = SiteModelReader::new(site, saved, ONE_PASS_SITE_MODEL_LAYOUT)?;
+            tables.restore_site(stable_hash_bytes(site.as_bytes()), &mut reader)?;
+            return reader.end();
+        }
+        let mut reader = SiteModelReader::new(site, saved, TWO_PASS_SITE_MODEL_LAYOUT)?;
+        let table = SiteTable::restore(&mut reader)?;
+        self.signatures.restore_site(site, &mut reader)?;
+        reader.end()?;
+        self.sites.insert(site.to_string(), table);
+        self.ratios
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clear();
+        Ok(())
     }
 
     fn state_bytes(&self) -> usize {

@@ -22,6 +22,9 @@ use std::hash::Hasher;
 
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
+use super::site_model::{
+    BadSiteModel, MIN_SAVED_COUNT, SiteModelReader, SiteModelWriter, most_frequent,
+};
 use super::{Counter, Detector, Flag, PageSource, Passes, Rule, Verdict};
 use crate::segment::{SegmentedPage, stable_hash_bytes};
 
@@ -185,6 +188,68 @@ impl SegmentTables {
 
     /// Approximate bytes held, from the running count (hash tables run between half and
     /// fully loaded): asked every few hundred pages, this must not walk every site.
+    /// Writes the table of `site` (`false` when there is none): its clock, and the segments
+    /// seen on at least [`MIN_SAVED_COUNT`] pages — at most [`MAX_SAVED_ENTRIES`], the most
+    /// frequent — each with its frequency and how many pages ago it was last seen.
+    pub fn save_site(&self, site: u64, writer: &mut SiteModelWriter) -> bool {
+        let Some(table) = self.sites.get(&site) else {
+            return false;
+        };
+        writer.count(u64::from(table.clock));
+        let saved = most_frequent(
+            table
+                .segments
+                .iter()
+                .map(|(&key, entry)| (key, entry.frequency))
+                .filter(|&(_, frequency)| frequency >= MIN_SAVED_COUNT),
+        );
+        writer.count(saved.len() as u64);
+        for (key, frequency) in saved {
+            let age = table
+                .segments
+                .get(&key)
+                .map_or(0, |entry| table.clock - entry.last_seen);
+            writer.hash(key);
+            writer.count(u64::from(frequency));
+            writer.count(u64::from(age));
+        }
+        true
+    }
+
+    /// Reads back what [`save_site`](Self::save_site) wrote of `site`, in place of its table.
+    pub fn restore_site(
+        &mut self,
+        site: u64,
+        reader: &mut SiteModelReader<'_>,
+    ) -> Result<(), BadSiteModel> {
+        let clock = reader.count32()?;
+        let entries = reader.count()?;
+        let mut table = SiteTable {
+            clock,
+            segments: FxHashMap::default(),
+        };
+        for _ in 0..entries {
+            let key = reader.hash()?;
+            let frequency = reader.count32()?;
+            let age = reader.count32()?;
+            if age > clock {
+                return Err(reader.bad(format!("a segment seen {age} pages before page 1")));
+            }
+            table.segments.insert(
+                key,
+                SegmentEntry {
+                    frequency,
+                    last_seen: clock - age,
+                },
+            );
+        }
+        let before = self.sites.get(&site).map_or(0, |old| old.segments.len());
+        self.held = (self.held + table.segments.len() as u64).saturating_sub(before as u64);
+        self.peak = self.peak.max(self.held);
+        self.sites.insert(site, table);
+        Ok(())
+    }
+
     pub fn state_bytes(&self) -> usize {
         self.sites.len() * 64 + self.held as usize * 17 * 3 / 2
     }
@@ -255,6 +320,9 @@ pub fn template_share(segments: &[(u64, u32)], is_template: impl Fn(u64) -> bool
         .sum();
     template as f64 / total as f64
 }
+
+/// The layout version of `incremental`'s site models.
+const SITE_MODEL_LAYOUT: u8 = 1;
 
 /// The `incremental` detector.
 #[derive(Debug, Default)]
@@ -384,6 +452,20 @@ impl Detector for Incremental {
                 .iter()
                 .map(|b| 24 + b.capacity() * 16)
                 .sum::<usize>()
+    }
+
+    fn save_site(&self, site: &str) -> Option<Vec<u8>> {
+        let mut writer = SiteModelWriter::new(SITE_MODEL_LAYOUT);
+        self.tables
+            .save_site(stable_hash_bytes(site.as_bytes()), &mut writer)
+            .then(|| writer.finish())
+    }
+
+    fn restore_site(&mut self, site: &str, saved: &[u8]) -> Result<(), BadSiteModel> {
+        let mut reader = SiteModelReader::new(site, saved, SITE_MODEL_LAYOUT)?;
+        self.tables
+            .restore_site(stable_hash_bytes(site.as_bytes()), &mut reader)?;
+        reader.end()
     }
 
     fn state_bytes(&self) -> usize {

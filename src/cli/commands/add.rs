@@ -1,0 +1,61 @@
+//! `indexer add`: an existing index and new inputs in, a new generation of the index (the
+//! pages added, replaced or found unchanged) and its summary out.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use indexer::run::{self, BuildError, BuildOptions};
+
+use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
+use crate::cli::interrupt::stop_on_interrupt;
+use crate::cli::print::print_summary;
+use crate::cli::progress::TerminalProgress;
+use crate::cli::{print_warnings, report_skips};
+
+/// `add`'s flags: `build`'s, with an index that must exist.
+#[derive(Args)]
+pub struct AddArgs {
+    #[command(flatten)]
+    inputs: Inputs,
+    /// The index to add to (made by `indexer build`); replaced only when the new generation
+    /// is complete.
+    #[arg(long)]
+    index: PathBuf,
+    /// The detector options the index was built with (add refuses others).
+    #[command(flatten)]
+    pub detector: DetectorChoice,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print the summary as JSON.
+    #[arg(long, help_heading = "Output")]
+    json: bool,
+    /// Print every setting of the detector in the summary, not only those that differ from
+    /// the defaults.
+    #[arg(long, short, help_heading = "Output")]
+    verbose: bool,
+}
+
+/// Adds the inputs' pages to the index and prints the summary.
+pub fn run(args: AddArgs) -> Result<()> {
+    let options = BuildOptions {
+        stop: Some(stop_on_interrupt()),
+        ..args.run.options(args.detector.chosen(&args.run))?
+    };
+    let progress = TerminalProgress::new();
+    let added = run::add_to_index(&args.inputs.inputs, &args.index, &options, &progress);
+    if let Err(BuildError::NoPages { summary }) = &added {
+        report_skips(args.run.skip_log.as_deref(), summary)?;
+    }
+    let summary = added.with_context(|| format!("adding to {}", args.index.display()))?;
+    report_skips(args.run.skip_log.as_deref(), &summary)?;
+    print_warnings(&summary);
+    if args.json {
+        println!("{}", crate::cli::print::pretty_json(&summary)?);
+    } else {
+        print_summary(&summary, args.verbose);
+        println!("index: {}", args.index.display());
+    }
+    Ok(())
+}
