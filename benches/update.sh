@@ -55,7 +55,8 @@ for index in one adds; do
   "$bin" stats --json "$out/$index" | python3 -c '
 import json, sys
 figures = json.load(sys.stdin)["index"]
-print(f"{sys.argv[1]:<22} site models {figures[\"site_model_bytes\"]} bytes of {figures[\"site_models\"]} sites, {100 * figures[\"site_model_bytes\"] / figures[\"total_bytes\"]:.1f}% of the index ({figures[\"total_bytes\"]} bytes)")' "$index"
+models, sites, total = figures["site_model_bytes"], figures["site_models"], figures["total_bytes"]
+print(f"{sys.argv[1]:<22} site models {models} bytes of {sites} sites, {100 * models / total:.1f}% of the index ({total} bytes)")' "$index"
 done
 
 before=$("$bin" export --index "$out/adds" -q | sort | md5sum)
