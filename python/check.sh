@@ -10,7 +10,8 @@
 # python/target and compile the library a second time).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-venv=${1:-$root/target/python-venv}
+# Absolute: the build below runs from python/.
+venv=$(realpath -m "${1:-$root/target/python-venv}")
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 requirements=$root/python/requirements-dev.txt
 

@@ -216,6 +216,16 @@ pub enum Passes {
     One,
 }
 
+impl Passes {
+    /// How many passes, as a build summary records them.
+    pub const fn count(self) -> u32 {
+        match self {
+            Passes::One => 1,
+            Passes::Two => 2,
+        }
+    }
+}
+
 /// A setting that takes one of a few named values (`--sandwich-unit line|token`): what a
 /// command line needs to offer and parse it, without the library knowing the command line.
 pub trait Choice: Copy + PartialEq + Sized + 'static {

@@ -40,10 +40,7 @@ impl DetectorVisitor for DetectorOf {
         BuildSummary {
             detector: D::NAME.to_string(),
             settings: detector.settings(),
-            passes: match self.passes {
-                Passes::One => 1,
-                Passes::Two => 2,
-            },
+            passes: self.passes.count(),
             segment_options: Some(detector.segment_options()),
             segment_limits: Some(self.limits),
             ..BuildSummary::default()

@@ -518,7 +518,7 @@ async fn stats_json(State(served): State<Arc<Served>>) -> Response {
 }
 
 /// `summary` with every path of the machine it names (the command line's, the inputs', the
-/// skipped records') shown as [`shown_source`] shows a source: no absolute path.
+/// skipped records', the history's runs') shown as [`shown_source`] shows a source: no absolute path.
 fn shown_summary(
     summary: &crate::run::BuildSummary,
     root: &std::path::Path,
@@ -552,6 +552,13 @@ fn shown_summary(
         .chain(summary.first_skipped.iter_mut())
     {
         skipped.input = shown(&skipped.input);
+    }
+    for input in summary
+        .history
+        .iter_mut()
+        .flat_map(|run| run.inputs.iter_mut())
+    {
+        *input = shown(input);
     }
     for warning in &mut summary.warnings {
         for (path, shown) in &absolute {
