@@ -535,3 +535,150 @@ fn serve_sees_an_add_and_a_delete_without_a_restart() {
     assert!(found("quokka").is_empty());
     assert_eq!(found("albatross"), ["http://a.example/1"]);
 }
+
+/// The response records of the committed Rust book sample (40 pages of one site), as read.
+fn rustbook_records() -> Vec<indexer::read::Record> {
+    let bytes = std::fs::read(common::repo().join("data/rustbook.warc.gz")).unwrap();
+    indexer::read::records_in_bytes(&bytes, 1 << 24)
+        .into_iter()
+        .filter_map(Result::ok)
+        .collect()
+}
+
+/// `records` written as a WARC file `name` in `dir`.
+fn write_records(dir: &Path, name: &str, records: &[indexer::read::Record]) -> PathBuf {
+    let mut bytes = Vec::new();
+    for record in records {
+        let date = record
+            .date
+            .as_deref()
+            .map_or(String::new(), |date| format!("WARC-Date: {date}\r\n"));
+        bytes.extend_from_slice(
+            format!(
+                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {}\r\n{date}\
+                 Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+                record.url,
+                record.block.len()
+            )
+            .as_bytes(),
+        );
+        bytes.extend_from_slice(&record.block);
+        bytes.extend_from_slice(b"\r\n\r\n");
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Every page's kept text, by URL, as `export` prints it.
+fn exported_texts(index: &Path) -> std::collections::BTreeMap<String, String> {
+    let stdout = ok(indexer(
+        &["export", "-q", "--index", index.to_str().unwrap()],
+        NO_INPUTS,
+    ));
+    stdout
+        .lines()
+        .map(|line| {
+            let page: serde_json::Value = serde_json::from_str(line).unwrap();
+            let text = |key: &str| page[key].as_str().unwrap_or_default().to_string();
+            (text("url"), text("text"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_two_pass_add_that_takes_a_site_past_a_power_of_two_decides_it_again_as_one_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = rustbook_records();
+    assert_eq!(records.len(), 40);
+    let first = write_records(dir.path(), "first.warc", &records[..5]);
+    let rest = write_records(dir.path(), "rest.warc", &records[5..]);
+
+    let one_build = dir.path().join("one");
+    ok(indexer(
+        &["-q", "build", "--index", one_build.to_str().unwrap()],
+        &[&first, &rest],
+    ));
+    let whole = exported_texts(&one_build);
+
+    let index = dir.path().join("idx");
+    build(&index, &first);
+    let before = exported_texts(&index);
+    assert!(
+        before.iter().any(|(url, text)| whole[url] != *text),
+        "the first five pages alone are decided as the whole site decides them: \
+         this test would show nothing"
+    );
+    let summary = add_json(&index, &[&rest]);
+    assert_eq!(summary["redecided"]["sites"], 1, "{summary}");
+    assert_eq!(summary["redecided"]["pages"], 40, "{summary}");
+    assert_eq!(summary["redecided"]["not_read_again"], 0, "{summary}");
+    assert_eq!(count(&summary, "added"), 35);
+    assert_eq!(documents(&index), 40);
+    assert_eq!(exported_texts(&index), whole);
+
+    // Six more pages (41 to 46, copies under new URLs) do not reach 64: only they are decided.
+    let more: Vec<indexer::read::Record> = records[..6]
+        .iter()
+        .map(|record| {
+            let mut record = record.clone();
+            record.url = format!("{}?copy", record.url);
+            record
+        })
+        .collect();
+    let more = write_records(dir.path(), "more.warc", &more);
+    let summary = add_json(&index, &[&more]);
+    assert_eq!(summary["redecided"]["sites"], 0, "{summary}");
+    assert_eq!(count(&summary, "added"), 6);
+}
+
+#[test]
+fn pages_whose_files_are_gone_are_counted_and_left_as_decided() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = rustbook_records();
+    let first = write_records(dir.path(), "first.warc", &records[..5]);
+    let rest = write_records(dir.path(), "rest.warc", &records[5..]);
+    let index = dir.path().join("idx");
+    build(&index, &first);
+    let before = exported_texts(&index);
+    std::fs::remove_file(&first).unwrap();
+    let summary = add_json(&index, &[&rest]);
+    assert_eq!(summary["redecided"]["not_read_again"], 5, "{summary}");
+    assert_eq!(summary["redecided"]["pages"], 35, "{summary}");
+    let after = exported_texts(&index);
+    assert_eq!(after.len(), 40);
+    for (url, text) in &before {
+        assert_eq!(
+            &after[url], text,
+            "{url} was not read again: kept as it was"
+        );
+    }
+}
+
+#[test]
+fn a_one_pass_add_decides_no_site_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = rustbook_records();
+    let first = write_records(dir.path(), "first.warc", &records[..5]);
+    let rest = write_records(dir.path(), "rest.warc", &records[5..]);
+    let index = dir.path().join("idx");
+    ok(indexer(
+        &[
+            "-q",
+            "build",
+            "--one-pass",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+        &[&first],
+    ));
+    let summary = add_json_with(&index, &[&rest], &["--one-pass"]);
+    assert_eq!(summary["redecided"]["sites"], 0, "{summary}");
+    assert_eq!(count(&summary, "added"), 35);
+}
+
+fn add_json_with(index: &Path, inputs: &[&Path], more: &[&str]) -> serde_json::Value {
+    let mut args = vec!["--json"];
+    args.extend_from_slice(more);
+    serde_json::from_str(&ok(add(index, inputs, &args))).expect("add --json prints JSON")
+}

@@ -298,6 +298,22 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
             summary.added, summary.replaced, summary.unchanged, summary.older_than_indexed
         );
     }
+    let redecided = &summary.redecided;
+    if redecided.sites + redecided.not_read_again > 0 {
+        println!(
+            "  redecided    {} pages of {} sites grown past a power of two (two passes){}",
+            redecided.pages,
+            redecided.sites,
+            if redecided.not_read_again > 0 {
+                format!(
+                    "; {} pages not read again (their files gone or changed)",
+                    redecided.not_read_again
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
     if summary.truncated_pages > 0 {
         println!(
             "  truncated    {} (the part read before the file ended)",

@@ -152,7 +152,7 @@ impl IndexBuild {
     /// those fields existed is [`IndexError::Outdated`].
     pub fn for_each_indexed_page(
         &self,
-        mut each: impl FnMut(&str, i64, u64),
+        mut each: impl FnMut(&str, &str, i64, u64),
     ) -> Result<(), IndexError> {
         let directory = self.generation.directory().to_path_buf();
         if self.fields.crawl.is_none() {
@@ -170,6 +170,8 @@ impl IndexBuild {
             let Some(urls) = urls else { continue };
             let fetched = fast.i64("fetched").map_err(tantivy_error(&directory))?;
             let digests = fast.u64("digest").map_err(tantivy_error(&directory))?;
+            let sites = fast.str("site").map_err(tantivy_error(&directory))?;
+            let mut site = String::new();
             for doc in segment.doc_ids_alive() {
                 let Some(ord) = urls.term_ords(doc).next() else {
                     continue;
@@ -183,7 +185,56 @@ impl IndexBuild {
                 }
                 let time = fetched.first(doc).unwrap_or(i64::MIN);
                 let digest = digests.first(doc).unwrap_or(0);
-                each(&url, time, digest);
+                site.clear();
+                if let Some(sites) = &sites
+                    && let Some(ord) = sites.term_ords(doc).next()
+                {
+                    sites
+                        .ord_to_str(ord, &mut site)
+                        .map_err(|error| tantivy_error(&directory)(error.into()))?;
+                }
+                each(&site, &url, time, digest);
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls `each` with the site, URL, source file (`None`: standard input) and record offset
+    /// of every page of `sites` the index held when this update began.
+    pub fn for_each_indexed_source(
+        &self,
+        sites: &[String],
+        mut each: impl FnMut(&str, &str, Option<&str>, u64),
+    ) -> Result<(), IndexError> {
+        let directory = self.generation.directory().to_path_buf();
+        let (Some(writer), Some(record)) = (&self.writer, self.fields.record) else {
+            return Ok(());
+        };
+        let searcher = searcher_of(writer.index(), &directory)?;
+        for site in sites {
+            let query = TermQuery::new(
+                Term::from_field_text(self.fields.site, site),
+                IndexRecordOption::Basic,
+            );
+            let addresses = searcher
+                .search(&query, &tantivy::collector::DocSetCollector)
+                .map_err(tantivy_error(&directory))?;
+            for address in addresses {
+                let document: tantivy::TantivyDocument =
+                    searcher.doc(address).map_err(tantivy_error(&directory))?;
+                let text = |field| {
+                    document
+                        .get_first(field)
+                        .and_then(|value| tantivy::schema::Value::as_str(&value))
+                };
+                let Some(url) = text(self.fields.url) else {
+                    continue;
+                };
+                let offset = document
+                    .get_first(record.source_offset)
+                    .and_then(|value| tantivy::schema::Value::as_u64(&value))
+                    .unwrap_or(0);
+                each(site, url, text(record.source), offset);
             }
         }
         Ok(())

@@ -71,6 +71,8 @@ impl RunRecord {
                 ("replaced".to_string(), summary.replaced),
                 ("unchanged".to_string(), summary.unchanged),
                 ("older_than_indexed".to_string(), summary.older_than_indexed),
+                ("redecided_sites".to_string(), summary.redecided.sites),
+                ("redecided_pages".to_string(), summary.redecided.pages),
             ]);
         }
         RunRecord {

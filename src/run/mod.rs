@@ -10,6 +10,7 @@
 //! | [`prepare`] | a record | a segmented page (and pages found again by URL) |
 //! | [`engine`] | records of one read | decided pages, one pass or learn-then-decide |
 //! | [`latest`] | the decided pages of a build | per page: first of its URL, replacing, or earlier |
+//! | [`redecide`] | the sites a two-pass `add` grew past a power of two | their pages decided again together |
 //! | [`single`] | one page's HTML and URL | the page decided alone, or by a cleaner that learns as it goes |
 //! | [`sample`] | the input, K and a seed | each site's pages, and K of them to read alone |
 //! | [`summary`] | — | the [`BuildSummary`] (counted by the engine) and [`DecidedPage`] types |
@@ -26,6 +27,7 @@ mod options;
 mod partition;
 mod plan;
 mod prepare;
+mod redecide;
 mod rounds;
 mod sample;
 mod single;
@@ -41,6 +43,7 @@ pub use options::{
 };
 pub use plan::{Output, RunPlan};
 pub use prepare::segment_record;
+pub use redecide::RedecidedFigures;
 pub use rounds::{SITE_BUCKETS, bucket_of_site};
 pub use sample::{BadPagesPerSite, PagesPerSite, Sampling, SiteCensus, census, sample_rank};
 pub use single::{PageCleaner, PageError, PageInput, decide_page};

@@ -126,6 +126,10 @@ pub struct BuildSummary {
     /// Pages of an `add` fetched before the index's page of their URL: left out.
     #[serde(default)]
     pub older_than_indexed: u64,
+    /// The sites a two-pass `add` decided again whole, having taken them past a power of two
+    /// in pages ([`super::redecide`]).
+    #[serde(default)]
+    pub redecided: super::redecide::RedecidedFigures,
     /// The runs that made this index, oldest first: a `build` starts it, each `add` and
     /// `delete` adds one.
     #[serde(default)]
@@ -460,6 +464,7 @@ impl BuildSummary {
             replaced,
             unchanged,
             older_than_indexed,
+            redecided,
             // The index's, set by the run that stores the summary.
             history: _,
         } = other;
@@ -498,6 +503,7 @@ impl BuildSummary {
         self.replaced += replaced;
         self.unchanged += unchanged;
         self.older_than_indexed += older_than_indexed;
+        self.redecided.absorb(redecided);
         self.counters_merged_by_max.extend(counters_merged_by_max);
         for (name, count) in counters {
             let entry = self.counters.entry(name.clone()).or_default();

@@ -5,8 +5,9 @@
 //! or it is refused — and compares each page with the index's page of its URL: the same
 //! HTML (digest) is unchanged and goes no further (not learned by the detector, not
 //! indexed); a different page fetched as late or later replaces it; one fetched earlier is
-//! left out; a URL the index does not hold is added. Both keep the index's history
-//! ([`RunRecord`]) in the stored summary.
+//! left out; a URL the index does not hold is added. A two-pass add then decides again, whole,
+//! each site it took past a power of two in pages ([`super::redecide`]). Both keep the
+//! index's history ([`RunRecord`]) in the stored summary.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use rustc_hash::FxHashSet;
 
 use super::history::{RunKind, RunRecord};
 use super::latest::{IndexedPages, Latest, LatestByUrl, url_key};
+use super::redecide::{SitePages, indexed_pages_of, redecide_sites};
 use super::rounds::scratch_error;
 use super::{
     BuildError, BuildOptions, BuildSummary, DecidedPage, FromIndex, Output, Progress, RunPlan,
@@ -101,9 +103,11 @@ pub fn add_to_index(
 
     let mut latest = LatestByUrl::default();
     let mut indexed = IndexedPages::default();
-    writer.for_each_indexed_page(|url, fetched, digest| {
+    let mut site_pages = SitePages::default();
+    writer.for_each_indexed_page(|site, url, fetched, digest| {
         latest.seed(url, fetched);
         indexed.note(url, digest);
+        site_pages.note_indexed(site);
     })?;
     let unchanged = |url: &str, digest: u64| indexed.unchanged(url, digest);
     let stored_models = StoredSiteModels::open(&previous.directory).map_err(IndexError::from)?;
@@ -131,10 +135,24 @@ pub fn add_to_index(
             let source = sources
                 .entry(decided.location.input)
                 .or_insert_with(|| absolute_source(&input_set, decided.location.input));
+            site_pages.note_written(&decided, verdict, source.as_deref());
             index_decided(&mut writer, &decided, verdict, source.as_deref())
         },
     )?;
     counts.store(&mut summary);
+    if plan.passes == Passes::Two && !options.stopped() {
+        let grown = site_pages.grown_sites();
+        let indexed_pages = indexed_pages_of(&writer, &grown)?;
+        summary.redecided = redecide_sites(
+            &mut writer,
+            &grown,
+            indexed_pages,
+            &site_pages,
+            options,
+            &mut saved_models,
+            progress,
+        )?;
+    }
     finish_summary(&mut summary, inputs, &input_set, options, started);
     if options.stopped() {
         return Err(BuildError::Interrupted);

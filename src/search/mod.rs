@@ -15,6 +15,7 @@
 //! passage and where the query matches it).
 
 mod collect;
+mod exclusion;
 mod query;
 mod shards;
 mod snippet;

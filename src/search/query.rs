@@ -7,7 +7,8 @@
 //! [`QueryParser`] as it is typed, as it always has. A query with them is read by
 //! [`syntax::split`], and its rest parsed by tantivy's grammar, its clauses built one by one:
 //! each plain one by the parser, each wildcard or fuzzy word into the words of the index it
-//! stands for.
+//! stands for, each excluded one wrapped as [`Excluded`] (so is every query with an excluded
+//! clause).
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -22,6 +23,7 @@ use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, TantivyError, Term};
 
 use super::SearchError;
+use super::exclusion::Excluded;
 use super::syntax::{self, Filters, Special};
 use crate::index::OpenIndex;
 
@@ -86,7 +88,7 @@ pub(super) fn parse(
         crate::analyze::query_tokenizers(),
     );
     parser.set_field_boost(open.fields.title, weights.title);
-    if split.filters.is_empty() && !split.special {
+    if split.filters.is_empty() && !split.special && !excludes_anything(text) {
         return Ok(parse_plain(open, &parser, text, weights));
     }
     let words = open.analyzer().query_terms(&split.plain);
@@ -111,8 +113,23 @@ pub(super) fn parse(
     }))
 }
 
-/// A query without filters, wildcard or fuzzy words: tantivy's parser on the text, or on its
-/// plain words when it does not parse.
+/// Whether `text` reads as query syntax with an excluded clause (`-word`, `-"two words"`),
+/// anywhere in it: such a text is built clause by clause, each excluded one as [`Excluded`].
+fn excludes_anything(text: &str) -> bool {
+    fn excludes(ast: &UserInputAst) -> bool {
+        match ast {
+            UserInputAst::Clause(clauses) => clauses
+                .iter()
+                .any(|(occur, clause)| *occur == Some(Occur::MustNot) || excludes(clause)),
+            UserInputAst::Boost(inner, _) => excludes(inner),
+            UserInputAst::Leaf(_) => false,
+        }
+    }
+    text.contains('-') && tantivy::query_grammar::parse_query(text).is_ok_and(|ast| excludes(&ast))
+}
+
+/// A query without filters, wildcard, fuzzy words or excluded clauses: tantivy's parser on
+/// the text, or on its plain words when it does not parse.
 fn parse_plain(
     open: &OpenIndex,
     parser: &QueryParser,
@@ -246,7 +263,12 @@ impl Builder<'_> {
                 let mut built: Vec<(Occur, Box<dyn Query>)> = Vec::new();
                 for (occur, clause) in clauses {
                     if let Some(query) = self.build(clause)? {
-                        built.push((occur.unwrap_or(Occur::Should), query));
+                        let occur = occur.unwrap_or(Occur::Should);
+                        let query: Box<dyn Query> = match occur {
+                            Occur::MustNot => Box::new(Excluded(query)),
+                            _ => query,
+                        };
+                        built.push((occur, query));
                     }
                 }
                 Ok(match built.len() {

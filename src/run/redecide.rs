@@ -1,0 +1,315 @@
+//! Re-deciding grown sites: after a two-pass `add`, the sites whose page count it took past a
+//! power of two in, every page of those sites decided again together out — read back from
+//! the files the index recorded, learned from scratch, and put in place of their documents.
+//!
+//! A two-pass detector judges a page by everything its site's pages hold. An `add` judges its
+//! new pages with all of them, but the pages of earlier runs keep the decisions made when the
+//! site was smaller (a first crawl of 25 pages of a site that now has 300). Deciding a site
+//! again each time its page count reaches a power of two keeps every page decided with at
+//! least half of the site's pages, at a cost of reading each page again at most about twice
+//! over the life of the index (the reads double with the site). One-pass detectors decide
+//! each page from the pages before it, in a build as in an add, and are not re-decided.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
+
+use super::engine::Read;
+use super::latest::Latest;
+use super::partition::PartitionWriter;
+use super::rounds::{RecordSource, scratch_error};
+use super::site_models::SiteModelsOfRun;
+use super::{
+    BuildError, BuildOptions, DecidedPage, Output, Progress, RunPlan, absolute_source,
+    index_decided,
+};
+use crate::index::{IndexBuild, IndexError, SiteModelsWriter};
+use crate::read::{InputSet, RecordLocation};
+
+/// What the re-decision of an `add` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RedecidedFigures {
+    /// Sites decided again whole.
+    pub sites: u64,
+    /// Pages decided again (their documents replaced).
+    pub pages: u64,
+    /// Pages of those sites whose record could not be read again (its file gone, moved or
+    /// changed, or read from standard input): left as they were decided.
+    pub not_read_again: u64,
+}
+
+impl RedecidedFigures {
+    pub(super) fn absorb(&mut self, other: RedecidedFigures) {
+        self.sites += other.sites;
+        self.pages += other.pages;
+        self.not_read_again += other.not_read_again;
+    }
+}
+
+/// Whether a site of `before` indexed pages that an add gives `added` new URLs is decided
+/// again whole: when the add takes its page count past a power of two.
+pub(super) fn grows_past_power_of_two(before: u64, added: u64) -> bool {
+    before > 0 && added > 0 && before.ilog2() < (before + added).ilog2()
+}
+
+/// Where one page of a site lies: the absolute path of its file (`None`: standard input) and
+/// the offset of its record.
+#[derive(Debug, Clone)]
+pub(super) struct PageSource {
+    pub(super) url: String,
+    pub(super) source: Option<String>,
+    pub(super) offset: u64,
+}
+
+/// The pages of an `add`'s sites, counted and located as the add goes.
+#[derive(Default)]
+pub(super) struct SitePages {
+    /// Pages of each site the index held when the add began.
+    before: FxHashMap<String, u64>,
+    /// New URLs of each site in this add.
+    added: FxHashMap<String, u64>,
+    /// Every page this add wrote, by site, in the order written (the latest of a URL last).
+    written: FxHashMap<String, Vec<PageSource>>,
+}
+
+impl SitePages {
+    /// A page of `site` the index held when the add began.
+    pub(super) fn note_indexed(&mut self, site: &str) {
+        *self.before.entry(site.to_string()).or_default() += 1;
+    }
+
+    /// A page the add decided, which `verdict` says what became of (`First`: a URL new to the
+    /// index), from the file `source`.
+    pub(super) fn note_written(
+        &mut self,
+        decided: &DecidedPage,
+        verdict: Latest,
+        source: Option<&str>,
+    ) {
+        if verdict == Latest::Earlier {
+            return;
+        }
+        let site = &decided.page.site;
+        if verdict == Latest::First {
+            *self.added.entry(site.clone()).or_default() += 1;
+        }
+        self.written
+            .entry(site.clone())
+            .or_default()
+            .push(PageSource {
+                url: decided.page.url.clone(),
+                source: source.map(str::to_string),
+                offset: decided.location.offset,
+            });
+    }
+
+    /// The sites to decide again, in name order.
+    pub(super) fn grown_sites(&self) -> Vec<String> {
+        let mut sites: Vec<String> = self
+            .added
+            .iter()
+            .filter(|(site, added)| {
+                grows_past_power_of_two(self.before.get(*site).copied().unwrap_or(0), **added)
+            })
+            .map(|(site, _)| site.clone())
+            .collect();
+        sites.sort();
+        sites
+    }
+}
+
+/// Decides every page of `sites` again, as one two-pass read of those pages alone, and puts
+/// them in place of their documents in `writer`; their models replace the add's in `saved`.
+/// `indexed` are the pages of those sites the index held when the add began (in crawl
+/// order); the add's own come from `pages`, and win over an indexed page of the same URL.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn redecide_sites(
+    writer: &mut IndexBuild,
+    sites: &[String],
+    indexed: Vec<(String, PageSource)>,
+    pages: &SitePages,
+    options: &BuildOptions,
+    saved: &mut SiteModelsWriter,
+    progress: &dyn Progress,
+) -> Result<RedecidedFigures, BuildError> {
+    let mut figures = RedecidedFigures::default();
+    if sites.is_empty() {
+        return Ok(figures);
+    }
+    let wanted: FxHashSet<&str> = sites.iter().map(String::as_str).collect();
+    let mut by_site: BTreeMap<&str, Vec<PageSource>> = BTreeMap::new();
+    let mut written_urls: FxHashSet<&str> = FxHashSet::default();
+    for site in sites {
+        for page in pages.written.get(site).into_iter().flatten() {
+            written_urls.insert(&page.url);
+        }
+    }
+    for (site, page) in indexed {
+        if wanted.contains(site.as_str()) && !written_urls.contains(page.url.as_str()) {
+            let site = sites
+                .iter()
+                .find(|name| **name == site)
+                .expect("a wanted site");
+            by_site.entry(site).or_default().push(page);
+        }
+    }
+    for site in sites {
+        // The add's pages after the indexed ones; of a URL written twice, the last.
+        let written = pages.written.get(site).into_iter().flatten();
+        let mut last_of_url: FxHashMap<&str, usize> = FxHashMap::default();
+        let written: Vec<&PageSource> = written.collect();
+        for (at, page) in written.iter().enumerate() {
+            last_of_url.insert(&page.url, at);
+        }
+        let list = by_site.entry(site).or_default();
+        for (at, page) in written.iter().enumerate() {
+            if last_of_url[page.url.as_str()] == at {
+                list.push((*page).clone());
+            }
+        }
+    }
+
+    // Their files, those still there: one input set, so that pages are read again (by the
+    // two-pass batch too) and recorded by their own file and offset.
+    let mut files: Vec<PathBuf> = by_site
+        .values()
+        .flatten()
+        .filter_map(|page| page.source.as_deref().map(PathBuf::from))
+        .filter(|path| path.is_file())
+        .collect();
+    files.sort();
+    files.dedup();
+    let inputs = InputSet::open_with(&files, &options.input)?;
+    let input_of: FxHashMap<&Path, u32> = files
+        .iter()
+        .enumerate()
+        .map(|(input, path)| (path.as_path(), input as u32))
+        .collect();
+
+    // The records read again, into a partition of their own, in the order listed.
+    let scratch = writer
+        .scratch_dir()
+        .map_err(scratch_error(writer.generation_directory()))?;
+    let dir = scratch.path().to_path_buf();
+    let mut partition = PartitionWriter::new(1, scratch).map_err(scratch_error(&dir))?;
+    let mut read_again = 0;
+    for list in by_site.values() {
+        let mut read_any = false;
+        for page in list {
+            let record = page
+                .source
+                .as_deref()
+                .and_then(|source| input_of.get(Path::new(source)))
+                .and_then(|&input| {
+                    inputs.record_at(
+                        RecordLocation {
+                            input,
+                            offset: page.offset,
+                        },
+                        &page.url,
+                    )
+                });
+            let Some(mut record) = record else {
+                figures.not_read_again += 1;
+                continue;
+            };
+            // A page read from a folder is named by the URL it was indexed under.
+            record.url.clone_from(&page.url);
+            partition.write(0, &record).map_err(scratch_error(&dir))?;
+            read_again += 1;
+            read_any = true;
+        }
+        figures.sites += u64::from(read_any);
+    }
+    let partitions = partition.finish().map_err(scratch_error(&dir))?;
+    if read_again == 0 {
+        return Ok(figures);
+    }
+
+    let plan = RunPlan::new(options, &inputs, Output::Index);
+    let mut sources = FxHashMap::default();
+    let mut redecided = 0;
+    Read {
+        inputs: &inputs,
+        options,
+        plan: &plan,
+        source: RecordSource::Partition(&partitions, 0),
+        progress,
+        emit: &mut |decided: DecidedPage| {
+            let source = sources
+                .entry(decided.location.input)
+                .or_insert_with(|| absolute_source(&inputs, decided.location.input));
+            redecided += 1;
+            index_decided(writer, &decided, Latest::Replaces, source.as_deref())
+        },
+        site_models: SiteModelsOfRun {
+            stored: None,
+            saved: Some(saved),
+        },
+        unchanged: None,
+    }
+    .run()?;
+    progress.finish();
+    figures.pages = redecided;
+    Ok(figures)
+}
+
+/// The pages of `sites` in the index `writer` began from, each with its site, in crawl
+/// order (by file, then offset).
+pub(super) fn indexed_pages_of(
+    writer: &IndexBuild,
+    sites: &[String],
+) -> Result<Vec<(String, PageSource)>, IndexError> {
+    let mut pages = Vec::new();
+    writer.for_each_indexed_source(sites, |site, url, source, offset| {
+        pages.push((
+            site.to_string(),
+            PageSource {
+                url: url.to_string(),
+                source: source.map(str::to_string),
+                offset,
+            },
+        ));
+    })?;
+    pages.sort_by(|a, b| {
+        (a.1.source.as_deref(), a.1.offset).cmp(&(b.1.source.as_deref(), b.1.offset))
+    });
+    Ok(pages)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_site_is_decided_again_when_an_add_takes_it_past_a_power_of_two() {
+        assert!(grows_past_power_of_two(25, 25));
+        assert!(grows_past_power_of_two(1, 1));
+        assert!(grows_past_power_of_two(100, 200));
+        assert!(!grows_past_power_of_two(75, 25));
+        assert!(!grows_past_power_of_two(129, 100));
+        assert!(!grows_past_power_of_two(0, 30));
+        assert!(!grows_past_power_of_two(40, 0));
+    }
+
+    #[test]
+    fn over_a_life_of_adds_each_page_is_read_again_at_most_about_twice() {
+        // Sites growing by one page, by 7 and by a tenth of their final size: the pages read
+        // again, over the final size.
+        for step in [1, 7, 30] {
+            let (mut pages, mut read_again) = (step, 0);
+            while pages < 300 {
+                if grows_past_power_of_two(pages, step) {
+                    read_again += pages + step;
+                }
+                pages += step;
+            }
+            assert!(
+                read_again <= 2 * pages + 2 * step,
+                "step {step}: {read_again} of {pages}"
+            );
+        }
+    }
+}
