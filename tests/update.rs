@@ -633,6 +633,32 @@ fn a_two_pass_add_that_takes_a_site_past_a_power_of_two_decides_it_again_as_one_
 }
 
 #[test]
+fn a_crawl_file_of_one_gzip_stream_is_read_again_in_one_pass_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = rustbook_records();
+    let plain = write_records(dir.path(), "first.warc", &records[..5]);
+    let first = dir.path().join("first.warc.gz");
+    let mut gzip = flate2::write::GzEncoder::new(
+        std::fs::File::create(&first).unwrap(),
+        flate2::Compression::fast(),
+    );
+    std::io::Write::write_all(&mut gzip, &std::fs::read(&plain).unwrap()).unwrap();
+    gzip.finish().unwrap();
+    let rest = write_records(dir.path(), "rest.warc", &records[5..]);
+    let one_build = dir.path().join("one");
+    ok(indexer(
+        &["-q", "build", "--index", one_build.to_str().unwrap()],
+        &[&first, &rest],
+    ));
+    let index = dir.path().join("idx");
+    build(&index, &first);
+    let summary = add_json(&index, &[&rest]);
+    assert_eq!(summary["redecided"]["pages"], 40, "{summary}");
+    assert_eq!(summary["redecided"]["not_read_again"], 0, "{summary}");
+    assert_eq!(exported_texts(&index), exported_texts(&one_build));
+}
+
+#[test]
 fn pages_whose_files_are_gone_are_counted_and_left_as_decided() {
     let dir = tempfile::tempdir().unwrap();
     let records = rustbook_records();

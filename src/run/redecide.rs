@@ -26,7 +26,7 @@ use super::{
     index_decided,
 };
 use crate::index::{IndexBuild, IndexError, SiteModelsWriter};
-use crate::read::{InputSet, RecordLocation};
+use crate::read::{InputSet, Record, RecordLocation};
 
 /// What the re-decision of an `add` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -188,6 +188,38 @@ pub(super) fn redecide_sites(
         .map(|(input, path)| (path.as_path(), input as u32))
         .collect();
 
+    // A file whose wanted records share an offset is one gzip stream (every record of it
+    // lies at offset 0): finding each record again would inflate the file from its start, so
+    // such a file is read once, through, and its wanted records kept by URL.
+    let mut offsets_seen: FxHashSet<(&str, u64)> = FxHashSet::default();
+    let mut one_stream: FxHashSet<&str> = FxHashSet::default();
+    for page in by_site.values().flatten() {
+        if let Some(source) = page.source.as_deref()
+            && !offsets_seen.insert((source, page.offset))
+        {
+            one_stream.insert(source);
+        }
+    }
+    let mut streamed: FxHashMap<(u32, &str), Record> = FxHashMap::default();
+    for source in &one_stream {
+        let Some(&input) = input_of.get(Path::new(source)) else {
+            continue;
+        };
+        let wanted: FxHashSet<&str> = by_site
+            .values()
+            .flatten()
+            .filter(|page| page.source.as_deref() == Some(*source))
+            .map(|page| page.url.as_str())
+            .collect();
+        let file = InputSet::open_with(&[PathBuf::from(source)], &options.input)?;
+        for mut record in file.records().filter_map(Result::ok) {
+            if let Some(&url) = wanted.get(record.url.as_str()) {
+                record.source_input = input;
+                streamed.insert((input, url), record);
+            }
+        }
+    }
+
     // The records read again, into a partition of their own, in the order listed.
     let scratch = writer
         .scratch_dir()
@@ -202,15 +234,18 @@ pub(super) fn redecide_sites(
                 .source
                 .as_deref()
                 .and_then(|source| input_of.get(Path::new(source)))
-                .and_then(|&input| {
-                    inputs.record_at(
-                        RecordLocation {
-                            input,
-                            offset: page.offset,
-                        },
-                        &page.url,
-                    )
-                });
+                .and_then(
+                    |&input| match streamed.remove(&(input, page.url.as_str())) {
+                        Some(record) => Some(record),
+                        None => inputs.record_at(
+                            RecordLocation {
+                                input,
+                                offset: page.offset,
+                            },
+                            &page.url,
+                        ),
+                    },
+                );
             let Some(mut record) = record else {
                 figures.not_read_again += 1;
                 continue;
