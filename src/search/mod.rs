@@ -10,7 +10,8 @@
 //!
 //! The public types and entry points are here; the work is in `syntax` (the filters and the
 //! wildcard and fuzzy words, read from the text), `query` (the text to a tantivy query, with
-//! the title bonuses and the filters), `shards` (BM25 over several indexes as one), `collect`
+//! the title bonuses and the filters), `exclusion` (an excluded clause that tantivy asks only by
+//! plain seeks), `shards` (BM25 over several indexes as one), `collect`
 //! (the best pages, ties ranked by URL, and the per-site counts) and `snippet` (a hit's
 //! passage and where the query matches it).
 
