@@ -139,34 +139,28 @@ pub(super) fn redecide_sites(
         return Ok(figures);
     }
     let wanted: FxHashSet<&str> = sites.iter().map(String::as_str).collect();
-    let mut by_site: BTreeMap<&str, Vec<PageSource>> = BTreeMap::new();
-    let mut written_urls: FxHashSet<&str> = FxHashSet::default();
-    for site in sites {
-        for page in pages.written.get(site).into_iter().flatten() {
-            written_urls.insert(&page.url);
-        }
-    }
+    let written = |site: &str| pages.written.get(site).into_iter().flatten();
+    let written_urls: FxHashSet<&str> = sites
+        .iter()
+        .flat_map(|site| written(site))
+        .map(|page| page.url.as_str())
+        .collect();
+    let mut by_site: BTreeMap<String, Vec<PageSource>> = BTreeMap::new();
     for (site, page) in indexed {
         if wanted.contains(site.as_str()) && !written_urls.contains(page.url.as_str()) {
-            let site = sites
-                .iter()
-                .find(|name| **name == site)
-                .expect("a wanted site");
             by_site.entry(site).or_default().push(page);
         }
     }
     for site in sites {
         // The add's pages after the indexed ones; of a URL written twice, the last.
-        let written = pages.written.get(site).into_iter().flatten();
-        let mut last_of_url: FxHashMap<&str, usize> = FxHashMap::default();
-        let written: Vec<&PageSource> = written.collect();
-        for (at, page) in written.iter().enumerate() {
-            last_of_url.insert(&page.url, at);
-        }
-        let list = by_site.entry(site).or_default();
-        for (at, page) in written.iter().enumerate() {
+        let last_of_url: FxHashMap<&str, usize> = written(site)
+            .enumerate()
+            .map(|(at, page)| (page.url.as_str(), at))
+            .collect();
+        let list = by_site.entry(site.clone()).or_default();
+        for (at, page) in written(site).enumerate() {
             if last_of_url[page.url.as_str()] == at {
-                list.push((*page).clone());
+                list.push(page.clone());
             }
         }
     }
@@ -205,15 +199,18 @@ pub(super) fn redecide_sites(
         let Some(&input) = input_of.get(Path::new(source)) else {
             continue;
         };
-        let wanted: FxHashSet<&str> = by_site
+        let urls_of_file: FxHashSet<&str> = by_site
             .values()
             .flatten()
             .filter(|page| page.source.as_deref() == Some(*source))
             .map(|page| page.url.as_str())
             .collect();
-        let file = InputSet::open_with(&[PathBuf::from(source)], &options.input)?;
+        // Gone since it was listed: its pages are counted as not read again below.
+        let Ok(file) = InputSet::open_with(&[PathBuf::from(source)], &options.input) else {
+            continue;
+        };
         for mut record in file.records().filter_map(Result::ok) {
-            if let Some(&url) = wanted.get(record.url.as_str()) {
+            if let Some(&url) = urls_of_file.get(record.url.as_str()) {
                 record.source_input = input;
                 streamed.insert((input, url), record);
             }
