@@ -682,6 +682,42 @@ fn pages_whose_files_are_gone_are_counted_and_left_as_decided() {
 }
 
 #[test]
+fn pages_whose_files_changed_since_keep_their_decisions() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = rustbook_records();
+    let first = write_records(dir.path(), "first.warc", &records[..5]);
+    let rest = write_records(dir.path(), "rest.warc", &records[5..]);
+    let index = dir.path().join("idx");
+    build(&index, &first);
+    let before = exported_texts(&index);
+    // The same URLs, offsets and lengths; one byte of each page's HTML other.
+    let changed: Vec<indexer::read::Record> = records[..5]
+        .iter()
+        .map(|record| {
+            let mut record = record.clone();
+            let at = record.block.len() - 2;
+            record.block[at] = if record.block[at] == b' ' {
+                b'\n'
+            } else {
+                b' '
+            };
+            record
+        })
+        .collect();
+    write_records(dir.path(), "first.warc", &changed);
+    let summary = add_json(&index, &[&rest]);
+    assert_eq!(summary["redecided"]["not_read_again"], 5, "{summary}");
+    assert_eq!(summary["redecided"]["pages"], 35, "{summary}");
+    let after = exported_texts(&index);
+    for (url, text) in &before {
+        assert_eq!(
+            &after[url], text,
+            "{url}: its file changed, so it keeps its decision"
+        );
+    }
+}
+
+#[test]
 fn a_one_pass_add_decides_no_site_again() {
     let dir = tempfile::tempdir().unwrap();
     let records = rustbook_records();

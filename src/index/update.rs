@@ -209,15 +209,17 @@ impl IndexBuild {
         Ok(())
     }
 
-    /// Calls `each` with the site, URL, source file (`None`: standard input) and record offset
-    /// of every page of `sites` the index held when this update began.
+    /// Calls `each` with the site, URL, source file (`None`: standard input), record offset
+    /// and digest of every page of `sites` the index held when this update began.
     pub fn for_each_indexed_source(
         &self,
         sites: &[String],
-        mut each: impl FnMut(&str, &str, Option<&str>, u64),
+        mut each: impl FnMut(&str, &str, Option<&str>, u64, u64),
     ) -> Result<(), IndexError> {
         let directory = self.generation.directory().to_path_buf();
-        let (Some(writer), Some(record)) = (&self.writer, self.fields.record) else {
+        let (Some(writer), Some(record), Some(crawl)) =
+            (&self.writer, self.fields.record, self.fields.crawl)
+        else {
             return Ok(());
         };
         let searcher = searcher_of(writer.index(), &directory)?;
@@ -240,11 +242,14 @@ impl IndexBuild {
                 let Some(url) = text(self.fields.url) else {
                     continue;
                 };
-                let offset = document
-                    .get_first(record.source_offset)
-                    .and_then(|value| tantivy::schema::Value::as_u64(&value))
-                    .unwrap_or(0);
-                each(site, url, text(record.source), offset);
+                let number = |field| {
+                    document
+                        .get_first(field)
+                        .and_then(|value| tantivy::schema::Value::as_u64(&value))
+                        .unwrap_or(0)
+                };
+                let (offset, digest) = (number(record.source_offset), number(crawl.digest));
+                each(site, url, text(record.source), offset, digest);
             }
         }
         Ok(())

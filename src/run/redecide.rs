@@ -61,6 +61,9 @@ pub(super) struct PageSource {
     pub(super) url: String,
     pub(super) source: Option<String>,
     pub(super) offset: u64,
+    /// The digest of the HTML it was decided from: a record read again with another is not
+    /// the page indexed (its file changed since).
+    pub(super) digest: u64,
 }
 
 /// The pages of an `add`'s sites, counted and located as the add goes.
@@ -102,6 +105,7 @@ impl SitePages {
                 url: decided.page.url.clone(),
                 source: source.map(str::to_string),
                 offset: decided.location.offset,
+                digest: decided.digest,
             });
     }
 
@@ -260,9 +264,14 @@ pub(super) fn redecide_sites(
         return Ok(figures);
     }
 
+    let digest_of: FxHashMap<&str, u64> = by_site
+        .values()
+        .flatten()
+        .map(|page| (page.url.as_str(), page.digest))
+        .collect();
     let plan = RunPlan::new(options, &inputs, Output::Index);
     let mut sources = FxHashMap::default();
-    let mut redecided = 0;
+    let (mut redecided, mut changed) = (0, 0);
     Read {
         inputs: &inputs,
         options,
@@ -270,6 +279,10 @@ pub(super) fn redecide_sites(
         source: RecordSource::Partition(&partitions, 0),
         progress,
         emit: &mut |decided: DecidedPage| {
+            if digest_of.get(decided.page.url.as_str()) != Some(&decided.digest) {
+                changed += 1;
+                return Ok(());
+            }
             let source = sources
                 .entry(decided.location.input)
                 .or_insert_with(|| absolute_source(&inputs, decided.location.input));
@@ -285,6 +298,7 @@ pub(super) fn redecide_sites(
     .run()?;
     progress.finish();
     figures.pages = redecided;
+    figures.not_read_again += changed;
     Ok(figures)
 }
 
@@ -295,13 +309,14 @@ pub(super) fn indexed_pages_of(
     sites: &[String],
 ) -> Result<Vec<(String, PageSource)>, IndexError> {
     let mut pages = Vec::new();
-    writer.for_each_indexed_source(sites, |site, url, source, offset| {
+    writer.for_each_indexed_source(sites, |site, url, source, offset, digest| {
         pages.push((
             site.to_string(),
             PageSource {
                 url: url.to_string(),
                 source: source.map(str::to_string),
                 offset,
+                digest,
             },
         ));
     })?;
