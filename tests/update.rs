@@ -571,7 +571,7 @@ fn write_records(dir: &Path, name: &str, records: &[indexer::read::Record]) -> P
 }
 
 /// Every page's kept text, by URL, as `export` prints it.
-fn exported_texts(index: &Path) -> std::collections::BTreeMap<String, String> {
+fn exported_texts(index: &Path) -> Texts {
     let stdout = ok(indexer(
         &["export", "-q", "--index", index.to_str().unwrap()],
         NO_INPUTS,
@@ -658,8 +658,12 @@ fn a_crawl_file_of_one_gzip_stream_is_read_again_in_one_pass_through_it() {
     assert_eq!(exported_texts(&index), exported_texts(&one_build));
 }
 
-#[test]
-fn pages_whose_files_are_gone_are_counted_and_left_as_decided() {
+/// The Rust book's first five pages built from a file of their own, `damage` done to that file
+/// (given its path and the five records), then the other 35 added: the five pages' texts
+/// before, the add's summary, and every page's text after.
+fn add_after_damaging_the_first_file(
+    damage: impl FnOnce(&Path, &[indexer::read::Record]),
+) -> (Texts, serde_json::Value, Texts) {
     let dir = tempfile::tempdir().unwrap();
     let records = rustbook_records();
     let first = write_records(dir.path(), "first.warc", &records[..5]);
@@ -667,11 +671,19 @@ fn pages_whose_files_are_gone_are_counted_and_left_as_decided() {
     let index = dir.path().join("idx");
     build(&index, &first);
     let before = exported_texts(&index);
-    std::fs::remove_file(&first).unwrap();
+    damage(&first, &records[..5]);
     let summary = add_json(&index, &[&rest]);
+    (before, summary, exported_texts(&index))
+}
+
+type Texts = std::collections::BTreeMap<String, String>;
+
+#[test]
+fn pages_whose_files_are_gone_are_counted_and_left_as_decided() {
+    let (before, summary, after) =
+        add_after_damaging_the_first_file(|first, _| std::fs::remove_file(first).unwrap());
     assert_eq!(summary["redecided"]["not_read_again"], 5, "{summary}");
     assert_eq!(summary["redecided"]["pages"], 35, "{summary}");
-    let after = exported_texts(&index);
     assert_eq!(after.len(), 40);
     for (url, text) in &before {
         assert_eq!(
@@ -683,32 +695,26 @@ fn pages_whose_files_are_gone_are_counted_and_left_as_decided() {
 
 #[test]
 fn pages_whose_files_changed_since_keep_their_decisions() {
-    let dir = tempfile::tempdir().unwrap();
-    let records = rustbook_records();
-    let first = write_records(dir.path(), "first.warc", &records[..5]);
-    let rest = write_records(dir.path(), "rest.warc", &records[5..]);
-    let index = dir.path().join("idx");
-    build(&index, &first);
-    let before = exported_texts(&index);
     // The same URLs, offsets and lengths; one byte of each page's HTML other.
-    let changed: Vec<indexer::read::Record> = records[..5]
-        .iter()
-        .map(|record| {
-            let mut record = record.clone();
-            let at = record.block.len() - 2;
-            record.block[at] = if record.block[at] == b' ' {
-                b'\n'
-            } else {
-                b' '
-            };
-            record
-        })
-        .collect();
-    write_records(dir.path(), "first.warc", &changed);
-    let summary = add_json(&index, &[&rest]);
+    let (before, summary, after) = add_after_damaging_the_first_file(|first, records| {
+        let changed: Vec<indexer::read::Record> = records
+            .iter()
+            .map(|record| {
+                let mut record = record.clone();
+                let at = record.block.len() - 2;
+                record.block[at] = if record.block[at] == b' ' {
+                    b'\n'
+                } else {
+                    b' '
+                };
+                record
+            })
+            .collect();
+        let dir = first.parent().unwrap();
+        write_records(dir, first.file_name().unwrap().to_str().unwrap(), &changed);
+    });
     assert_eq!(summary["redecided"]["not_read_again"], 5, "{summary}");
     assert_eq!(summary["redecided"]["pages"], 35, "{summary}");
-    let after = exported_texts(&index);
     for (url, text) in &before {
         assert_eq!(
             &after[url], text,
