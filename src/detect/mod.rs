@@ -299,6 +299,12 @@ pub trait Detector: Send + Sync + Sized + 'static {
     /// across every detector, as an index stores it).
     const RULES: &'static [Rule];
 
+    /// Whether a page's verdicts depend on its own site's pages only, so that a two-pass read
+    /// may decide a site as soon as the site's every page is learned, and then let go of it
+    /// ([`forget_site`](Self::forget_site)). Not for a detector that follows links across
+    /// sites (`menu`).
+    const DECIDES_SITE_BY_SITE: bool = false;
+
     /// Whether a two-pass detector can also run in one pass (`--one-pass`): deciding each
     /// page as it arrives from what the site's earlier pages taught it.
     const ONE_PASS_TOO: bool = false;
@@ -351,6 +357,14 @@ pub trait Detector: Send + Sync + Sized + 'static {
 
     /// Folds one page's observation into the per-site statistics. Called in input order.
     fn learn(&mut self, observation: &Self::Observation);
+
+    /// Drops from a learned observation what [`decide`](Self::decide) can do without: a
+    /// two-pass run calls it before the page waits for its decision, so that waiting pages
+    /// hold less. What is dropped must be remade in `decide` from the page's blocks, so that
+    /// every verdict is the one the whole observation gives.
+    fn trim_for_waiting(&self, observation: &mut Self::Observation) {
+        let _ = observation;
+    }
 
     /// Whether to keep each block of `page`, and why: one [`Verdict`] per block, in block
     /// order. A two-pass detector is asked after
@@ -412,5 +426,13 @@ pub trait Detector: Send + Sync + Sized + 'static {
     fn restore_site(&mut self, site: &str, saved: &[u8]) -> Result<(), BadSiteModel> {
         let _ = (site, saved);
         Ok(())
+    }
+
+    /// Lets go of what was learned of `site`. A two-pass read calls it once every page of the
+    /// site is learned and decided (and its model saved), so that it holds the state of the
+    /// sites it is in the middle of, not of every site it has met; no page of the site comes
+    /// after. The default keeps everything.
+    fn forget_site(&mut self, site: &str) {
+        let _ = site;
     }
 }

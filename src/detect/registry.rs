@@ -95,6 +95,13 @@ macro_rules! registry {
                 }
             }
 
+            /// [`Detector::DECIDES_SITE_BY_SITE`].
+            pub const fn decides_site_by_site(self) -> bool {
+                match self {
+                    $(DetectorKind::$variant => <$detector as Detector>::DECIDES_SITE_BY_SITE,)*
+                }
+            }
+
             /// [`Detector::STATE_PER_HTML_BYTE`].
             pub const fn state_per_html_byte(self) -> f64 {
                 match self {
@@ -437,6 +444,7 @@ mod adding_a_detector {
         assert_eq!(kind.about(), "Drops blocks of fewer words than a minimum");
         assert_eq!(kind.passes(), Passes::One);
         assert!(kind.runs_in_one_pass() && !kind.own_title_rule());
+        assert!(!kind.decides_site_by_site());
         assert_eq!(kind.state_per_html_byte(), 0.0);
         assert_eq!(kind.rules(), &[shortest::TOO_SHORT]);
         let flags: Vec<FlagSpec> = kind.flags();

@@ -204,6 +204,7 @@ impl<D: Detector> Detector for KeepTitleHeadings<D> {
     const PASSES: Passes = D::PASSES;
     const RULES: &'static [Rule] = D::RULES;
     const ONE_PASS_TOO: bool = D::ONE_PASS_TOO;
+    const DECIDES_SITE_BY_SITE: bool = D::DECIDES_SITE_BY_SITE;
     const STATE_PER_HTML_BYTE: f64 = D::STATE_PER_HTML_BYTE;
 
     type Settings = D::Settings;
@@ -274,6 +275,10 @@ impl<D: Detector> Detector for KeepTitleHeadings<D> {
         verdicts
     }
 
+    fn trim_for_waiting(&self, (observation, _): &mut Self::Observation) {
+        self.inner.trim_for_waiting(observation);
+    }
+
     fn observation_bytes(&self, (observation, title): &Self::Observation) -> usize {
         self.inner.observation_bytes(observation) + title.overlap.heap_bytes()
     }
@@ -284,6 +289,11 @@ impl<D: Detector> Detector for KeepTitleHeadings<D> {
 
     fn restore_site(&mut self, site: &str, saved: &[u8]) -> Result<(), super::BadSiteModel> {
         self.inner.restore_site(site, saved)
+    }
+
+    fn forget_site(&mut self, site: &str) {
+        self.inner.forget_site(site);
+        self.sites.remove(&stable_hash_bytes(site.as_bytes()));
     }
 
     fn state_bytes(&self) -> usize {

@@ -649,8 +649,59 @@ mod tests {
         assert!(summary.batches >= 2, "{} batches", summary.batches);
         assert_eq!(summary.pages, 18);
         assert_eq!(summary.passes, 2);
+        // Without the limit, each site is decided once, when its last page is learned.
         let (_, whole) = extracted(&inputs, &self::options(DetectorKind::Bloom)).unwrap();
-        assert_eq!(whole.batches, 1);
+        assert_eq!(whole.batches, 3);
+    }
+
+    /// A crawl stored site by site is held about one site at a time: each site is decided
+    /// and let go of when its last page arrives. Taking turns, the sites are all held at
+    /// once. Either way the decisions are the same.
+    #[test]
+    fn a_crawl_stored_site_by_site_holds_one_site_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let sites: Vec<Vec<Vec<u8>>> = ["a.example", "b.example", "c.example"]
+            .into_iter()
+            .map(wordy_pages)
+            .collect();
+        let one_by_one: Vec<Vec<u8>> = sites.iter().flatten().cloned().collect();
+        let taking_turns: Vec<Vec<u8>> = (0..6)
+            .flat_map(|n| sites.iter().map(move |pages| pages[n].clone()))
+            .collect();
+        let one_by_one = vec![write_warc(dir.path(), "one-by-one.warc", &one_by_one)];
+        let taking_turns = vec![write_warc(dir.path(), "turns.warc", &taking_turns)];
+        let options = options(DetectorKind::Hybrid);
+        let (by_site, by_site_summary) = extracted(&one_by_one, &options).unwrap();
+        let (turns, turns_summary) = extracted(&taking_turns, &options).unwrap();
+        let state = |summary: &BuildSummary| summary.peak_state_bytes as f64;
+        let waiting = |summary: &BuildSummary| summary.peak_batch_bytes as f64;
+        assert!(
+            state(&by_site_summary) < 0.5 * state(&turns_summary),
+            "{} against {} bytes of state",
+            state(&by_site_summary),
+            state(&turns_summary)
+        );
+        assert!(
+            waiting(&by_site_summary) < 0.5 * waiting(&turns_summary),
+            "{} against {} bytes waiting",
+            waiting(&by_site_summary),
+            waiting(&turns_summary)
+        );
+        assert_eq!((by_site_summary.batches, turns_summary.batches), (3, 3));
+        let decisions = |pages: &[DecidedPage]| {
+            let mut all: Vec<(String, Vec<bool>)> = pages
+                .iter()
+                .map(|page| (page.page.url.clone(), Verdict::keeps(&page.verdicts)))
+                .collect();
+            all.sort();
+            all
+        };
+        assert_eq!(decisions(&by_site), decisions(&turns));
+        assert!(
+            decisions(&by_site)
+                .iter()
+                .any(|(_, keeps)| keeps.contains(&false))
+        );
     }
 
     #[test]
@@ -665,7 +716,8 @@ mod tests {
         let (rounds, rounds_summary) = extracted(&inputs, &tight).unwrap();
         assert_eq!(whole_summary.rounds, 1);
         assert_eq!(rounds_summary.rounds, 3, "a site per round");
-        assert_eq!((whole_summary.batches, rounds_summary.batches), (1, 3));
+        // One decision a site: each when its last page is learned.
+        assert_eq!((whole_summary.batches, rounds_summary.batches), (3, 3));
 
         // Round by round: each site's pages together, in input order.
         let sites: Vec<&str> = rounds.iter().map(|page| page.page.site.as_str()).collect();

@@ -30,9 +30,10 @@ pub enum Output {
 pub struct RunPlan {
     /// Segmenting worker threads.
     pub threads: usize,
-    /// Threads of the index writer (0 when extracting). Two-pass detectors index after
-    /// their pages are parsed, so the writer gets every core; one-pass runs parse and index
-    /// at once and share them.
+    /// Threads of the index writer (0 when extracting). A two-pass detector that decides
+    /// all pages at the end indexes after they are parsed, so the writer gets every core; one
+    /// that decides each site as soon as its pages are read, and one-pass runs, parse and
+    /// index at once and share them.
     pub index_threads: usize,
     /// Bytes the index writer buffers (0 when extracting).
     pub writer_heap: usize,
@@ -66,9 +67,12 @@ impl RunPlan {
         let (index_threads, writer_heap) = match output {
             Output::Caller => (0, 0),
             Output::Index => {
-                let index_threads = match passes {
-                    Passes::Two => threads,
-                    Passes::One => (threads / 2).max(1),
+                let indexes_while_parsing =
+                    passes == Passes::One || options.detector.decides_site_by_site();
+                let index_threads = if indexes_while_parsing {
+                    (threads / 2).max(1)
+                } else {
+                    threads
                 };
                 let heap = IndexBuild::heap_bytes(index_threads, options.memory_budget);
                 (index_threads, heap)

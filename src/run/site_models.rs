@@ -39,6 +39,8 @@ pub(super) struct SiteModelsOfRead<'a> {
     stored: Option<&'a StoredSiteModels>,
     saved: Option<&'a mut SiteModelsWriter>,
     seen: FxHashSet<String>,
+    /// Sites saved already, once the read had learned their every page.
+    finished: FxHashSet<String>,
     figures: SiteModelFigures,
 }
 
@@ -65,6 +67,7 @@ impl<'a> SiteModelsOfRead<'a> {
             stored,
             saved,
             seen: FxHashSet::default(),
+            finished: FxHashSet::default(),
             figures,
         }
     }
@@ -72,7 +75,10 @@ impl<'a> SiteModelsOfRead<'a> {
     /// A page of `site` arrives: the first time, the site's stored model (if any) is
     /// restored into `detector`.
     pub(super) fn arrive<D: Detector>(&mut self, detector: &mut D, site: &str) {
-        if (self.stored.is_none() && self.saved.is_none()) || self.seen.contains(site) {
+        if (self.stored.is_none() && self.saved.is_none())
+            || self.seen.contains(site)
+            || self.finished.contains(site)
+        {
             return;
         }
         self.seen.insert(site.to_string());
@@ -90,7 +96,23 @@ impl<'a> SiteModelsOfRead<'a> {
         }
     }
 
-    /// Saves the model of every site the read saw; the figures of the read.
+    /// Saves the model of `site`, whose every page the read has learned, before the detector
+    /// lets go of it; [`finish`](Self::finish) does not save it again.
+    pub(super) fn finish_site<D: Detector>(&mut self, detector: &D, site: &str) {
+        if !self.seen.remove(site) {
+            return;
+        }
+        self.finished.insert(site.to_string());
+        if let Some(saved) = self.saved.as_deref_mut() {
+            let model = detector.save_site(site);
+            if let Some(Ok(())) = model.map(|model| saved.insert(site, &model)) {
+                self.figures.saved += 1;
+            }
+        }
+    }
+
+    /// Saves the model of every site the read saw and has not saved yet; the figures of the
+    /// read.
     pub(super) fn finish<D: Detector>(self, detector: &D) -> SiteModelFigures {
         let mut figures = self.figures;
         if let Some(saved) = self.saved {

@@ -69,8 +69,9 @@ pub struct BuildSummary {
     pub text_bytes_dropped: u64,
     /// Peak bytes of per-site detector state.
     pub peak_state_bytes: u64,
-    /// Batches of pages decided (two-pass detectors: a batch is decided when the pages waiting
-    /// for a decision reach the batch memory).
+    /// Batches of pages decided (two-pass detectors): a site's pages once its last record has
+    /// arrived (detectors that decide site by site), and every page waiting when they reach
+    /// the batch memory or the input ends.
     pub batches: u32,
     /// Peak bytes of pages waiting for a decision.
     pub peak_batch_bytes: u64,

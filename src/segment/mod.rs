@@ -256,7 +256,9 @@ impl SegmentedPage {
         for block in &mut self.blocks {
             block.words = Vec::new();
             block.runs = Vec::new();
+            block.text.shrink_to_fit();
         }
+        self.blocks.shrink_to_fit();
     }
 
     /// Approximate bytes held by the page.

@@ -24,7 +24,9 @@ use rustc_hash::{FxHashMap, FxHasher};
 
 use super::site_model::{BadSiteModel, SiteModelReader, SiteModelWriter};
 use super::{Counter, Detector, Flag, PageSource, Passes, Rule, Verdict};
-use crate::segment::{Block, BlockStyle, SegmentOptions, SegmentedPage, WordId, stable_hash_bytes};
+use crate::segment::{
+    Block, BlockStyle, SegmentOptions, SegmentedPage, Word, WordId, stable_hash_bytes, words_of,
+};
 
 /// The share of the block's distinct words that are template words of the block's style
 /// cluster; dropped at or above the threshold.
@@ -115,11 +117,13 @@ pub struct BlockSignatures {
 impl BlockSignatures {
     /// The signatures of one block.
     pub fn of(block: &Block) -> Self {
-        let mut occurrences: Vec<(WordId, u32)> = block
-            .words
-            .iter()
-            .map(|word| (word.id, word.offset))
-            .collect();
+        BlockSignatures::of_words(block.style, &block.words)
+    }
+
+    /// The signatures of a block of `style` whose words are `words`.
+    pub fn of_words(style: BlockStyle, words: &[Word]) -> Self {
+        let mut occurrences: Vec<(WordId, u32)> =
+            words.iter().map(|word| (word.id, word.offset)).collect();
         occurrences.sort_unstable();
         let mut words = Vec::new();
         for run in occurrences.chunk_by(|a, b| a.0 == b.0) {
@@ -127,10 +131,7 @@ impl BlockSignatures {
                 OffsetSignature::from_offset_iter(run.iter().map(|&(_, offset)| offset), run.len());
             words.push((run[0].0, signature));
         }
-        BlockSignatures {
-            style: block.style,
-            words,
-        }
+        BlockSignatures { style, words }
     }
 }
 
@@ -197,6 +198,7 @@ impl Detector for Bloom {
     // Measured 0.99 on the docs corpus (148 MB of model for 150 MB of HTML), but a site's
     // tables double as they grow, so its share swings by up to 2× about the tight size; at
     // 1.2 one round of the 32× docs crawl held 330 MB where 302 MB were planned.
+    const DECIDES_SITE_BY_SITE: bool = true;
     const STATE_PER_HTML_BYTE: f64 = 1.4;
 
     type Settings = BloomSettings;
@@ -287,6 +289,12 @@ impl Detector for Bloom {
         }
     }
 
+    /// The blocks' signatures, made again from a waiting page's text when its block is not
+    /// decided already.
+    fn trim_for_waiting(&self, observation: &mut PageSignatures) {
+        observation.blocks = Vec::new();
+    }
+
     fn decide(
         &self,
         page: &SegmentedPage,
@@ -297,8 +305,8 @@ impl Detector for Bloom {
         let mut verdicts: Vec<Verdict> = page
             .blocks
             .iter()
-            .zip(&observation.blocks)
-            .map(|(block, signatures)| {
+            .enumerate()
+            .map(|(at, block)| {
                 let key = block_key(site, block);
                 let known = self
                     .decided
@@ -306,7 +314,13 @@ impl Detector for Bloom {
                     .ok()
                     .and_then(|decided| decided.get(&key).copied());
                 known.unwrap_or_else(|| {
-                    let verdict = self.judge(&page.site, signatures);
+                    let verdict = match observation.blocks.get(at) {
+                        Some(signatures) => self.judge(&page.site, signatures),
+                        None => self.judge(
+                            &page.site,
+                            &BlockSignatures::of_words(block.style, &words_of(&block.text)),
+                        ),
+                    };
                     if let Ok(mut decided) = self.decided.lock() {
                         decided.insert(key, verdict);
                     }
@@ -352,6 +366,10 @@ impl Detector for Bloom {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clear();
         reader.end()
+    }
+
+    fn forget_site(&mut self, site: &str) {
+        self.model.forget_site(site);
     }
 
     fn state_bytes(&self) -> usize {
@@ -550,5 +568,48 @@ mod tests {
             decide(&detector, &page(vec![block(1, "a b c")])),
             vec![true]
         );
+    }
+
+    /// A two-pass page waits without its signatures and word lists; its verdicts are the
+    /// ones the whole observation gives.
+    #[test]
+    fn a_waiting_page_is_decided_as_the_whole_observation_decides_it() {
+        let html = |n: usize| {
+            format!(
+                "<nav><a href=/>Home</a> <a href=/a>About us</a></nav><p>Chapter {n} explains \
+                 the widget and part {n} of the manual.</p><footer>Copyright the authors</footer>"
+            )
+        };
+        let learned = || {
+            let mut detector = Bloom::new(BloomSettings::default());
+            let pages: Vec<SegmentedPage> = (0..8)
+                .map(|n| {
+                    crate::detect::test_page(
+                        &format!("http://a.example/{n}"),
+                        &html(n),
+                        detector.segment_options(),
+                    )
+                })
+                .collect();
+            let observed: Vec<PageSignatures> =
+                pages.iter().map(|p| detector.observe(p, "")).collect();
+            observed.iter().for_each(|o| detector.learn(o));
+            (detector, pages, observed)
+        };
+        let (whole, pages, observed) = learned();
+        let (trimmed, mut waiting, mut trimmed_observed) = learned();
+        for (page, observation) in waiting.iter_mut().zip(&mut trimmed_observed) {
+            trimmed.trim_for_waiting(observation);
+            page.forget_words();
+            assert!(observation.blocks.is_empty());
+        }
+        let mut dropped = 0;
+        for at in 0..pages.len() {
+            let expected = whole.decide(&pages[at], &observed[at], &NoPages);
+            let got = trimmed.decide(&waiting[at], &trimmed_observed[at], &NoPages);
+            assert_eq!(got, expected, "page {at}");
+            dropped += expected.iter().filter(|verdict| !verdict.keep).count();
+        }
+        assert!(dropped >= 16, "the nav and footer of every page: {dropped}");
     }
 }

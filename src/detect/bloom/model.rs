@@ -109,6 +109,9 @@ pub struct TemplateModel {
     max_site_keys: usize,
     /// Word occurrences not learned because their site was full.
     not_learned: u64,
+    /// Site models let go, and the heap bytes of the largest.
+    forgotten: usize,
+    largest_forgotten: usize,
 }
 
 impl TemplateModel {
@@ -125,6 +128,8 @@ impl TemplateModel {
             sites: FxHashMap::default(),
             max_site_keys,
             not_learned: 0,
+            forgotten: 0,
+            largest_forgotten: 0,
         }
     }
 
@@ -133,9 +138,9 @@ impl TemplateModel {
         self.not_learned
     }
 
-    /// Sites with a model.
+    /// Sites with a model, held now or let go.
     pub fn sites(&self) -> usize {
-        self.sites.len()
+        self.sites.len() + self.forgotten
     }
 
     /// Adds one block of `site`: each word's signature joins the first similar cluster of that
@@ -312,13 +317,23 @@ impl TemplateModel {
             .sum()
     }
 
-    /// Approximate heap bytes held by the largest site's model.
+    /// Approximate heap bytes held by the largest site's model, of those held now and those
+    /// let go ([`Self::forget_site`]).
     pub fn largest_site_bytes(&self) -> usize {
         self.sites
             .iter()
             .map(|(site, model)| model.heap_bytes(site))
             .max()
             .unwrap_or(0)
+            .max(self.largest_forgotten)
+    }
+
+    /// Lets go of `site`'s clusters.
+    pub fn forget_site(&mut self, site: &str) {
+        if let Some(model) = self.sites.remove(site) {
+            self.forgotten += 1;
+            self.largest_forgotten = self.largest_forgotten.max(model.heap_bytes(site));
+        }
     }
 }
 

@@ -39,7 +39,7 @@ use super::site_model::{BadSiteModel, SiteModelReader, SiteModelWriter};
 use super::title::{self, TitleOverlap, own_title_words};
 use super::{Counter, Detector, Flag, FlagValue, PageSource, Passes, Rule, Verdict, flags};
 use crate::segment::evidence::context;
-use crate::segment::{SegmentOptions, SegmentedPage, stable_hash_bytes};
+use crate::segment::{SegmentOptions, SegmentedPage, stable_hash_bytes, words_of};
 
 /// One page's feature rows, as a training run records them (see [`ModelSource::Record`]).
 #[derive(Debug, Clone)]
@@ -193,6 +193,8 @@ pub struct Hybrid {
     kept_for_title: std::sync::atomic::AtomicU64,
     /// The site evidence of a one-pass run (`None` in two passes).
     one_pass: Option<SegmentTables>,
+    /// Sites let go once decided ([`Detector::forget_site`]).
+    forgotten_sites: u64,
 }
 
 /// What a one-pass run counts in its segment table besides text segments, each kind of key
@@ -243,22 +245,35 @@ impl Hybrid {
             ratios: Mutex::default(),
             kept_for_title: Default::default(),
             one_pass: (passes == Passes::One).then(SegmentTables::default),
+            forgotten_sites: 0,
         }
     }
 
-    /// Site evidence and own title words of a page, from the tables of a two-pass run.
-    fn two_pass_evidence(&self, facts: &PageFacts) -> (Vec<SiteEvidence>, Vec<bool>) {
+    /// Site evidence and own title words of a page, from the tables of a two-pass run. A
+    /// page whose signatures were dropped while it waited ([`Detector::trim_for_waiting`])
+    /// has them made again from its blocks' text, word for word as segmentation made them.
+    fn two_pass_evidence(
+        &self,
+        page: &SegmentedPage,
+        facts: &PageFacts,
+    ) -> (Vec<SiteEvidence>, Vec<bool>) {
         let table = self.sites.get(&facts.site);
         let site_pages = table.map_or(0, |t| t.pages);
         let site_key = stable_hash_bytes(facts.site.as_bytes());
         let ratio = |at: usize| {
-            let Some(block) = facts.signatures.get(at) else {
+            let Some(block) = page.blocks.get(at) else {
                 return 0.0;
             };
             let key = site_key ^ facts.texts[at].rotate_left(21) ^ facts.styles[at].rotate_left(42);
             let known = self.ratios.lock().ok().and_then(|r| r.get(&key).copied());
             known.unwrap_or_else(|| {
-                let ratio = self.template_word_ratio(&facts.site, block);
+                let ratio = match facts.signatures.get(at) {
+                    Some(signatures) => self.template_word_ratio(&facts.site, signatures),
+                    None => self.template_word_ratio(
+                        &facts.site,
+                        &BlockSignatures::of_words(block.style, &words_of(&block.text)),
+                    ),
+                };
                 if let Ok(mut ratios) = self.ratios.lock() {
                     ratios.insert(key, ratio);
                 }
@@ -324,6 +339,7 @@ impl Detector for Hybrid {
     ];
     const ONE_PASS_TOO: bool = true;
     const OWN_TITLE_RULE: bool = true;
+    const DECIDES_SITE_BY_SITE: bool = true;
     // bloom's model (1.4) and the site tables of texts and styles.
     const STATE_PER_HTML_BYTE: f64 = 1.5;
 
@@ -469,6 +485,14 @@ impl Detector for Hybrid {
         }
     }
 
+    /// In two passes, the blocks' signatures: the largest part of a waiting page, and made
+    /// again from the page's text when a block's template-word ratio is not known already.
+    fn trim_for_waiting(&self, facts: &mut PageFacts) {
+        if self.one_pass.is_none() {
+            facts.signatures = Vec::new();
+        }
+    }
+
     fn decide(
         &self,
         page: &SegmentedPage,
@@ -477,7 +501,7 @@ impl Detector for Hybrid {
     ) -> Vec<Verdict> {
         let (site, title_words) = match &self.one_pass {
             Some(tables) => self.one_pass_evidence(tables, facts),
-            None => self.two_pass_evidence(facts),
+            None => self.two_pass_evidence(page, facts),
         };
         let rows = features::rows(page, &site, &facts.title, &title_words);
         if let ModelSource::Record { pages, only } = &self.settings.model {
@@ -579,6 +603,13 @@ impl Detector for Hybrid {
         Ok(())
     }
 
+    fn forget_site(&mut self, site: &str) {
+        if self.sites.remove(site).is_some() {
+            self.forgotten_sites += 1;
+        }
+        self.signatures.forget_site(site);
+    }
+
     fn state_bytes(&self) -> usize {
         self.one_pass.as_ref().map_or(0, SegmentTables::state_bytes)
             + self.signatures.heap_bytes()
@@ -612,7 +643,7 @@ impl Detector for Hybrid {
                 Counter::sum("segments_evicted", tables.evicted()),
             ]),
             None => counters.extend([
-                Counter::sum("sites", self.sites.len() as u64),
+                Counter::sum("sites", self.sites.len() as u64 + self.forgotten_sites),
                 Counter::max(
                     "peak_site_state_bytes",
                     self.signatures.largest_site_bytes() as u64,
@@ -651,6 +682,60 @@ mod tests {
         assert_eq!(recorded.len(), 1);
         assert_eq!(recorded[0].texts, ["Home", "Text of the page."]);
         assert_eq!(recorded[0].rows[0].len(), features::count());
+    }
+
+    /// A two-pass page waits without its signatures and without its word lists; its
+    /// verdicts are the ones the whole observation gives.
+    #[test]
+    fn a_waiting_page_is_decided_as_the_whole_observation_decides_it() {
+        let html = |n: usize| {
+            format!(
+                "<title>Guide {n}</title><nav><a href=/>Home</a> <a href=/a>About us</a></nav>\
+                 <h1>Guide {n}</h1><p>Chapter {n} explains the widget, the other widget and \
+                 part {n} of the manual.</p><p>Shared note: read the manual.</p>\
+                 <footer>Copyright the authors</footer>"
+            )
+        };
+        let learned = || {
+            let mut detector = Hybrid::new(HybridSettings::default());
+            let pages: Vec<SegmentedPage> = (0..8)
+                .map(|n| {
+                    crate::detect::test_page(
+                        &format!("http://a.example/{n}"),
+                        &html(n),
+                        detector.segment_options(),
+                    )
+                })
+                .collect();
+            let facts: Vec<PageFacts> = pages.iter().map(|p| detector.observe(p, "")).collect();
+            facts.iter().for_each(|f| detector.learn(f));
+            (detector, pages, facts)
+        };
+        let (whole, pages, facts) = learned();
+        let (trimmed, mut waiting, mut trimmed_facts) = learned();
+        for (page, facts) in waiting.iter_mut().zip(&mut trimmed_facts) {
+            trimmed.trim_for_waiting(facts);
+            page.forget_words();
+            assert!(facts.signatures.is_empty());
+        }
+        for at in 0..pages.len() {
+            let expected = whole.decide(&pages[at], &facts[at], &NoPages);
+            let got = trimmed.decide(&waiting[at], &trimmed_facts[at], &NoPages);
+            assert_eq!(got, expected, "page {at}");
+        }
+        let ratios = |detector: &Hybrid| {
+            let mut ratios: Vec<(u64, u32)> = detector
+                .ratios
+                .lock()
+                .unwrap()
+                .iter()
+                .map(|(&key, &ratio)| (key, ratio.to_bits()))
+                .collect();
+            ratios.sort_unstable();
+            ratios
+        };
+        assert!(ratios(&whole).iter().any(|&(_, ratio)| ratio != 0));
+        assert_eq!(ratios(&trimmed), ratios(&whole));
     }
 
     /// In one pass a page is judged before it is learned, yet counted as a two-pass run

@@ -5,12 +5,18 @@
 //! A two-pass detector ([`Passes::Two`]) must see a site's pages before it can judge any of
 //! them. Following Chen, Ye & Li's own design (an in-memory batch whose statistics carry over
 //! to later batches), each page is read, segmented and observed once on the workers, learned
-//! in input order, and then waits — with its observation, its word lists dropped — until the
-//! batch of waiting pages reaches [`RunPlan::batch_memory`] or the input ends. The batch is
-//! then decided on the workers against everything learned so far and emitted in input order.
-//! When the whole input fits in one batch this is exactly learning everything, then deciding
-//! everything, at the cost of one parse per page instead of two (measured: re-reading and
-//! re-segmenting the docs corpus made `bloom` cost 3.2× `none`; see the README).
+//! in input order, and then waits ([`waiting`]) — its word lists dropped, and its
+//! observation trimmed to what deciding cannot remake ([`Detector::trim_for_waiting`]).
+//! A detector whose verdicts depend on a page's own site only
+//! ([`Detector::DECIDES_SITE_BY_SITE`]: `bloom`, `hybrid`) has its input's records counted
+//! by site first, and each site is decided as soon as its last record arrives, after which the
+//! detector lets go of it: a crawl stored site by site is held about one site at a time. Any
+//! other waiting pages are decided when they reach [`RunPlan::batch_memory`] or the input
+//! ends. Decisions run on the workers against everything learned so far and pages leave in
+//! input order. When the whole input fits in the batch memory this is exactly learning
+//! everything, then deciding everything, at the cost of one parse per page instead of two
+//! (measured: re-reading and re-segmenting the docs corpus made `bloom` cost 3.2× `none`; see
+//! the README).
 //!
 //! A one-pass detector ([`Passes::One`]) decides each page in input order and then learns
 //! from it.
@@ -29,6 +35,10 @@ use crate::run::{
     BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan, SkippedRecord,
 };
 use crate::segment::SegmentedPage;
+
+mod waiting;
+
+use waiting::{SiteRecords, Waiting, site_of_arrival};
 
 /// Everything one read of a run needs besides its detector.
 pub(super) struct Read<'a, 'e> {
@@ -64,51 +74,60 @@ impl DetectorVisitor for Read<'_, '_> {
     }
 }
 
-/// Pages learned but not yet decided, with their observations, in input order (skips keep
-/// their place).
-struct Batch<O> {
-    items: Vec<Prepared<Observed<O>>>,
-    bytes: usize,
-}
-
-impl<O> Batch<O> {
-    fn new() -> Self {
-        Batch {
-            items: Vec::new(),
-            bytes: 0,
-        }
-    }
-}
-
-/// Decides every page of `batch` against what `detector` has learned so far, on the
-/// pipeline's workers, and emits them in input order.
-fn decide_batch<D: Detector>(
+/// Decides every learned page of `waiting` against what `detector` has learned so far and
+/// emits them all, in input order: at the end of a read, or when the pages waiting reach
+/// [`RunPlan::batch_memory`].
+fn decide_all<D: Detector>(
     detector: &D,
-    batch: &mut Batch<D::Observation>,
+    waiting: &mut Waiting<D::Observation>,
     pipeline: &Pipeline,
     pages: &dyn PageSource,
     tally: &mut BuildSummary,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<(), BuildError> {
     let started = Instant::now();
-    tally.batches += 1;
     tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
-    tally.peak_batch_bytes = tally.peak_batch_bytes.max(batch.bytes as u64);
-    batch.bytes = 0;
-    pipeline.run(
-        batch.items.drain(..),
-        |item| {
-            Ok(match item {
-                Prepared::Page(page, observed) => {
-                    let verdicts = detector.decide(&page, &observed.observation, pages);
-                    Prepared::Page(page, (verdicts, observed.origin))
-                }
-                Prepared::Text(page, origin) => Prepared::Text(page, origin),
-                Prepared::Skipped(skip) => Prepared::Skipped(skip),
-            })
-        },
-        |decided| tally_and_emit(tally, decided, emit),
-    )?;
+    tally.peak_batch_bytes = tally.peak_batch_bytes.max(waiting.bytes as u64);
+    if waiting.decide(detector, |_| true, pipeline, pages, tally, emit)? > 0 {
+        tally.batches += 1;
+    }
+    tally.batch_seconds += started.elapsed().as_secs_f64();
+    Ok(())
+}
+
+/// Decides the waiting pages of `site`, whose every record has arrived, and lets the
+/// detector go of the site once its model is saved.
+#[allow(clippy::too_many_arguments)]
+fn decide_site<D: Detector>(
+    detector: &RwLock<D>,
+    site: &str,
+    waiting: &mut Waiting<D::Observation>,
+    site_models: &mut SiteModelsOfRead<'_>,
+    pipeline: &Pipeline,
+    pages: &dyn PageSource,
+    tally: &mut BuildSummary,
+    emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
+) -> Result<(), BuildError> {
+    let started = Instant::now();
+    {
+        let detector = read_lock(detector);
+        tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
+        tally.peak_batch_bytes = tally.peak_batch_bytes.max(waiting.bytes as u64);
+        let decided = waiting.decide(
+            &*detector,
+            |page| page.site == site,
+            pipeline,
+            pages,
+            tally,
+            emit,
+        )?;
+        if decided > 0 {
+            tally.batches += 1;
+        }
+    }
+    let mut detector = write_lock(detector);
+    site_models.finish_site(&*detector, site);
+    detector.forget_site(site);
     tally.batch_seconds += started.elapsed().as_secs_f64();
     Ok(())
 }
@@ -159,13 +178,23 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
         Passes::Two => {
             let loads_pages = detector.loads_pages();
             let detector = RwLock::new(detector);
-            let mut batch = Batch::new();
+            let mut waiting = Waiting::new();
             let mut pages = InputPages::new(inputs, *limits, segment_options);
+            let mut site_records = if D::DECIDES_SITE_BY_SITE {
+                progress.start_pass(&format!("{label}counting pages per site"));
+                let counted = || progress.record_done(0);
+                Some(SiteRecords::count(source.records(), stopped, counted)?)
+            } else {
+                None
+            };
             progress.start_pass(&format!("{label}learning and deciding"));
             pipeline.run(
                 records(),
                 |item| Ok(observe(item, limits, segment_options, &detector)),
                 |prepared| {
+                    let last_of_site = site_records.as_mut().and_then(|records| {
+                        site_of_arrival(&prepared).filter(|site| records.arrived(site))
+                    });
                     match prepared {
                         Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
                             pass_over_unchanged(&mut tally, progress, &page);
@@ -177,22 +206,41 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                             }
                             let mut detector = write_lock(&detector);
                             site_models.arrive(&mut *detector, &page.site);
-                            learn_and_wait(&mut *detector, &mut batch, page, observed);
+                            let decided_next = last_of_site.is_some();
+                            learn_and_wait(
+                                &mut *detector,
+                                &mut waiting,
+                                page,
+                                observed,
+                                decided_next,
+                            );
                         }
                         Prepared::Text(page, origin) => {
                             progress.record_done(page.html_bytes);
-                            batch.bytes += page.heap_bytes();
-                            batch.items.push(Prepared::Text(page, origin));
+                            waiting.push_ready(Prepared::Text(page, origin));
                         }
                         Prepared::Skipped(skip) => {
                             progress.record_done(0);
-                            batch.items.push(Prepared::Skipped(skip));
+                            waiting.push_ready(Prepared::Skipped(skip));
                         }
                     }
-                    if batch.bytes >= plan.batch_memory {
-                        decide_batch(
-                            &*read_lock(&detector),
-                            &mut batch,
+                    if waiting.bytes >= plan.batch_memory {
+                        let detector = read_lock(&detector);
+                        decide_all(
+                            &*detector,
+                            &mut waiting,
+                            &pipeline,
+                            &pages,
+                            &mut tally,
+                            emit,
+                        )?;
+                    }
+                    if let Some(site) = last_of_site {
+                        decide_site(
+                            &detector,
+                            &site,
+                            &mut waiting,
+                            &mut site_models,
                             &pipeline,
                             &pages,
                             &mut tally,
@@ -206,8 +254,15 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                 return Err(BuildError::Interrupted);
             }
             let detector = read_lock(&detector);
-            if !batch.items.is_empty() {
-                decide_batch(&*detector, &mut batch, &pipeline, &pages, &mut tally, emit)?;
+            if !waiting.is_empty() {
+                decide_all(
+                    &*detector,
+                    &mut waiting,
+                    &pipeline,
+                    &pages,
+                    &mut tally,
+                    emit,
+                )?;
             }
             tally.set_counters(detector.counters());
             tally.site_models = site_models.finish(&*detector);
@@ -282,18 +337,23 @@ fn pass_over_unchanged(tally: &mut BuildSummary, progress: &dyn Progress, page: 
     tally.unchanged += 1;
 }
 
-/// Learns a page of a two-pass read, which then waits in `batch` for its decision without its
-/// word lists.
+/// Learns a page of a two-pass read, which then waits for its decision. Unless it is decided
+/// next (its site's last), it waits without its word lists and with its observation trimmed:
+/// what is dropped is made again when it is decided.
 fn learn_and_wait<D: Detector>(
     detector: &mut D,
-    batch: &mut Batch<D::Observation>,
+    waiting: &mut Waiting<D::Observation>,
     mut page: SegmentedPage,
-    observed: Observed<D::Observation>,
+    mut observed: Observed<D::Observation>,
+    decided_next: bool,
 ) {
     detector.learn(&observed.observation);
-    page.forget_words();
-    batch.bytes += page.heap_bytes() + detector.observation_bytes(&observed.observation);
-    batch.items.push(Prepared::Page(page, observed));
+    if !decided_next {
+        detector.trim_for_waiting(&mut observed.observation);
+        page.forget_words();
+    }
+    let bytes = page.heap_bytes() + detector.observation_bytes(&observed.observation);
+    waiting.push_learned(page, observed, bytes);
 }
 
 fn tally_and_emit(

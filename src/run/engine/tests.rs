@@ -21,6 +21,7 @@ const MIN_PAGES: u32 = 2;
 enum Call {
     Learn(String),
     Decide(String),
+    Forget(String),
 }
 
 /// Where [`SeenBefore`] notes its calls, shared with the test.
@@ -109,6 +110,55 @@ impl Detector for SeenBefore {
 
     fn settings(&self) -> serde_json::Value {
         serde_json::json!({})
+    }
+}
+
+/// [`SeenBefore`] declaring that its verdicts depend on a page's own site only, and noting
+/// each site it is told to let go of.
+struct SiteBySite(SeenBefore);
+
+impl Detector for SiteBySite {
+    const NAME: &'static str = SeenBefore::NAME;
+    const ABOUT: &'static str = SeenBefore::ABOUT;
+    const PASSES: Passes = Passes::Two;
+    const RULES: &'static [Rule] = SeenBefore::RULES;
+    const STATE_PER_HTML_BYTE: f64 = 0.0;
+    const DECIDES_SITE_BY_SITE: bool = true;
+
+    type Settings = Calls;
+    type Observation = (String, Vec<String>);
+
+    fn new(calls: Calls) -> Self {
+        SiteBySite(SeenBefore::new(calls))
+    }
+
+    fn observe(&self, page: &SegmentedPage, html: &str) -> Self::Observation {
+        self.0.observe(page, html)
+    }
+
+    fn learn(&mut self, observation: &Self::Observation) {
+        self.0.learn(observation);
+    }
+
+    fn decide(
+        &self,
+        page: &SegmentedPage,
+        observation: &Self::Observation,
+        pages: &dyn PageSource,
+    ) -> Vec<Verdict> {
+        self.0.decide(page, observation, pages)
+    }
+
+    fn forget_site(&mut self, site: &str) {
+        self.0.calls.note(Call::Forget(site.to_string()));
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.0.state_bytes()
+    }
+
+    fn settings(&self) -> serde_json::Value {
+        self.0.settings()
     }
 }
 
@@ -463,4 +513,73 @@ fn a_stop_ends_the_read_as_interrupted() {
         assert!(matches!(result, Err(BuildError::Interrupted)), "{passes:?}");
         assert!(emitted >= 1, "{passes:?}");
     }
+}
+
+/// Sites interleaved in the input: each is decided once its last record has arrived (a skip
+/// of the site counts), and let go of; pages still leave in input order.
+#[test]
+fn a_site_is_decided_when_its_last_record_arrives() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = site_pages("a.example", 3);
+    let b = site_pages("b.example", 3);
+    let c = site_pages("c.example", 1);
+    let records = vec![
+        a[0].clone(),
+        b[0].clone(),
+        a[1].clone(),
+        a[2].clone(),
+        b[1].clone(),
+        // A request record: skipped by the reader, yet a's.
+        request("http://a.example/page2.html"),
+        b[2].clone(),
+        c[0].clone(),
+    ];
+    let inputs = inputs_of(&dir, &records);
+    let calls = Calls::default();
+    let outcome = run_detector(
+        SiteBySite::new(calls.clone()),
+        &inputs,
+        Passes::Two,
+        1 << 30,
+    );
+    let learn = |site: &str, n| Call::Learn(page_url(site, n));
+    let decide = |site: &str, n| Call::Decide(page_url(site, n));
+    let forget = |site: &str| Call::Forget(site.to_string());
+    let expected = vec![
+        learn("a.example", 0),
+        learn("b.example", 0),
+        learn("a.example", 1),
+        learn("a.example", 2),
+        learn("b.example", 1),
+        // The request is a's last record.
+        decide("a.example", 0),
+        decide("a.example", 1),
+        decide("a.example", 2),
+        forget("a.example"),
+        learn("b.example", 2),
+        decide("b.example", 0),
+        decide("b.example", 1),
+        decide("b.example", 2),
+        forget("b.example"),
+        learn("c.example", 0),
+        decide("c.example", 0),
+        forget("c.example"),
+    ];
+    assert_eq!(calls.taken(), expected);
+    let urls: Vec<String> = [
+        ("a", 0),
+        ("b", 0),
+        ("a", 1),
+        ("a", 2),
+        ("b", 1),
+        ("b", 2),
+        ("c", 0),
+    ]
+    .iter()
+    .map(|&(site, n)| page_url(&format!("{site}.example"), n))
+    .collect();
+    assert_eq!(outcome.urls(), urls);
+    assert_eq!(outcome.summary.batches, 3);
+    assert_eq!(outcome.summary.records, 8);
+    assert_eq!(outcome.summary.pages, 7);
 }
