@@ -72,7 +72,8 @@ enum FormatArg {
 /// Where the records go.
 enum Destination {
     Stdout(BufWriter<StdoutLock<'static>>),
-    File(OutputFile),
+    /// Boxed: a file's compressor state is hundreds of bytes.
+    File(Box<OutputFile>),
 }
 
 impl Destination {
@@ -113,7 +114,10 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         ..args.run.options(args.detector.chosen(&args.run))?
     };
     let mut destination = match &args.output {
-        Some(path) => Destination::File(OutputFile::create(path, format == output::Format::Wet)?),
+        Some(path) => Destination::File(Box::new(OutputFile::create(
+            path,
+            format == output::Format::Wet,
+        )?)),
         None => Destination::Stdout(BufWriter::new(std::io::stdout().lock())),
     };
     let run_date = run::utc_timestamp(std::time::SystemTime::now());
