@@ -190,6 +190,18 @@ pub(crate) fn counter(counters: &[Counter], name: &str) -> u64 {
         .unwrap_or_else(|| panic!("no counter {name}"))
 }
 
+/// Pages `0..count` of the site `a.example`, page `n` made of `html(n)`, for detector tests.
+#[cfg(test)]
+pub(crate) fn test_site(
+    count: usize,
+    html: impl Fn(usize) -> String,
+    options: SegmentOptions,
+) -> Vec<SegmentedPage> {
+    (0..count)
+        .map(|n| test_page(&format!("http://a.example/{n}"), &html(n), options))
+        .collect()
+}
+
 /// Segments `html` as `options` say, for detector tests.
 #[cfg(test)]
 pub(crate) fn test_page(url: &str, html: &str, options: SegmentOptions) -> SegmentedPage {

@@ -464,6 +464,16 @@ mod tests {
         Ok((pages, summary))
     }
 
+    /// Each page's URL and keep flags, sorted by URL.
+    fn decisions(pages: &[DecidedPage]) -> Vec<(String, Vec<bool>)> {
+        let mut all: Vec<(String, Vec<bool>)> = pages
+            .iter()
+            .map(|page| (page.page.url.clone(), Verdict::keeps(&page.verdicts)))
+            .collect();
+        all.sort();
+        all
+    }
+
     fn urls(pages: &[DecidedPage]) -> Vec<&str> {
         pages.iter().map(|page| page.page.url.as_str()).collect()
     }
@@ -688,14 +698,6 @@ mod tests {
             waiting(&turns_summary)
         );
         assert_eq!((by_site_summary.batches, turns_summary.batches), (3, 3));
-        let decisions = |pages: &[DecidedPage]| {
-            let mut all: Vec<(String, Vec<bool>)> = pages
-                .iter()
-                .map(|page| (page.page.url.clone(), Verdict::keeps(&page.verdicts)))
-                .collect();
-            all.sort();
-            all
-        };
         assert_eq!(decisions(&by_site), decisions(&turns));
         assert!(
             decisions(&by_site)
@@ -735,14 +737,6 @@ mod tests {
                 .collect();
             assert_eq!(of_site, in_input);
         }
-        let decisions = |pages: &[DecidedPage]| {
-            let mut all: Vec<(String, Vec<bool>)> = pages
-                .iter()
-                .map(|page| (page.page.url.clone(), Verdict::keeps(&page.verdicts)))
-                .collect();
-            all.sort();
-            all
-        };
         assert_eq!(decisions(&rounds), decisions(&whole));
         let figures = |s: &BuildSummary| {
             (

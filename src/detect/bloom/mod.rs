@@ -120,6 +120,12 @@ impl BlockSignatures {
         BlockSignatures::of_words(block.style, &block.words)
     }
 
+    /// The signatures of a block of `style` and `text`, its words split as segmentation
+    /// splits them ([`words_of`]): those of a block whose word lists were dropped.
+    pub fn of_text(style: BlockStyle, text: &str) -> Self {
+        BlockSignatures::of_words(style, &words_of(text))
+    }
+
     /// The signatures of a block of `style` whose words are `words`.
     pub fn of_words(style: BlockStyle, words: &[Word]) -> Self {
         let mut occurrences: Vec<(WordId, u32)> =
@@ -318,7 +324,7 @@ impl Detector for Bloom {
                         Some(signatures) => self.judge(&page.site, signatures),
                         None => self.judge(
                             &page.site,
-                            &BlockSignatures::of_words(block.style, &words_of(&block.text)),
+                            &BlockSignatures::of_text(block.style, &block.text),
                         ),
                     };
                     if let Ok(mut decided) = self.decided.lock() {
@@ -582,15 +588,7 @@ mod tests {
         };
         let learned = || {
             let mut detector = Bloom::new(BloomSettings::default());
-            let pages: Vec<SegmentedPage> = (0..8)
-                .map(|n| {
-                    crate::detect::test_page(
-                        &format!("http://a.example/{n}"),
-                        &html(n),
-                        detector.segment_options(),
-                    )
-                })
-                .collect();
+            let pages = crate::detect::test_site(8, html, detector.segment_options());
             let observed: Vec<PageSignatures> =
                 pages.iter().map(|p| detector.observe(p, "")).collect();
             observed.iter().for_each(|o| detector.learn(o));

@@ -39,7 +39,7 @@ use super::site_model::{BadSiteModel, SiteModelReader, SiteModelWriter};
 use super::title::{self, TitleOverlap, own_title_words};
 use super::{Counter, Detector, Flag, FlagValue, PageSource, Passes, Rule, Verdict, flags};
 use crate::segment::evidence::context;
-use crate::segment::{SegmentOptions, SegmentedPage, stable_hash_bytes, words_of};
+use crate::segment::{SegmentOptions, SegmentedPage, stable_hash_bytes};
 
 /// One page's feature rows, as a training run records them (see [`ModelSource::Record`]).
 #[derive(Debug, Clone)]
@@ -271,7 +271,7 @@ impl Hybrid {
                     Some(signatures) => self.template_word_ratio(&facts.site, signatures),
                     None => self.template_word_ratio(
                         &facts.site,
-                        &BlockSignatures::of_words(block.style, &words_of(&block.text)),
+                        &BlockSignatures::of_text(block.style, &block.text),
                     ),
                 };
                 if let Ok(mut ratios) = self.ratios.lock() {
@@ -698,15 +698,7 @@ mod tests {
         };
         let learned = || {
             let mut detector = Hybrid::new(HybridSettings::default());
-            let pages: Vec<SegmentedPage> = (0..8)
-                .map(|n| {
-                    crate::detect::test_page(
-                        &format!("http://a.example/{n}"),
-                        &html(n),
-                        detector.segment_options(),
-                    )
-                })
-                .collect();
+            let pages = crate::detect::test_site(8, html, detector.segment_options());
             let facts: Vec<PageFacts> = pages.iter().map(|p| detector.observe(p, "")).collect();
             facts.iter().for_each(|f| detector.learn(f));
             (detector, pages, facts)

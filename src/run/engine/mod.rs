@@ -38,7 +38,7 @@ use crate::segment::SegmentedPage;
 
 mod waiting;
 
-use waiting::{SiteRecords, Waiting, site_of_arrival};
+use waiting::{SiteRecords, Waiting};
 
 /// Everything one read of a run needs besides its detector.
 pub(super) struct Read<'a, 'e> {
@@ -192,9 +192,9 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                 records(),
                 |item| Ok(observe(item, limits, segment_options, &detector)),
                 |prepared| {
-                    let last_of_site = site_records.as_mut().and_then(|records| {
-                        site_of_arrival(&prepared).filter(|site| records.arrived(site))
-                    });
+                    let last_of_site = site_records
+                        .as_mut()
+                        .and_then(|records| records.last_of_site(&prepared));
                     match prepared {
                         Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
                             pass_over_unchanged(&mut tally, progress, &page);

@@ -36,7 +36,8 @@ pub(super) struct SiteRecords {
 impl SiteRecords {
     /// Counts the records of each site that `records` yields — the same records, in the same
     /// order, that the read will see — by the site each will arrive with, skips included (a
-    /// record is counted where [`site_of_arrival`] will place it, or nowhere).
+    /// record is counted where [`last_of_site`](Self::last_of_site) will place it, or
+    /// nowhere).
     pub(super) fn count(
         records: impl Iterator<Item = Result<Record, Skip>>,
         stopped: impl Fn() -> bool,
@@ -59,8 +60,21 @@ impl SiteRecords {
         Ok(SiteRecords { remaining })
     }
 
+    /// A record has arrived, whatever became of it: its site, when it was the site's last.
+    pub(super) fn last_of_site<T>(&mut self, prepared: &Prepared<T>) -> Option<String> {
+        match prepared {
+            Prepared::Page(page, _) | Prepared::Text(page, _) => {
+                self.arrived(&page.site).then(|| page.site.clone())
+            }
+            Prepared::Skipped(skip) => {
+                let site = site_of(skip.url.as_deref()?);
+                self.arrived(&site).then_some(site)
+            }
+        }
+    }
+
     /// One record of `site` has arrived: whether it was the site's last.
-    pub(super) fn arrived(&mut self, site: &str) -> bool {
+    fn arrived(&mut self, site: &str) -> bool {
         let key = site_key(site);
         match self.remaining.get_mut(&key) {
             Some(left) if *left > 1 => {
@@ -79,14 +93,6 @@ impl SiteRecords {
 
 fn site_key(site: &str) -> u64 {
     stable_hash_bytes(site.as_bytes())
-}
-
-/// The site of a record that arrived, whatever became of it.
-pub(super) fn site_of_arrival<T>(prepared: &Prepared<T>) -> Option<String> {
-    match prepared {
-        Prepared::Page(page, _) | Prepared::Text(page, _) => Some(page.site.clone()),
-        Prepared::Skipped(skip) => skip.url.as_deref().map(site_of),
-    }
 }
 
 /// One place in the line of waiting pages.
