@@ -7,8 +7,7 @@
 //! (which class names go with boilerplate) is not decided here: the `hybrid` detector learns
 //! it from labelled pages.
 
-use lol_html::html_content::Element;
-
+use super::attributes::ElementAttributes;
 use super::style::stable_hash_bytes;
 
 /// Elements (or ARIA roles and microdata) around a block, as bits of [`BlockEvidence::context`].
@@ -162,7 +161,10 @@ pub const TAG_CODES: usize = TAGS.len() + 1;
 /// The [`context`] bits an element adds for what is inside it, and the hashes of its class
 /// and id tokens (lower-cased, cut at `-`, `_` and digits, so that `site-footer2` gives `site`
 /// and `footer`; at most eight) — from one walk over its attributes.
-pub fn context_and_tokens(tag: &str, element: &Element) -> (u32, Vec<u32>) {
+pub(super) fn context_and_tokens(
+    tag: &str,
+    attributes: &ElementAttributes<'_, '_>,
+) -> (u32, Vec<u32>) {
     let mut bits = match tag {
         "nav" => context::NAV,
         "header" => context::HEADER,
@@ -183,16 +185,14 @@ pub fn context_and_tokens(tag: &str, element: &Element) -> (u32, Vec<u32>) {
     };
     let mut tokens = Vec::new();
     let container = COMMENT_CONTAINERS.contains(&tag);
-    for attribute in element.attributes() {
-        let name = attribute.name();
-        let name = name.as_str();
-        if !matches!(
-            name,
-            "class" | "id" | "role" | "itemprop" | "itemtype" | "rel"
-        ) {
+    for attribute in attributes.iter() {
+        let Some(name) = ["class", "id", "role", "itemprop", "itemtype", "rel"]
+            .into_iter()
+            .find(|name| attribute.is(name))
+        else {
             continue;
-        }
-        let value = attribute.value();
+        };
+        let value = attribute.value;
         if container && names_reader_comments(name, &value) {
             bits |= context::COMMENTS;
         }
@@ -356,7 +356,11 @@ fn add_tokens(tokens: &mut Vec<u32>, value: &str) {
         if tokens.len() == 8 {
             return;
         }
-        let hash = stable_hash_bytes(word.to_ascii_lowercase().as_bytes()) as u32;
+        let mut lowercase = [0u8; 24];
+        let lowercase = &mut lowercase[..word.len()];
+        lowercase.copy_from_slice(word.as_bytes());
+        lowercase.make_ascii_lowercase();
+        let hash = stable_hash_bytes(lowercase) as u32;
         if !tokens.contains(&hash) {
             tokens.push(hash);
         }

@@ -10,6 +10,7 @@
 //! elements still open at the end of input; [`OpenElements`](tree) keeps its own stack with
 //! HTML's implied-end rules.
 
+mod attributes;
 pub mod evidence;
 mod style;
 mod tags;
@@ -27,6 +28,7 @@ use lol_html::{HtmlRewriter, MemorySettings, Settings, doc_text, element};
 
 use crate::analyze::for_each_word;
 use crate::read::Page;
+use attributes::ElementAttributes;
 
 /// The identity of a word: a stable 64-bit hash of its analyzed (lower-cased) form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -352,7 +354,8 @@ pub fn segment_with(
         let on_text = Rc::clone(&state);
         let settings = Settings::new()
             .append_element_content_handler(element!("*", move |element: &mut Element| {
-                let serial = on_element.borrow_mut().open(element);
+                let attributes = ElementAttributes::of(element, html);
+                let serial = on_element.borrow_mut().open(element, &attributes);
                 if let Some(serial) = serial {
                     let on_end = Rc::clone(&on_element);
                     element.on_end_tag(Box::new(move |_: &mut EndTag| {

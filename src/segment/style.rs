@@ -3,8 +3,9 @@
 
 use std::hash::Hasher;
 
-use lol_html::html_content::Element;
 use rustc_hash::FxHasher;
+
+use super::attributes::ElementAttributes;
 
 /// A block's style: a hash of its position path (the index among its siblings at each layer
 /// from the root, as in Chen, Ye & Li's figure 1) and its [`StyleAttributes`].
@@ -25,16 +26,6 @@ impl StyleAttributes {
         "class", "id", "width", "height", "align", "bgcolor", "valign", "border",
     ];
 
-    /// The attribute vector of an element.
-    pub fn of(tag: &str, element: &Element) -> Self {
-        let mut values = Vec::with_capacity(Self::NAMES.len() + 1);
-        values.push(tag.to_string());
-        for name in Self::NAMES {
-            values.push(element.get_attribute(name).unwrap_or_default());
-        }
-        StyleAttributes { values }
-    }
-
     /// The attribute vector of the pseudo-block holding text outside every layout element.
     pub fn root() -> Self {
         StyleAttributes {
@@ -46,9 +37,24 @@ impl StyleAttributes {
 impl BlockStyle {
     /// The style of a block at position path `path` (see [`child_path`]) with `attributes`.
     pub fn of(path: u64, attributes: &StyleAttributes) -> BlockStyle {
+        Self::of_values(path, attributes.values.iter().map(String::as_str))
+    }
+
+    /// The style of a block at `path` started by an element `tag` with `attributes`: what
+    /// [`of`](Self::of) gives for the element's attribute vector (its tag, then the value of
+    /// each of [`StyleAttributes::NAMES`], empty when absent), without copying the values.
+    pub(super) fn of_element(path: u64, tag: &str, attributes: &ElementAttributes<'_, '_>) -> Self {
+        let values = StyleAttributes::NAMES.map(|name| attributes.get(name).unwrap_or_default());
+        Self::of_values(
+            path,
+            std::iter::once(tag).chain(values.iter().map(|value| &**value)),
+        )
+    }
+
+    fn of_values<'a>(path: u64, values: impl Iterator<Item = &'a str>) -> BlockStyle {
         let mut hasher = FxHasher::default();
         hasher.write_u64(path);
-        for value in &attributes.values {
+        for value in values {
             hasher.write(value.as_bytes());
             hasher.write_u8(0xff);
         }
@@ -83,6 +89,39 @@ mod tests {
         assert_ne!(a, b);
         assert_ne!(a, c);
         assert_eq!(a, child_path(child_path(0, 1), 0));
+    }
+
+    #[test]
+    fn an_element_has_the_style_of_its_attribute_vector() {
+        use std::cell::RefCell;
+
+        use lol_html::{HtmlRewriter, Settings, element};
+
+        let html = "<body><div CLASS=\"menu top\" width=3 id='m' class=second><p align=left>\
+                    <table border bgcolor=\"#fff\"><td valign=top>";
+        let styles = RefCell::new(Vec::new());
+        let settings = Settings::new().append_element_content_handler(element!("*", |el| {
+            let tag = el.tag_name();
+            let mut values = vec![tag.clone()];
+            for name in StyleAttributes::NAMES {
+                values.push(el.get_attribute(name).unwrap_or_default());
+            }
+            let attributes = ElementAttributes::of(el, html);
+            styles.borrow_mut().push((
+                BlockStyle::of(9, &StyleAttributes { values }),
+                BlockStyle::of_element(9, &tag, &attributes),
+            ));
+            Ok(())
+        }));
+        let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+        rewriter.write(html.as_bytes()).expect("parses");
+        rewriter.end().expect("parses");
+        let styles = styles.into_inner();
+        assert_eq!(styles.len(), 5);
+        for (vector, element) in &styles {
+            assert_eq!(vector, element);
+        }
+        assert_ne!(styles[0].0, styles[1].0);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use lol_html::html_content::Element;
 
+use super::attributes::ElementAttributes;
 use super::evidence::{self, Ancestors, BlockEvidence, MAX_TOKENS};
 use super::style::{BlockStyle, StyleAttributes, child_path, stable_hash_bytes};
 use super::tags::{
@@ -144,7 +145,11 @@ impl OpenElements {
 
     /// A start tag. Returns the serial to pass to [`close`](Self::close) when the element's
     /// end tag is seen, or `None` when the element is not tracked (void, or too deep).
-    pub(super) fn open(&mut self, element: &Element) -> Option<u64> {
+    pub(super) fn open(
+        &mut self,
+        element: &Element,
+        attributes: &ElementAttributes<'_, '_>,
+    ) -> Option<u64> {
         let tag = element.tag_name();
         self.close_implied_by(&tag);
         if !is_inline(&tag) {
@@ -157,13 +162,13 @@ impl OpenElements {
                 .map(|parent| (parent.path, &mut parent.children)),
             &mut self.root_children,
         );
-        self.keep_link(&tag, element);
+        self.keep_link(&tag, attributes);
         if self.stack.len() >= self.limits.max_depth {
             self.limited.get_or_insert(PageLimit::Depth);
             return None;
         }
-        let node = self.add_element_node(&tag, element);
-        self.image_alt_text(&tag, element);
+        let node = self.add_element_node(&tag, attributes);
+        self.image_alt_text(&tag, element, attributes);
         if !element.can_have_content() {
             return None;
         }
@@ -173,7 +178,7 @@ impl OpenElements {
 
         let (context, in_link, tokens) = if self.options.evidence {
             let parent = self.stack.last();
-            let (own, tokens) = evidence::context_and_tokens(&tag, element);
+            let (own, tokens) = evidence::context_and_tokens(&tag, attributes);
             (
                 parent.map_or(0, |open| open.context) | own,
                 parent.is_some_and(|open| open.in_link) || tag == "a",
@@ -183,7 +188,7 @@ impl OpenElements {
             (0, false, Vec::new())
         };
         let hidden = self.stack.last().is_some_and(|parent| parent.hidden)
-            || element_hides_text(&tag, element);
+            || element_hides_text(&tag, attributes);
         self.reopen_parent_block();
         let mut block = self.stack.last().and_then(|parent| parent.block);
         let mut owns_block = false;
@@ -198,7 +203,7 @@ impl OpenElements {
                 } else {
                     path
                 };
-                let style = BlockStyle::of(position, &StyleAttributes::of(&tag, element));
+                let style = BlockStyle::of_element(position, &tag, attributes);
                 let mut fresh = BlockUnderConstruction::new(style, is_heading(&tag));
                 if self.options.evidence {
                     fresh.evidence = self.block_evidence(&tag, context, &tokens);
@@ -233,24 +238,29 @@ impl OpenElements {
 
     /// Keeps the target of a link, when links are asked for (up to [`MAX_LINKS`] of them, each
     /// up to [`MAX_LINK_BYTES`]).
-    fn keep_link(&mut self, tag: &str, element: &Element) {
+    fn keep_link(&mut self, tag: &str, attributes: &ElementAttributes<'_, '_>) {
         if self.options.links
             && tag == "a"
             && self.links.len() < MAX_LINKS
-            && let Some(href) = element.get_attribute("href")
+            && let Some(href) = attributes.get("href")
             && href.len() <= MAX_LINK_BYTES
         {
-            self.links.push(href);
+            self.links.push(href.into_owned());
         }
     }
 
     /// An image's `alt` text as a text node of its own, when asked for and it reads as text
     /// ([`is_meaningful_alt`]) in a visible place.
-    fn image_alt_text(&mut self, tag: &str, element: &Element) {
+    fn image_alt_text(
+        &mut self,
+        tag: &str,
+        element: &Element,
+        attributes: &ElementAttributes<'_, '_>,
+    ) {
         if self.options.image_alt
             && tag == "img"
             && !self.stack.last().is_some_and(|open| open.hidden)
-            && let Some(alt) = element.get_attribute("alt")
+            && let Some(alt) = attributes.get("alt")
             && is_meaningful_alt(&alt)
         {
             let at = element.source_location().bytes().start;
@@ -316,10 +326,10 @@ impl OpenElements {
     }
 
     /// Adds an element to the DOM tree, if one is built; returns its node.
-    fn add_element_node(&mut self, tag: &str, element: &Element) -> u32 {
+    fn add_element_node(&mut self, tag: &str, attributes: &ElementAttributes<'_, '_>) -> u32 {
         let parent = self.stack.last().map_or(0, |open| open.node);
         match &mut self.tree {
-            Some(tree) => tree.push(parent, element_label(tag, element), None),
+            Some(tree) => tree.push(parent, element_label(tag, attributes), None),
             None => 0,
         }
     }
@@ -668,29 +678,28 @@ fn is_meaningful_alt(alt: &str) -> bool {
 
 /// A DOM node's label for Alarte et al.'s node equality: its tag and its attributes (names
 /// and values, in order), links' targets excepted.
-fn element_label(tag: &str, element: &Element) -> u64 {
+fn element_label(tag: &str, attributes: &ElementAttributes<'_, '_>) -> u64 {
     let mut bytes = Vec::with_capacity(64);
     bytes.extend_from_slice(tag.as_bytes());
-    for attribute in element.attributes() {
-        let name = attribute.name();
-        if name == "href" {
+    for attribute in attributes.iter() {
+        if attribute.is("href") {
             continue;
         }
         bytes.push(0xff);
-        bytes.extend_from_slice(name.as_bytes());
+        attribute.push_lowercase_name(&mut bytes);
         bytes.push(b'=');
-        bytes.extend_from_slice(attribute.value().as_bytes());
+        bytes.extend_from_slice(attribute.value.as_bytes());
     }
     stable_hash_bytes(&bytes)
 }
 
 /// Whether an element hides its text by its tag ([`hides_text`]), a `hidden` attribute or an
 /// inline style that hides it.
-fn element_hides_text(tag: &str, element: &Element) -> bool {
+fn element_hides_text(tag: &str, attributes: &ElementAttributes<'_, '_>) -> bool {
     hides_text(tag)
-        || element.has_attribute("hidden")
-        || element
-            .get_attribute("style")
+        || attributes.has("hidden")
+        || attributes
+            .get("style")
             .is_some_and(|style| declares_display_none(&style))
 }
 
