@@ -568,8 +568,8 @@ pub fn cross_validate(
         let model = fit(&dataset, options, &[]);
         for page in collected.pages.iter().filter(|page| in_fold(page)) {
             let rows: Vec<&[f32]> = page.rows.iter().map(Vec::as_slice).collect();
-            let probability = |row: &[f32]| model.probability(row);
-            let verdicts = rules.decide(&rows, &page.in_comments, probability, model.threshold);
+            let probabilities: Vec<f32> = rows.iter().map(|row| model.probability(row)).collect();
+            let verdicts = rules.decide(&rows, &page.in_comments, &probabilities, model.threshold);
             let kept: Vec<&str> = page
                 .texts
                 .iter()

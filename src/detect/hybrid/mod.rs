@@ -529,11 +529,11 @@ impl Detector for Hybrid {
             return vec![Verdict::kept(Rule::KEEPS_EVERYTHING); page.blocks.len()];
         };
         let threshold = self.settings.threshold.unwrap_or(model.threshold);
-        let probability = |row: &[f32]| match &self.compiled {
-            Some(compiled) => compiled.probability(row),
-            None => model.probability(row),
-        };
         let rows: Vec<&[f32]> = rows.chunks_exact(features::count()).collect();
+        let probabilities = match &self.compiled {
+            Some(compiled) => compiled.probabilities(&rows),
+            None => rows.iter().map(|row| model.probability(row)).collect(),
+        };
         let in_comments: Vec<bool> = page
             .blocks
             .iter()
@@ -542,7 +542,7 @@ impl Detector for Hybrid {
         let verdicts = self
             .settings
             .rules
-            .decide(&rows, &in_comments, probability, threshold);
+            .decide(&rows, &in_comments, &probabilities, threshold);
         let kept_for_title = verdicts
             .iter()
             .filter(|verdict| verdict.rule == title::TITLE_HEADING)

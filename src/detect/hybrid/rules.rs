@@ -86,20 +86,21 @@ impl DecisionRules {
     ];
 
     /// The verdicts on one page's blocks: their feature `rows`, whether each is
-    /// `in_comments`, and the model's `probability` of a row being content, compared with
-    /// `threshold`.
+    /// `in_comments`, and the model's `probabilities` of each row being content, compared
+    /// with `threshold`.
     pub fn decide(
         self,
         rows: &[&[f32]],
         in_comments: &[bool],
-        probability: impl Fn(&[f32]) -> f32,
+        probabilities: &[f32],
         threshold: f32,
     ) -> Vec<Verdict> {
         let mut verdicts: Vec<Verdict> = rows
             .iter()
             .zip(in_comments)
-            .map(|(row, &in_comments)| {
-                self.block_verdict(row, in_comments, &probability, threshold)
+            .zip(probabilities)
+            .map(|((row, &in_comments), &probability)| {
+                self.block_verdict(row, in_comments, probability, threshold)
             })
             .collect();
         self.apply_page_floor(rows, in_comments, &mut verdicts);
@@ -110,13 +111,12 @@ impl DecisionRules {
         self,
         row: &[f32],
         in_comments: bool,
-        probability: &impl Fn(&[f32]) -> f32,
+        probability: f32,
         threshold: f32,
     ) -> Verdict {
         if in_comments && !self.keep_comments {
             return Verdict::dropped(READER_COMMENT);
         }
-        let probability = probability(row);
         if probability >= threshold {
             return Verdict::scored(true, CONTENT_PROBABILITY, probability, threshold);
         }
@@ -177,8 +177,11 @@ mod tests {
 
     fn decide(rules: DecisionRules, rows: &[Vec<f32>], comments: &[bool]) -> Vec<Verdict> {
         let rows: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
-        let probability = |row: &[f32]| row[features::feature_index("digit_share")];
-        rules.decide(&rows, comments, probability, 0.6)
+        let probabilities: Vec<f32> = rows
+            .iter()
+            .map(|row| row[features::feature_index("digit_share")])
+            .collect();
+        rules.decide(&rows, comments, &probabilities, 0.6)
     }
 
     #[test]
@@ -230,20 +233,12 @@ mod tests {
     }
 
     #[test]
-    fn comments_are_dropped_before_the_model_is_asked() {
-        let rows = [row(50, 20, 1, 0.99)];
-        let asked = std::cell::Cell::new(false);
+    fn comments_are_dropped_whatever_the_model_says() {
+        let rows = [row(50, 20, 1, 0.99), row(50, 20, 1, 0.99)];
         let rows: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
-        let verdicts = DecisionRules::default().decide(
-            &rows,
-            &[true],
-            |_| {
-                asked.set(true);
-                1.0
-            },
-            0.6,
-        );
+        let verdicts = DecisionRules::default().decide(&rows, &[true, false], &[1.0, 1.0], 0.6);
         assert_eq!(verdicts[0].rule, READER_COMMENT);
-        assert!(!asked.get());
+        assert!(!verdicts[0].keep);
+        assert!(verdicts[1].keep);
     }
 }
