@@ -268,11 +268,16 @@ impl DetectorVisitor for SegmentAndDetect<'_> {
     }
 }
 
+/// The index writer's buffer in every index row: what a build gives one indexing thread under
+/// the default memory budget.
+fn writer_heap() -> usize {
+    IndexBuild::heap_bytes(1, BuildOptions::default().memory_budget)
+}
+
 /// The pages through the product's own index writer (its schema, one indexing thread).
 fn index_ours(pages: &[Page], kept: &[(String, String)]) -> u64 {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let mut writer =
-        IndexBuild::begin(dir.path(), 1, IndexBuild::heap_bytes(1, 0)).expect("index begins");
+    let mut writer = IndexBuild::begin(dir.path(), 1, writer_heap()).expect("index begins");
     for (page, (title, body)) in pages.iter().zip(kept) {
         writer
             .add(&IndexedPage::text(&page.url, &page.site, title, body))
@@ -311,7 +316,7 @@ fn index_alone(kept: &[(String, String)], plain: bool) -> u64 {
         .expect("index created");
     register_tokenizers(index.tokenizers());
     let mut writer = index
-        .writer_with_num_threads::<TantivyDocument>(1, 50 << 20)
+        .writer_with_num_threads::<TantivyDocument>(1, writer_heap())
         .expect("writer");
     for (_, text) in kept {
         let mut document = TantivyDocument::default();
