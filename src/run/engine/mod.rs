@@ -74,11 +74,14 @@ impl DetectorVisitor for Read<'_, '_> {
     }
 }
 
-/// Decides every learned page of `waiting` against what `detector` has learned so far and
-/// emits them all, in input order: at the end of a read, or when the pages waiting reach
-/// [`RunPlan::batch_memory`].
-fn decide_all<D: Detector>(
+/// Decides the learned pages of `waiting` that `which` picks — every one at the end of a
+/// read or when the pages waiting reach [`RunPlan::batch_memory`], a site's once its last
+/// record has arrived — against what `detector` has learned so far, and emits the pages
+/// ready, in input order. Counts the batch, its time and the peaks held before it.
+#[allow(clippy::too_many_arguments)]
+fn decide_waiting<D: Detector>(
     detector: &D,
+    which: impl Fn(&SegmentedPage) -> bool,
     waiting: &mut Waiting<D::Observation>,
     pipeline: &Pipeline,
     pages: &dyn PageSource,
@@ -88,7 +91,7 @@ fn decide_all<D: Detector>(
     let started = Instant::now();
     tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
     tally.peak_batch_bytes = tally.peak_batch_bytes.max(waiting.bytes as u64);
-    if waiting.decide(detector, |_| true, pipeline, pages, tally, emit)? > 0 {
+    if waiting.decide(detector, which, pipeline, pages, tally, emit)? > 0 {
         tally.batches += 1;
     }
     tally.batch_seconds += started.elapsed().as_secs_f64();
@@ -108,27 +111,18 @@ fn decide_site<D: Detector>(
     tally: &mut BuildSummary,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<(), BuildError> {
-    let started = Instant::now();
-    {
-        let detector = read_lock(detector);
-        tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
-        tally.peak_batch_bytes = tally.peak_batch_bytes.max(waiting.bytes as u64);
-        let decided = waiting.decide(
-            &*detector,
-            |page| page.site == site,
-            pipeline,
-            pages,
-            tally,
-            emit,
-        )?;
-        if decided > 0 {
-            tally.batches += 1;
-        }
-    }
+    decide_waiting(
+        &*read_lock(detector),
+        |page| page.site == site,
+        waiting,
+        pipeline,
+        pages,
+        tally,
+        emit,
+    )?;
     let mut detector = write_lock(detector);
     site_models.finish_site(&*detector, site);
     detector.forget_site(site);
-    tally.batch_seconds += started.elapsed().as_secs_f64();
     Ok(())
 }
 
@@ -225,9 +219,9 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                         }
                     }
                     if waiting.bytes >= plan.batch_memory {
-                        let detector = read_lock(&detector);
-                        decide_all(
-                            &*detector,
+                        decide_waiting(
+                            &*read_lock(&detector),
+                            |_| true,
                             &mut waiting,
                             &pipeline,
                             &pages,
@@ -255,8 +249,9 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
             }
             let detector = read_lock(&detector);
             if !waiting.is_empty() {
-                decide_all(
+                decide_waiting(
                     &*detector,
+                    |_| true,
                     &mut waiting,
                     &pipeline,
                     &pages,
