@@ -17,6 +17,7 @@ mod signature;
 pub use model::{TemplateModel, WordFeatureCluster};
 pub use signature::OffsetSignature;
 
+use std::borrow::Cow;
 use std::hash::Hasher;
 use std::sync::Mutex;
 
@@ -124,6 +125,20 @@ impl BlockSignatures {
     /// splits them ([`words_of`]): those of a block whose word lists were dropped.
     pub fn of_text(style: BlockStyle, text: &str) -> Self {
         BlockSignatures::of_words(style, &words_of(text))
+    }
+
+    /// The signatures of block `at` of a page, `block`: those its observation `kept`, or,
+    /// when a waiting page's were dropped ([`Detector::trim_for_waiting`]), made again from
+    /// the block's text.
+    pub fn kept_or_remade<'a>(
+        kept: &'a [BlockSignatures],
+        at: usize,
+        block: &Block,
+    ) -> Cow<'a, BlockSignatures> {
+        match kept.get(at) {
+            Some(signatures) => Cow::Borrowed(signatures),
+            None => Cow::Owned(BlockSignatures::of_text(block.style, &block.text)),
+        }
     }
 
     /// The signatures of a block of `style` whose words are `words`.
@@ -320,13 +335,9 @@ impl Detector for Bloom {
                     .ok()
                     .and_then(|decided| decided.get(&key).copied());
                 known.unwrap_or_else(|| {
-                    let verdict = match observation.blocks.get(at) {
-                        Some(signatures) => self.judge(&page.site, signatures),
-                        None => self.judge(
-                            &page.site,
-                            &BlockSignatures::of_text(block.style, &block.text),
-                        ),
-                    };
+                    let signatures =
+                        BlockSignatures::kept_or_remade(&observation.blocks, at, block);
+                    let verdict = self.judge(&page.site, &signatures);
                     if let Ok(mut decided) = self.decided.lock() {
                         decided.insert(key, verdict);
                     }

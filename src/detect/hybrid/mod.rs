@@ -267,13 +267,8 @@ impl Hybrid {
             let key = site_key ^ facts.texts[at].rotate_left(21) ^ facts.styles[at].rotate_left(42);
             let known = self.ratios.lock().ok().and_then(|r| r.get(&key).copied());
             known.unwrap_or_else(|| {
-                let ratio = match facts.signatures.get(at) {
-                    Some(signatures) => self.template_word_ratio(&facts.site, signatures),
-                    None => self.template_word_ratio(
-                        &facts.site,
-                        &BlockSignatures::of_text(block.style, &block.text),
-                    ),
-                };
+                let signatures = BlockSignatures::kept_or_remade(&facts.signatures, at, block);
+                let ratio = self.template_word_ratio(&facts.site, &signatures);
                 if let Ok(mut ratios) = self.ratios.lock() {
                     ratios.insert(key, ratio);
                 }
