@@ -175,18 +175,6 @@ fn lol_html_handlers(html: &str) -> usize {
     calls.get()
 }
 
-/// A page's kept text, a block per line, as the build indexes it.
-fn kept_text(page: &SegmentedPage, verdicts: &[Verdict]) -> String {
-    let mut text = String::new();
-    for (block, _) in page.blocks.iter().zip(verdicts).filter(|(_, v)| v.keep) {
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(&block.text);
-    }
-    text
-}
-
 /// Segment and detect with one detector, each timed; gives the kept text of every page.
 struct SegmentAndDetect<'a> {
     pages: &'a [Page],
@@ -258,7 +246,7 @@ impl DetectorVisitor for SegmentAndDetect<'_> {
         let kept = segmented
             .iter()
             .zip(&verdicts)
-            .map(|(page, verdicts)| (page.title.clone(), kept_text(page, verdicts)))
+            .map(|(page, verdicts)| (page.title.clone(), Verdict::kept_text(page, verdicts)))
             .collect();
         Detected {
             segment,

@@ -4,6 +4,8 @@
 
 use bitvec::prelude::{BitVec, Lsb0};
 
+use crate::segment::SegmentedPage;
+
 /// The rule that decided a block: one per way a detector decides, declared in the detector's
 /// folder and listed in its [`Detector::RULES`](super::Detector::RULES). Its code is what an
 /// index stores (one byte, so codes are never reused); its name is what people and JSON read.
@@ -110,6 +112,24 @@ impl Verdict {
     /// Only the keep/drop decisions of `verdicts`.
     pub fn keeps(verdicts: &[Verdict]) -> Vec<bool> {
         verdicts.iter().map(|verdict| verdict.keep).collect()
+    }
+
+    /// Text of the blocks of `page` that `verdicts` keep, one block per line: what a build
+    /// indexes and `extract` writes.
+    pub fn kept_text(page: &SegmentedPage, verdicts: &[Verdict]) -> String {
+        let mut text = String::new();
+        for (block, _) in page
+            .blocks
+            .iter()
+            .zip(verdicts)
+            .filter(|(_, verdict)| verdict.keep)
+        {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&block.text);
+        }
+        text
     }
 }
 

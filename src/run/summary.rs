@@ -204,20 +204,7 @@ pub struct DecidedPage {
 impl DecidedPage {
     /// Text of the kept blocks, one block per line.
     pub fn kept_text(&self) -> String {
-        let mut text = String::new();
-        for (block, _) in self
-            .page
-            .blocks
-            .iter()
-            .zip(&self.verdicts)
-            .filter(|(_, verdict)| verdict.keep)
-        {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&block.text);
-        }
-        text
+        Verdict::kept_text(&self.page, &self.verdicts)
     }
 
     /// Bytes of text kept and dropped.
