@@ -22,17 +22,10 @@ peer_runs=${4:-1}
 mkdir -p "$out"
 
 # INDEXER_BIN: a binary to measure instead of building this checkout's.
-if [[ -n ${INDEXER_BIN:-} ]]; then
-  bin=$INDEXER_BIN
-else
-  cargo build --release --quiet
-  bin=${CARGO_TARGET_DIR:-target}/release/indexer
-fi
+source benches/lib.sh
+bin=$(indexer_binary)
+peers_venv "warcio, trafilatura, resiliparse" warcio trafilatura lxml_html_clean resiliparse
 venv=target/peers-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import warcio, trafilatura, resiliparse' 2>/dev/null; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet warcio trafilatura lxml_html_clean resiliparse
-fi
 cargo build --release --quiet --manifest-path "$shared/tools/rspeers/Cargo.toml" --target-dir target/rspeers
 rspeers=target/rspeers/release/rspeers
 

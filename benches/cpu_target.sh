@@ -13,17 +13,10 @@ runs=${2:-3}
 out=${3:-target/cpu-target}
 mkdir -p "$out"
 # INDEXER_BIN: a binary to measure instead of building this checkout's.
-if [[ -n ${INDEXER_BIN:-} ]]; then
-  bin=$INDEXER_BIN
-else
-  cargo build --release --quiet
-  bin=${CARGO_TARGET_DIR:-target}/release/indexer
-fi
+source benches/lib.sh
+bin=$(indexer_binary)
+peers_venv "warcio, resiliparse" warcio resiliparse
 venv=target/peers-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import warcio, resiliparse' 2>/dev/null; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet warcio resiliparse
-fi
 
 # name|command (OUT: a file or folder of this run's own; WARCS: the corpus's files)
 commands=(

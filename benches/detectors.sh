@@ -13,12 +13,8 @@ out=${2:-target/detectors}
 runs=${3:-3}
 mkdir -p "$out"
 # INDEXER_BIN: a binary to measure instead of building this checkout's.
-if [[ -n ${INDEXER_BIN:-} ]]; then
-  bin=$INDEXER_BIN
-else
-  cargo build --release --quiet
-  bin=${CARGO_TARGET_DIR:-target}/release/indexer
-fi
+source benches/lib.sh
+bin=$(indexer_binary)
 detectors=(bloom sandwich table-chunk incremental menu none)
 # Variants measured beside the defaults: name, detector, options.
 variants=("sandwich-token|sandwich|--sandwich-unit token" "table-chunk-layout|table-chunk|--table-chunk-layout-tags")

@@ -27,12 +27,8 @@ shared=${1:-../shared}
 out=${2:-target/hybrid}
 mkdir -p "$out"
 # INDEXER_BIN: a binary to measure instead of building this checkout's.
-if [[ -n ${INDEXER_BIN:-} ]]; then
-  bin=$INDEXER_BIN
-else
-  cargo build --release --quiet
-  bin=${CARGO_TARGET_DIR:-target}/release/indexer
-fi
+source benches/lib.sh
+bin=$(indexer_binary)
 corpus=$shared/corpus
 inputs=("$corpus"/docs/*.warc.gz "$corpus"/news/*.warc.gz "$corpus"/articles/*.warc.gz)
 labels=(--labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.labels.jsonl.gz"

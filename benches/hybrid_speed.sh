@@ -13,12 +13,8 @@ runs=${2:-5}
 out=${3:-target/hybrid-speed}
 mkdir -p "$out"
 # INDEXER_BIN: a binary to measure instead of building this checkout's.
-if [[ -n ${INDEXER_BIN:-} ]]; then
-  bin=$INDEXER_BIN
-else
-  cargo build --release --quiet
-  bin=${CARGO_TARGET_DIR:-target}/release/indexer
-fi
+source benches/lib.sh
+bin=$(indexer_binary)
 warcs=("$shared"/corpus/docs/*.warc.gz)
 # A run is named DETECTOR, or DETECTOR@1 for the same detector under --one-pass.
 detectors=(none bloom hybrid incremental@1 hybrid@1)

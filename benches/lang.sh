@@ -11,12 +11,8 @@ shared=${1:-../shared}
 runs=${2:-3}
 out=${3:-target/lang}
 mkdir -p "$out"
-if [[ -n ${INDEXER_BIN:-} ]]; then
-  bin=$INDEXER_BIN
-else
-  cargo build --release --quiet
-  bin=${CARGO_TARGET_DIR:-target}/release/indexer
-fi
+source benches/lib.sh
+bin=$(indexer_binary)
 warc="$shared/corpus/articles/trafilatura-eval.warc.gz"
 for run in $(seq "$runs"); do
   for mode in lang no-lang; do

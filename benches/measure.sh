@@ -12,12 +12,8 @@ out=${2:-target/measure}
 runs=${3:-5}
 mkdir -p "$out"
 # INDEXER_BIN: a binary to measure instead of building this checkout's.
-if [[ -n ${INDEXER_BIN:-} ]]; then
-  bin=$INDEXER_BIN
-else
-  cargo build --release --quiet
-  bin=${CARGO_TARGET_DIR:-target}/release/indexer
-fi
+source benches/lib.sh
+bin=$(indexer_binary)
 detectors=(bloom none)
 
 echo "# quality (token F1 against content_text)"

@@ -14,12 +14,8 @@ factors=${3:-"1 2 4 8"}
 budgets=${4:-"2048 512"}
 mkdir -p "$out"
 # INDEXER_BIN: a binary to measure instead of building this checkout's.
-if [[ -n ${INDEXER_BIN:-} ]]; then
-  bin=$INDEXER_BIN
-else
-  cargo build --release --quiet
-  bin=${CARGO_TARGET_DIR:-target}/release/indexer
-fi
+source benches/lib.sh
+bin=$(indexer_binary)
 for n in $factors; do
   [ -f "$out/docs-x$n.warc.gz" ] || python3 benches/scale.py "$n" "$out/docs-x$n.warc.gz" "$shared"/corpus/docs/*.warc.gz
 done

@@ -16,12 +16,8 @@ cd "$(dirname "$0")/.."
 shared=${1:-../shared}
 corpus=$shared/corpus
 # INDEXER_BIN: a binary to measure instead of building this checkout's.
-if [[ -n ${INDEXER_BIN:-} ]]; then
-  bin=$INDEXER_BIN
-else
-  cargo build --release --quiet
-  bin=${CARGO_TARGET_DIR:-target}/release/indexer
-fi
+source benches/lib.sh
+bin=$(indexer_binary)
 out=$(mktemp --suffix .json)
 trap 'rm -f "$out"' EXIT
 status=0
