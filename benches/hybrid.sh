@@ -8,6 +8,14 @@
 # EVAL_ONLY=1 the models and held-out text already in OUT_DIR (from an earlier run of the
 # same training code) are measured again, without training.
 #
+# In two passes a build decides a site of one page with the built-in one-pass model
+# (`hybrid`'s lone-page rule), so the two-pass run also trains the one-pass model with its
+# leave-one-site-out and takes those pages' held-out text from it (benches/lone_pages.py);
+# LONE_PAGES=0 measures the two-pass model on every page instead (as
+# --hybrid-lone-page-two-pass builds). The training-set rows use the built-in models when
+# the trained ones are byte for byte the same (so the rule applies), and the trained file
+# otherwise.
+#
 # Every figure is given at each size of PAGES_PER_SITE (default 1,3,10,30,all): training pools
 # each site sampled down to each size (`train --pages-per-site`), leave-one-site-out holds out
 # a site's samples together and decides each at its size, and eval samples the sites the same
@@ -63,6 +71,31 @@ for evidence in "${evidences[@]}"; do
     "${sample_flags[@]}" --out "$out/model-$evidence.json" --cross-validate "$out/cv-$evidence.jsonl"
 done
 
+if [[ ${ONE_PASS:-0} != 1 && ${LONE_PAGES:-1} == 1 && ${EVAL_ONLY:-0} != 1 ]]; then
+  echo "== train --one-pass (with leave-one-site-out), for the sites of one page" >&2
+  "$bin" train "${inputs[@]}" "${labels[@]}" --one-pass "${sample_flags[@]}" \
+    --out "$out/model-both-one-pass.json" --cross-validate "$out/cv-both-one-pass.jsonl"
+  for name in docs news articles; do
+    "$bin" extract -q "$corpus"/$name/*.warc.gz --detector none |
+      python3 -c 'import json, sys
+for line in sys.stdin:
+    page = json.loads(line)
+    print(json.dumps({"url": page["url"], "site": page["site"]}))' > "$out/sites-$name.jsonl"
+  done
+  mv "$out/cv-both.jsonl" "$out/cv-both-two-pass-model.jsonl"
+  python3 benches/lone_pages.py "$out/cv-both-two-pass-model.jsonl" "$out/cv-both-one-pass.jsonl" \
+    "$out"/sites-{docs,news,articles}.jsonl > "$out/cv-both.jsonl"
+fi
+
+built_in=src/detect/hybrid/default-model.json
+[[ ${ONE_PASS:-0} == 1 ]] && built_in=src/detect/hybrid/default-one-pass-model.json
+model_flags=(--model "$out/model-both.json")
+if cmp -s "$out/model-both.json" "$built_in"; then
+  model_flags=()
+else
+  echo "note: $out/model-both.json is not $built_in; the training-set rows use the file" >&2
+fi
+
 predictions=()
 for evidence in "${evidences[@]}"; do
   predictions+=(--predictions "hybrid-loso-$evidence=$out/cv-$evidence.jsonl")
@@ -70,12 +103,12 @@ done
 for name in docs news; do
   echo "== eval $name" >&2
   "$bin" eval "$corpus"/$name/*.warc.gz --labels "$corpus/$name/*.labels.jsonl.gz" \
-    --detector "$detectors" --model "$out/model-both.json" "${predictions[@]}" "${sites[@]}" \
+    --detector "$detectors" "${model_flags[@]}" "${predictions[@]}" "${sites[@]}" \
     "${pass_flags[@]}" "${sample_flags[@]}" --report "$out/eval-$name.md" > /dev/null
   cat "$out/eval-$name.md"
 done
 echo "== eval articles" >&2
 "$bin" eval "$corpus"/articles/*.warc.gz --snippets "$corpus/articles/*.snippets.jsonl.gz" \
-  --detector "$detectors" --model "$out/model-both.json" "${predictions[@]}" "${pass_flags[@]}" \
+  --detector "$detectors" "${model_flags[@]}" "${predictions[@]}" "${pass_flags[@]}" \
   "${sample_flags[@]}" --report "$out/eval-articles.md" > /dev/null
 cat "$out/eval-articles.md"

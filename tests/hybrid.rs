@@ -329,6 +329,72 @@ fn hybrid_runs_in_one_pass_on_a_segment_table() {
     );
 }
 
+/// A two-pass build with the built-in models decides a site of one page as a one-pass
+/// build does, and counts it; a site of several pages keeps its two-pass decision, and
+/// `--hybrid-lone-page-two-pass` gives the lone pages to the two-pass model again. Over
+/// small real crawls (a Common Crawl and a Dolma slice: mostly one page per host).
+#[test]
+fn a_site_of_one_page_is_decided_in_two_passes_as_in_one() {
+    let fixtures = repo().join("tests/data/fixtures");
+    let crawls = [
+        fixtures.join("resiliparse-cc2020-slice.warc.gz"),
+        fixtures.join("dolma-sample-0000.warc.gz"),
+    ];
+    let extract = |extra: &[&str]| -> std::collections::HashMap<String, (String, String)> {
+        let mut args = vec!["extract", "--detector", "hybrid"];
+        args.extend_from_slice(extra);
+        ok(indexer(&args, &crawls))
+            .lines()
+            .map(|line| {
+                let page: Value = serde_json::from_str(line).unwrap();
+                let field = |name: &str| page[name].as_str().unwrap().to_string();
+                (field("url"), (field("site"), field("text")))
+            })
+            .collect()
+    };
+    let two_pass = extract(&[]);
+    let one_pass = extract(&["--one-pass"]);
+    let two_pass_model = extract(&["--hybrid-lone-page-two-pass"]);
+    let mut pages_of = std::collections::HashMap::<&str, usize>::new();
+    for (site, _) in two_pass.values() {
+        *pages_of.entry(site).or_default() += 1;
+    }
+    let lone: Vec<&String> = two_pass
+        .iter()
+        .filter(|(_, (site, _))| pages_of[site.as_str()] == 1)
+        .map(|(url, _)| url)
+        .collect();
+    assert!(lone.len() >= 20, "{} lone pages", lone.len());
+    for url in &lone {
+        assert_eq!(two_pass[*url].1, one_pass[*url].1, "{url}");
+    }
+    let changed = lone
+        .iter()
+        .filter(|url| two_pass_model[**url].1 != two_pass[**url].1)
+        .count();
+    assert!(
+        changed > 0,
+        "the two-pass model decides every lone page alike"
+    );
+    for (url, (site, text)) in &two_pass {
+        if pages_of[site.as_str()] > 1 {
+            assert_eq!(text, &two_pass_model[url].1, "{url}");
+        }
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let summary: Value = serde_json::from_str(&ok(indexer(
+        &["build", "--json", "--index", index.to_str().unwrap()],
+        &crawls,
+    )))
+    .unwrap();
+    assert_eq!(
+        summary["counters"]["lone_pages_decided_as_one_pass"].as_u64(),
+        Some(lone.len() as u64)
+    );
+}
+
 /// Every block of `extract --explain` over `pages` with `extra` flags: text, kept, rule.
 fn explained_blocks(pages: &Path, extra: &[&str]) -> Vec<(String, bool, String)> {
     let mut args = vec!["extract", "--explain"];

@@ -90,6 +90,9 @@ pub struct HybridSettings {
     pub bloom: BloomSettings,
     /// The segment table behind the site evidence of a one-pass run.
     pub segment_table: IncrementalSettings,
+    /// In two passes with the built-in models, decide a site of one page as a one-pass run
+    /// decides it (see [`Hybrid`]'s `lone_page`).
+    pub lone_page_as_one_pass: bool,
 }
 
 impl Default for HybridSettings {
@@ -100,6 +103,7 @@ impl Default for HybridSettings {
             rules: DecisionRules::default(),
             bloom: BloomSettings::default(),
             segment_table: IncrementalSettings::default(),
+            lone_page_as_one_pass: true,
         }
     }
 }
@@ -112,7 +116,7 @@ impl serde::Serialize for HybridSettings {
             ModelSource::Loaded { path, .. } => path.clone(),
             ModelSource::Record { .. } => "recording features".to_string(),
         };
-        let mut out = serializer.serialize_struct("HybridSettings", 8)?;
+        let mut out = serializer.serialize_struct("HybridSettings", 9)?;
         out.serialize_field("model", &model)?;
         out.serialize_field("threshold", &self.threshold)?;
         out.serialize_field("keep_title_heading", &self.rules.keep_title_heading)?;
@@ -121,6 +125,7 @@ impl serde::Serialize for HybridSettings {
         out.serialize_field("page_floor", &self.rules.page_floor)?;
         out.serialize_field("bloom", &self.bloom)?;
         out.serialize_field("segment_table", &self.segment_table)?;
+        out.serialize_field("lone_page_as_one_pass", &self.lone_page_as_one_pass)?;
         out.end()
     }
 }
@@ -195,6 +200,23 @@ pub struct Hybrid {
     one_pass: Option<SegmentTables>,
     /// Sites let go once decided ([`Detector::forget_site`]).
     forgotten_sites: u64,
+    /// In two passes with the built-in models, what a site of one page is decided with.
+    lone_page: Option<LonePageModel>,
+    lone_pages_decided: std::sync::atomic::AtomicU64,
+}
+
+/// How a two-pass run decides a site of one page: as a one-pass run does, with the built-in
+/// one-pass model on the evidence a one-pass run gives a site's first page. The second pass
+/// adds nothing to such a page, and the one-pass model has seen every training site at one
+/// page (each site's first page), where the two-pass model has seen only the sites that have
+/// one page, so it measures better there; this way a lone page is decided the same in either
+/// mode.
+#[derive(Debug)]
+struct LonePageModel {
+    model: Arc<Model>,
+    compiled: Option<CompiledTrees>,
+    /// No page learned: a site's first page in a one-pass run.
+    empty_tables: SegmentTables,
 }
 
 /// What a one-pass run counts in its segment table besides text segments, each kind of key
@@ -233,6 +255,16 @@ impl Hybrid {
             (ModelSource::Loaded { model, .. }, _) => Some(Arc::clone(model)),
             (ModelSource::Record { .. }, _) => None,
         };
+        let lone_page = match (&settings.model, passes) {
+            (ModelSource::BuiltIn, Passes::Two) if settings.lone_page_as_one_pass => {
+                Model::built_in_one_pass().ok().map(|model| LonePageModel {
+                    compiled: CompiledTrees::compile(&model),
+                    model: Arc::new(model),
+                    empty_tables: SegmentTables::default(),
+                })
+            }
+            _ => None,
+        };
         Hybrid {
             compiled: model.as_deref().and_then(CompiledTrees::compile),
             signatures: TemplateModel::with_site_cap(
@@ -246,6 +278,8 @@ impl Hybrid {
             kept_for_title: Default::default(),
             one_pass: (passes == Passes::One).then(SegmentTables::default),
             forgotten_sites: 0,
+            lone_page,
+            lone_pages_decided: Default::default(),
         }
     }
 
@@ -293,11 +327,13 @@ impl Hybrid {
     }
 
     /// Site evidence and own title words of a page not yet learned, from the segment table
-    /// of a one-pass run, counting the page itself as a two-pass run would.
+    /// of a one-pass run, counting the page itself as a two-pass run would. `segments` are
+    /// the text segments of each block.
     fn one_pass_evidence(
         &self,
         tables: &SegmentTables,
         facts: &PageFacts,
+        segments: &[Vec<(u64, u32)>],
     ) -> (Vec<SiteEvidence>, Vec<bool>) {
         let site = stable_hash_bytes(facts.site.as_bytes());
         let pages_with = |key: u64| tables.frequency(site, key) + 1;
@@ -305,7 +341,7 @@ impl Hybrid {
         let min_frequency = self.settings.segment_table.min_frequency;
         let evidence = (0..facts.texts.len())
             .map(|at| SiteEvidence {
-                template_word_ratio: template_share(&facts.segments[at], |segment| {
+                template_word_ratio: template_share(&segments[at], |segment| {
                     pages_with(segment) >= min_frequency
                 }) as f32,
                 text_pages: pages_with(BLOCK_TEXT_KEY ^ facts.texts[at]),
@@ -385,6 +421,14 @@ impl Detector for Hybrid {
                  never).",
                 0,
                 |s| &mut s.rules.thin_site_pages,
+            ),
+            Flag::switch(
+                "hybrid-lone-page-two-pass",
+                "In two passes, decide a site of one page with the two-pass model and bloom's \
+                 ratio (default: as a one-pass run decides it, with the built-in one-pass \
+                 model, which measures better there; a model given by --model decides every \
+                 page).",
+                |s| s.lone_page_as_one_pass = false,
             ),
             Flag::with(
                 "hybrid-page-floor",
@@ -494,9 +538,16 @@ impl Detector for Hybrid {
         facts: &PageFacts,
         _pages: &dyn PageSource,
     ) -> Vec<Verdict> {
-        let (site, title_words) = match &self.one_pass {
-            Some(tables) => self.one_pass_evidence(tables, facts),
-            None => self.two_pass_evidence(page, facts),
+        let lone_page = self
+            .lone_page
+            .as_ref()
+            .filter(|_| self.sites.get(&facts.site).map_or(0, |table| table.pages) == 1);
+        let (site, title_words) = match (&self.one_pass, lone_page) {
+            (Some(tables), _) => self.one_pass_evidence(tables, facts, &facts.segments),
+            (None, Some(lone)) => {
+                self.one_pass_evidence(&lone.empty_tables, facts, &block_segments(page))
+            }
+            (None, None) => self.two_pass_evidence(page, facts),
         };
         let rows = features::rows(page, &site, &facts.title, &title_words);
         if let ModelSource::Record { pages, only } = &self.settings.model {
@@ -520,12 +571,20 @@ impl Detector for Hybrid {
             }
             return vec![Verdict::kept(Rule::KEEPS_EVERYTHING); page.blocks.len()];
         }
-        let Some(model) = &self.model else {
-            return vec![Verdict::kept(Rule::KEEPS_EVERYTHING); page.blocks.len()];
+        let (model, compiled) = match lone_page {
+            Some(lone) => {
+                self.lone_pages_decided
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                (&lone.model, &lone.compiled)
+            }
+            None => match &self.model {
+                Some(model) => (model, &self.compiled),
+                None => return vec![Verdict::kept(Rule::KEEPS_EVERYTHING); page.blocks.len()],
+            },
         };
         let threshold = self.settings.threshold.unwrap_or(model.threshold);
         let rows: Vec<&[f32]> = rows.chunks_exact(features::count()).collect();
-        let probabilities = match &self.compiled {
+        let probabilities = match compiled {
             Some(compiled) => compiled.probabilities(&rows),
             None => rows.iter().map(|row| model.probability(row)).collect(),
         };
@@ -639,6 +698,11 @@ impl Detector for Hybrid {
             ]),
             None => counters.extend([
                 Counter::sum("sites", self.sites.len() as u64 + self.forgotten_sites),
+                Counter::sum(
+                    "lone_pages_decided_as_one_pass",
+                    self.lone_pages_decided
+                        .load(std::sync::atomic::Ordering::Relaxed),
+                ),
                 Counter::max(
                     "peak_site_state_bytes",
                     self.signatures.largest_site_bytes() as u64,
@@ -723,6 +787,57 @@ mod tests {
         };
         assert!(ratios(&whole).iter().any(|&(_, ratio)| ratio != 0));
         assert_eq!(ratios(&trimmed), ratios(&whole));
+    }
+
+    /// With the built-in models, a two-pass run decides a site of one page exactly as a
+    /// one-pass run does (same probabilities, so the same model and evidence), counts it, and
+    /// decides a site of two pages with its own model and evidence.
+    #[test]
+    fn a_site_of_one_page_is_decided_in_two_passes_as_in_one() {
+        let html = |n: usize| {
+            format!(
+                "<title>Notes {n}</title><nav><a href=/>Home</a> <a href=/a>About</a> \
+                 <a href=/b>Blog</a></nav><h1>Notes {n}</h1><p>These are the notes of part {n}, \
+                 written over a long winter, about the garden, the bees and the apple trees.</p>\
+                 <ul><li><a href=/x>Older posts</a></li><li><a href=/y>Newer posts</a></li></ul>\
+                 <footer>Copyright the author, all rights reserved</footer>"
+            )
+        };
+        let decided = |detector: &mut Hybrid, pages: usize| {
+            let pages = crate::detect::test_site(pages, html, detector.segment_options());
+            let facts: Vec<PageFacts> = pages.iter().map(|p| detector.observe(p, "")).collect();
+            facts.iter().for_each(|f| detector.learn(f));
+            detector.decide(&pages[0], &facts[0], &NoPages)
+        };
+        let one_pass = {
+            let detector = Hybrid::new_one_pass(HybridSettings::default());
+            let pages = crate::detect::test_site(1, html, detector.segment_options());
+            let facts = detector.observe(&pages[0], "");
+            detector.decide(&pages[0], &facts, &NoPages)
+        };
+        let mut two_pass = Hybrid::new(HybridSettings::default());
+        assert_eq!(decided(&mut two_pass, 1), one_pass);
+        assert_eq!(
+            counter(&two_pass.counters(), "lone_pages_decided_as_one_pass"),
+            1
+        );
+
+        let mut two_pass_model = Hybrid::new(HybridSettings {
+            lone_page_as_one_pass: false,
+            ..HybridSettings::default()
+        });
+        assert_ne!(decided(&mut two_pass_model, 1), one_pass);
+        assert_eq!(
+            counter(&two_pass_model.counters(), "lone_pages_decided_as_one_pass"),
+            0
+        );
+
+        let mut two_pages = Hybrid::new(HybridSettings::default());
+        decided(&mut two_pages, 2);
+        assert_eq!(
+            counter(&two_pages.counters(), "lone_pages_decided_as_one_pass"),
+            0
+        );
     }
 
     /// In one pass a page is judged before it is learned, yet counted as a two-pass run
