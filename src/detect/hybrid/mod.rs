@@ -545,7 +545,14 @@ impl Detector for Hybrid {
         let (site, title_words) = match (&self.one_pass, lone_page) {
             (Some(tables), _) => self.one_pass_evidence(tables, facts, &facts.segments),
             (None, Some(lone)) => {
-                self.one_pass_evidence(&lone.empty_tables, facts, &block_segments(page))
+                // With no page learned, a segment is on one page: template only if that is
+                // enough, so its segments are needed only then.
+                let segments = if self.settings.segment_table.min_frequency <= 1 {
+                    block_segments(page)
+                } else {
+                    vec![Vec::new(); page.blocks.len()]
+                };
+                self.one_pass_evidence(&lone.empty_tables, facts, &segments)
             }
             (None, None) => self.two_pass_evidence(page, facts),
         };
@@ -838,6 +845,23 @@ mod tests {
             counter(&two_pages.counters(), "lone_pages_decided_as_one_pass"),
             0
         );
+
+        // Where a segment on one page is already template, the page's segments count.
+        let on_one_page = || HybridSettings {
+            segment_table: IncrementalSettings {
+                min_frequency: 1,
+                ..IncrementalSettings::default()
+            },
+            ..HybridSettings::default()
+        };
+        let one_pass_low = {
+            let detector = Hybrid::new_one_pass(on_one_page());
+            let pages = crate::detect::test_site(1, html, detector.segment_options());
+            let facts = detector.observe(&pages[0], "");
+            detector.decide(&pages[0], &facts, &NoPages)
+        };
+        assert_ne!(one_pass_low, one_pass);
+        assert_eq!(decided(&mut Hybrid::new(on_one_page()), 1), one_pass_low);
     }
 
     /// In one pass a page is judged before it is learned, yet counted as a two-pass run
