@@ -187,9 +187,7 @@ const ONE_PASS_SITE_MODEL_LAYOUT: u8 = 2;
 /// The `hybrid` detector.
 pub struct Hybrid {
     settings: HybridSettings,
-    model: Option<Arc<Model>>,
-    /// The model laid out for deciding (`None` for a linear model).
-    compiled: Option<CompiledTrees>,
+    model: Option<DecidingModel>,
     signatures: TemplateModel,
     sites: FxHashMap<String, SiteTable>,
     /// Template-word ratios already worked out against the current model, by site, style and
@@ -213,10 +211,34 @@ pub struct Hybrid {
 /// mode.
 #[derive(Debug)]
 struct LonePageModel {
-    model: Arc<Model>,
-    compiled: Option<CompiledTrees>,
+    model: DecidingModel,
     /// No page learned: a site's first page in a one-pass run.
     empty_tables: SegmentTables,
+}
+
+/// A model with its trees laid out for deciding.
+#[derive(Debug)]
+struct DecidingModel {
+    model: Arc<Model>,
+    /// `None` for a linear model.
+    compiled: Option<CompiledTrees>,
+}
+
+impl DecidingModel {
+    fn new(model: Arc<Model>) -> Self {
+        DecidingModel {
+            compiled: CompiledTrees::compile(&model),
+            model,
+        }
+    }
+
+    /// Each row's probability of being content.
+    fn probabilities(&self, rows: &[&[f32]]) -> Vec<f32> {
+        match &self.compiled {
+            Some(compiled) => compiled.probabilities(rows),
+            None => rows.iter().map(|row| self.model.probability(row)).collect(),
+        }
+    }
 }
 
 /// What a one-pass run counts in its segment table besides text segments, each kind of key
@@ -258,21 +280,19 @@ impl Hybrid {
         let lone_page = match (&settings.model, passes) {
             (ModelSource::BuiltIn, Passes::Two) if settings.lone_page_as_one_pass => {
                 Model::built_in_one_pass().ok().map(|model| LonePageModel {
-                    compiled: CompiledTrees::compile(&model),
-                    model: Arc::new(model),
+                    model: DecidingModel::new(Arc::new(model)),
                     empty_tables: SegmentTables::default(),
                 })
             }
             _ => None,
         };
         Hybrid {
-            compiled: model.as_deref().and_then(CompiledTrees::compile),
             signatures: TemplateModel::with_site_cap(
                 settings.bloom.similarity,
                 settings.bloom.max_site_words as usize,
             ),
             settings,
-            model,
+            model: model.map(DecidingModel::new),
             sites: FxHashMap::default(),
             ratios: Mutex::default(),
             kept_for_title: Default::default(),
@@ -578,23 +598,20 @@ impl Detector for Hybrid {
             }
             return vec![Verdict::kept(Rule::KEEPS_EVERYTHING); page.blocks.len()];
         }
-        let (model, compiled) = match lone_page {
+        let deciding = match lone_page {
             Some(lone) => {
                 self.lone_pages_decided
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                (&lone.model, &lone.compiled)
+                &lone.model
             }
             None => match &self.model {
-                Some(model) => (model, &self.compiled),
+                Some(model) => model,
                 None => return vec![Verdict::kept(Rule::KEEPS_EVERYTHING); page.blocks.len()],
             },
         };
-        let threshold = self.settings.threshold.unwrap_or(model.threshold);
+        let threshold = self.settings.threshold.unwrap_or(deciding.model.threshold);
         let rows: Vec<&[f32]> = rows.chunks_exact(features::count()).collect();
-        let probabilities = match compiled {
-            Some(compiled) => compiled.probabilities(&rows),
-            None => rows.iter().map(|row| model.probability(row)).collect(),
-        };
+        let probabilities = deciding.probabilities(&rows);
         let in_comments: Vec<bool> = page
             .blocks
             .iter()
@@ -683,7 +700,9 @@ impl Detector for Hybrid {
 
     fn settings(&self) -> serde_json::Value {
         let mut value = serde_json::to_value(&self.settings).unwrap_or_default();
-        if let (Some(model), Some(object)) = (&self.model, value.as_object_mut()) {
+        if let (Some(DecidingModel { model, .. }), Some(object)) =
+            (&self.model, value.as_object_mut())
+        {
             object.insert("model_description".into(), model.describe().into());
             // f32 → f64 shows 0.6 as 0.6000000238…: three decimals are what the file holds.
             let threshold = (f64::from(model.threshold) * 1000.0).round() / 1000.0;
