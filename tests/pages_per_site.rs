@@ -383,6 +383,46 @@ fn train_pools_the_samples_and_holds_each_out_at_its_size() {
 }
 
 #[test]
+fn lone_page_draws_read_more_pages_of_each_site_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, held_out) = (dir.path().join("m.json"), dir.path().join("cv.jsonl"));
+    let printed = train(
+        &model,
+        &[
+            "--pages-per-site",
+            "1,3,all",
+            "--lone-page-draws",
+            "5",
+            "--cross-validate",
+            held_out.to_str().unwrap(),
+        ],
+    );
+    // Five lone pages of each of the 3 sites, then 9 and 100 pages as before.
+    assert_eq!(printed["pages"], 15 + 9 + 100);
+    let written: Value = serde_json::from_slice(&std::fs::read(&model).unwrap()).unwrap();
+    let settings = written["provenance"]["settings"].as_str().unwrap();
+    assert!(settings.contains("5 lone-page draws"), "{settings}");
+    let mut lone: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in std::fs::read_to_string(&held_out).unwrap().lines() {
+        let line: Value = serde_json::from_str(line).unwrap();
+        if line["pages_per_site"] == 1 {
+            let url = line["url"].as_str().unwrap();
+            let fresh = lone
+                .entry(site_of(url).to_string())
+                .or_default()
+                .insert(url.to_string());
+            assert!(fresh, "{url} held out twice at one page per site");
+        }
+    }
+    assert_eq!(lone.values().map(BTreeSet::len).collect::<Vec<_>>(), [5; 3]);
+    // The page `eval --pages-per-site 1` samples is one of them, so it is measured as before.
+    let (_, pages) = eval(&sample(), &["--detector", "none", "--pages-per-site", "1"]);
+    for url in sampled_urls(&pages, "1") {
+        assert!(lone[site_of(url)].contains(url), "{url}");
+    }
+}
+
+#[test]
 fn train_without_the_flag_writes_what_it_always_wrote() {
     let dir = tempfile::tempdir().unwrap();
     let (plain, all) = (dir.path().join("plain.json"), dir.path().join("all.json"));

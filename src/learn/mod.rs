@@ -93,6 +93,11 @@ pub struct TrainOptions {
     /// Each site sampled down to a few pages, each size a run of its own whose pages are
     /// pooled (`None`: the whole input, once).
     pub sampling: Option<Sampling>,
+    /// With sampling at one page per site: how many different pages of each site are read,
+    /// each as a site of one page (a read per draw; 1: the sample's page alone). More draws
+    /// give the model lone pages of the kinds the labelled sites hold; a site's lone pages
+    /// then weigh together as one more site.
+    pub lone_page_draws: usize,
 }
 
 impl Default for TrainOptions {
@@ -106,6 +111,7 @@ impl Default for TrainOptions {
             seed: 1,
             threshold: 0.6,
             sampling: None,
+            lone_page_draws: 1,
         }
     }
 }
@@ -245,6 +251,9 @@ pub struct LabelledPage {
     pub pages_per_site: Option<PagesPerSite>,
     /// What cross-validation holds out together: the URL's host without `www.`.
     pub group: String,
+    /// A page of a lone-page draw ([`TrainOptions::lone_page_draws`]): a site's lone pages
+    /// weigh together as one more site, apart from its other pages.
+    pub alone: bool,
     /// The blocks' text.
     pub texts: Vec<String>,
     /// One feature row per block.
@@ -281,11 +290,12 @@ pub struct Dataset<'a> {
 impl Collected {
     /// The labelled rows of the pages `include` accepts. A page's labelled blocks weigh
     /// 1/√(blocks) each, times 1/√(pages of its site), so that neither long pages nor large
-    /// sites drown the rest (sampled, a site's pages are those of all its samples).
+    /// sites drown the rest (sampled, a site's pages are those of all its samples; its
+    /// lone-page draws are counted apart, as the pages of one more site).
     pub fn dataset(&self, include: impl Fn(&LabelledPage) -> bool) -> Dataset<'_> {
-        let mut group_pages: HashMap<&str, usize> = HashMap::new();
+        let mut group_pages: HashMap<(&str, bool), usize> = HashMap::new();
         for page in self.pages.iter().filter(|page| include(page)) {
-            *group_pages.entry(&page.group).or_default() += 1;
+            *group_pages.entry((&page.group, page.alone)).or_default() += 1;
         }
         let mut dataset = Dataset::default();
         for page in self.pages.iter().filter(|page| include(page)) {
@@ -294,7 +304,10 @@ impl Collected {
                 continue;
             }
             dataset.pages += 1;
-            let pages = group_pages.get(page.group.as_str()).copied().unwrap_or(1);
+            let pages = group_pages
+                .get(&(page.group.as_str(), page.alone))
+                .copied()
+                .unwrap_or(1);
             let weight = 1.0 / ((labelled * pages) as f32).sqrt();
             for (row, label) in page.rows.iter().zip(&page.labels) {
                 if let Some(label) = label {
@@ -340,19 +353,36 @@ pub fn collect(
             let census = run::census(inputs, &options.build, progress)?;
             let largest = sampling.pages_per_site.iter().max().copied();
             for &pages in &sampling.pages_per_site {
-                let mut build = options.build.clone();
-                let sample = if Some(pages) == largest {
-                    census.sample(pages, sampling.seed)
-                } else {
-                    census.sample_of_larger_sites(pages, sampling.seed)
+                let draws = match pages {
+                    PagesPerSite::Pages(1) => lone_page_draws(sampling, options.lone_page_draws),
+                    _ => 1,
                 };
-                build.input.sample = Some(Arc::new(sample));
-                let prefixed = run::PrefixedProgress {
-                    inner: progress,
-                    prefix: format!("{pages} pages per site: "),
-                };
-                let recorded = record(inputs, &by_url, &build, Some(pages), &prefixed)?;
-                collected.pages.extend(recorded);
+                for draw in 0..draws.max(1) {
+                    let mut build = options.build.clone();
+                    let sample = if Some(pages) == largest {
+                        census.sample(pages, sampling.seed)
+                    } else if draw == 0 {
+                        census.sample_of_larger_sites(pages, sampling.seed)
+                    } else {
+                        census.lone_page_draw(draw, sampling.seed)
+                    };
+                    build.input.sample = Some(Arc::new(sample));
+                    let prefix = match draw {
+                        0 => format!("{pages} pages per site: "),
+                        _ => format!("{pages} pages per site, draw {}: ", draw + 1),
+                    };
+                    let prefixed = run::PrefixedProgress {
+                        inner: progress,
+                        prefix,
+                    };
+                    let mut recorded = record(inputs, &by_url, &build, Some(pages), &prefixed)?;
+                    if draws > 1 {
+                        for page in &mut recorded {
+                            page.alone = true;
+                        }
+                    }
+                    collected.pages.extend(recorded);
+                }
             }
         }
     }
@@ -367,6 +397,17 @@ pub fn collect(
         });
     }
     Ok(collected)
+}
+
+/// The lone-page draws a training run makes: `asked` when `sampling` holds one page per site
+/// and a larger size (at one page alone, every site is read whole), else 1.
+fn lone_page_draws(sampling: &Sampling, asked: usize) -> usize {
+    let sizes = &sampling.pages_per_site;
+    let larger = sizes.iter().any(|&size| size > PagesPerSite::Pages(1));
+    match sizes.contains(&PagesPerSite::Pages(1)) && larger {
+        true => asked.max(1),
+        false => 1,
+    }
 }
 
 /// One read of `inputs` with `hybrid` recording the pages `by_url` labels, as `options` say
@@ -406,6 +447,7 @@ fn record(
         // Pages with no labelled block still get decided in cross-validation.
         labelled.push(LabelledPage {
             group: group_of(&page.url),
+            alone: false,
             url: page.url,
             pages_per_site: sampled,
             texts: page.texts,
@@ -471,10 +513,17 @@ pub fn fit(dataset: &Dataset<'_>, options: &TrainOptions, inputs: &[PathBuf]) ->
                 options
                     .sampling
                     .as_ref()
-                    .map_or_else(String::new, |sampling| format!(
-                        ", sites sampled to {} pages",
-                        sampling.sizes()
-                    ))
+                    .map_or_else(String::new, |sampling| {
+                        let draws = lone_page_draws(sampling, options.lone_page_draws);
+                        format!(
+                            ", sites sampled to {} pages{}",
+                            sampling.sizes(),
+                            match draws {
+                                1 => String::new(),
+                                draws => format!(", {draws} lone-page draws"),
+                            }
+                        )
+                    })
             ),
         },
     )
@@ -654,6 +703,7 @@ mod tests {
             url: format!("http://{group}/{n}"),
             pages_per_site,
             group: group.to_string(),
+            alone: false,
             texts: Vec::new(),
             in_comments: Vec::new(),
             rows: Vec::new(),
@@ -719,6 +769,38 @@ mod tests {
             folds["small.example"].starts_with("small-sites-"),
             "{folds:?}"
         );
+    }
+
+    #[test]
+    fn a_site_s_lone_page_draws_weigh_as_one_more_site() {
+        let labelled = |mut page: LabelledPage, alone: bool| {
+            page.rows = vec![vec![0.0]; 4];
+            page.labels = vec![Some(1.0); 4];
+            page.alone = alone;
+            page
+        };
+        let mut pages: Vec<LabelledPage> = (0..9)
+            .map(|n| labelled(page("big.example", n, Some(PagesPerSite::All)), false))
+            .collect();
+        for n in 100..104 {
+            pages.push(labelled(
+                page("big.example", n, Some(PagesPerSite::Pages(1))),
+                true,
+            ));
+        }
+        let collected = Collected {
+            pages,
+            labelled_given: 13,
+        };
+        let dataset = collected.dataset(|_| true);
+        assert_eq!(dataset.weights.len(), 52);
+        // Nine pages of the site: 1/√(4 blocks × 9 pages); four lone draws: 1/√(4 × 4).
+        for weight in &dataset.weights[..36] {
+            assert!((weight - 1.0 / 6.0).abs() < 1e-6, "{weight}");
+        }
+        for weight in &dataset.weights[36..] {
+            assert!((weight - 0.25).abs() < 1e-6, "{weight}");
+        }
     }
 
     #[test]

@@ -177,6 +177,23 @@ impl SiteCensus {
         })
     }
 
+    /// Of every site of more than one page, its page of rank `draw` under `seed` (rank 0 is
+    /// its page in [`sample`](Self::sample) at one page; a site of `draw` pages or fewer
+    /// gives none): draws 0, 1, 2, … are different pages of each site, each one page of its
+    /// site in its own read, as lone pages to learn from.
+    pub fn lone_page_draw(&self, draw: usize, seed: u64) -> UrlSample {
+        let mut kept = Vec::new();
+        for urls in self.sites.values().filter(|urls| urls.len() > draw.max(1)) {
+            let mut ranked: Vec<(u64, &String)> = urls
+                .iter()
+                .map(|url| (sample_rank(seed, url), url))
+                .collect();
+            ranked.sort_unstable();
+            kept.push(ranked[draw].1.clone());
+        }
+        kept.into_iter().collect()
+    }
+
     fn sample_where(
         &self,
         pages: PagesPerSite,
@@ -327,6 +344,32 @@ mod tests {
         assert!(!larger.contains(&page_url("b.example", 0)));
         let whole = census.sample_of_larger_sites(PagesPerSite::All, 1);
         assert_eq!(whole, census.sample(PagesPerSite::All, 1));
+    }
+
+    #[test]
+    fn lone_page_draws_are_different_pages_of_each_larger_site() {
+        let census = census_of(&[("a.example", 10), ("b.example", 2), ("c.example", 1)]);
+        let first = census.lone_page_draw(0, 4);
+        assert_eq!(
+            first,
+            census.sample_of_larger_sites(PagesPerSite::Pages(1), 4)
+        );
+        let mut seen = std::collections::HashSet::new();
+        for draw in 0..10 {
+            let sample = census.lone_page_draw(draw, 4);
+            let expected_sites = if draw < 2 { 2 } else { 1 };
+            assert_eq!(
+                sorted(&sample, &census).len(),
+                expected_sites,
+                "draw {draw}"
+            );
+            assert!(!sample.contains(&page_url("c.example", 0)));
+            for url in sorted(&sample, &census) {
+                assert!(seen.insert(url.clone()), "{url} drawn twice");
+            }
+        }
+        assert_eq!(seen.len(), 12);
+        assert_eq!(sorted(&census.lone_page_draw(10, 4), &census).len(), 0);
     }
 
     #[test]

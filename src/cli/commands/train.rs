@@ -44,6 +44,12 @@ pub struct TrainArgs {
     /// held-out page once per K.
     #[arg(long, value_name = "K[,K...]", value_delimiter = ',')]
     pages_per_site: Vec<PagesPerSite>,
+    /// With --pages-per-site 1 (and a larger size): read N different pages of each site at
+    /// one page per site, each in a read of its own, so the model learns lone pages of the
+    /// kinds the labelled sites hold; a site's lone pages weigh together as one more site.
+    /// 1: off (the built-in models; see docs/PAGES-PER-SITE.md for what more costs).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    lone_page_draws: u64,
     /// Trees: how many.
     #[arg(long, default_value_t = BoostSettings::default().trees)]
     trees: usize,
@@ -88,6 +94,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         seed: args.seed,
         threshold: args.threshold as f32,
         sampling: Sampling::new(&args.pages_per_site, args.seed),
+        lone_page_draws: args.lone_page_draws as usize,
         ..learn::TrainOptions::default()
     };
     let inputs = &args.inputs.inputs;
