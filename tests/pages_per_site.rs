@@ -291,19 +291,19 @@ fn train(out: &Path, extra: &[&str]) -> Value {
     serde_json::from_str(&ok(indexer(&args, &sample()))).unwrap()
 }
 
+/// `train` with `--cross-validate` into `dir`, and `extra`: what it printed, and the paths of
+/// the model and the held-out pages.
+fn train_held_out(dir: &Path, extra: &[&str]) -> (Value, PathBuf, PathBuf) {
+    let (model, held_out) = (dir.join("m.json"), dir.join("cv.jsonl"));
+    let mut args = vec!["--cross-validate", held_out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    (train(&model, &args), model, held_out)
+}
+
 #[test]
 fn train_pools_the_samples_and_holds_each_out_at_its_size() {
     let dir = tempfile::tempdir().unwrap();
-    let (model, held_out) = (dir.path().join("m.json"), dir.path().join("cv.jsonl"));
-    let printed = train(
-        &model,
-        &[
-            "--pages-per-site",
-            "1,3,all",
-            "--cross-validate",
-            held_out.to_str().unwrap(),
-        ],
-    );
+    let (printed, model, held_out) = train_held_out(dir.path(), &["--pages-per-site", "1,3,all"]);
     // 3 + 9 + 100 pages, every one with labelled blocks.
     assert_eq!(printed["pages"], 112);
     assert_eq!(printed["pages_per_site"], serde_json::json!([1, 3, "all"]));
@@ -385,17 +385,9 @@ fn train_pools_the_samples_and_holds_each_out_at_its_size() {
 #[test]
 fn lone_page_draws_read_more_pages_of_each_site_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let (model, held_out) = (dir.path().join("m.json"), dir.path().join("cv.jsonl"));
-    let printed = train(
-        &model,
-        &[
-            "--pages-per-site",
-            "1,3,all",
-            "--lone-page-draws",
-            "5",
-            "--cross-validate",
-            held_out.to_str().unwrap(),
-        ],
+    let (printed, model, held_out) = train_held_out(
+        dir.path(),
+        &["--pages-per-site", "1,3,all", "--lone-page-draws", "5"],
     );
     // Five lone pages of each of the 3 sites, then 9 and 100 pages as before.
     assert_eq!(printed["pages"], 15 + 9 + 100);

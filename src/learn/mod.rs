@@ -357,7 +357,7 @@ pub fn collect(
                     PagesPerSite::Pages(1) => lone_page_draws(sampling, options.lone_page_draws),
                     _ => 1,
                 };
-                for draw in 0..draws.max(1) {
+                for draw in 0..draws {
                     let mut build = options.build.clone();
                     let sample = if Some(pages) == largest {
                         census.sample(pages, sampling.seed)

@@ -184,12 +184,7 @@ impl SiteCensus {
     pub fn lone_page_draw(&self, draw: usize, seed: u64) -> UrlSample {
         let mut kept = Vec::new();
         for urls in self.sites.values().filter(|urls| urls.len() > draw.max(1)) {
-            let mut ranked: Vec<(u64, &String)> = urls
-                .iter()
-                .map(|url| (sample_rank(seed, url), url))
-                .collect();
-            ranked.sort_unstable();
-            kept.push(ranked[draw].1.clone());
+            kept.push(ranked(urls, seed)[draw].clone());
         }
         kept.into_iter().collect()
     }
@@ -204,18 +199,23 @@ impl SiteCensus {
         for urls in self.sites.values().filter(|urls| include(urls.len())) {
             match pages {
                 PagesPerSite::Pages(pages) if pages < urls.len() => {
-                    let mut ranked: Vec<(u64, &String)> = urls
-                        .iter()
-                        .map(|url| (sample_rank(seed, url), url))
-                        .collect();
-                    ranked.sort_unstable();
-                    kept.extend(ranked[..pages].iter().map(|(_, url)| (*url).clone()));
+                    kept.extend(ranked(urls, seed)[..pages].iter().map(|url| (*url).clone()));
                 }
                 _ => kept.extend(urls.iter().cloned()),
             }
         }
         kept.into_iter().collect()
     }
+}
+
+/// A site's URLs from the smallest [`sample_rank`] under `seed` up.
+fn ranked(urls: &BTreeSet<String>, seed: u64) -> Vec<&String> {
+    let mut ranked: Vec<(u64, &String)> = urls
+        .iter()
+        .map(|url| (sample_rank(seed, url), url))
+        .collect();
+    ranked.sort_unstable();
+    ranked.into_iter().map(|(_, url)| url).collect()
 }
 
 /// Lists each site's pages: one read of `inputs` as `options` say, each record decoded as a
