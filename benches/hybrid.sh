@@ -17,7 +17,8 @@
 # otherwise.
 #
 # Every figure is given at each size of PAGES_PER_SITE (default 1,3,10,30,all): training pools
-# each site sampled down to each size (`train --pages-per-site`), leave-one-site-out holds out
+# each site sampled down to each size (`train --pages-per-site`, and LONE_PAGE_DRAWS lone pages
+# of each site as the built-in models are trained: `recipe` in benches/lib.sh), leave-one-site-out holds out
 # a site's samples together and decides each at its size, and eval samples the sites the same
 # way (same seed), so each row of the tables is one index at one number of pages per site.
 # PAGES_PER_SITE= (empty) trains and measures whole sites only, without sampling. A host in
@@ -45,6 +46,7 @@ labels=(--labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.label
 sample_flags=()
 sites=(--sites)
 pages_per_site=${PAGES_PER_SITE-1,3,10,30,all}
+recipe
 if [[ -n $pages_per_site ]]; then
   sample_flags=(--pages-per-site "$pages_per_site")
   # A column per index and size would not fit a page.
@@ -68,12 +70,12 @@ for evidence in "${evidences[@]}"; do
   fi
   echo "== train --evidence $evidence (with leave-one-site-out)" >&2
   "$bin" train "${inputs[@]}" "${labels[@]}" --evidence "$evidence" "${pass_flags[@]}" \
-    "${sample_flags[@]}" --out "$out/model-$evidence.json" --cross-validate "$out/cv-$evidence.jsonl"
+    "${recipe_flags[@]}" --out "$out/model-$evidence.json" --cross-validate "$out/cv-$evidence.jsonl"
 done
 
 if [[ ${ONE_PASS:-0} != 1 && ${LONE_PAGES:-1} == 1 && ${EVAL_ONLY:-0} != 1 ]]; then
   echo "== train --one-pass (with leave-one-site-out), for the sites of one page" >&2
-  "$bin" train "${inputs[@]}" "${labels[@]}" --one-pass "${sample_flags[@]}" \
+  "$bin" train "${inputs[@]}" "${labels[@]}" --one-pass "${recipe_flags[@]}" \
     --out "$out/model-both-one-pass.json" --cross-validate "$out/cv-both-one-pass.jsonl"
   for name in docs news articles; do
     "$bin" extract -q "$corpus"/$name/*.warc.gz --detector none |

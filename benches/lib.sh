@@ -21,3 +21,17 @@ peers_venv() {
     "$venv/bin/pip" install --quiet "$@"
   fi
 }
+
+# The built-in models' training recipe, beyond inputs and labels: each site sampled down to
+# PAGES_PER_SITE pages (default 1,3,10,30,all) and, when 1 is among the sizes, read alone
+# LONE_PAGE_DRAWS times (default 16; a different page each time). PAGES_PER_SITE= (empty)
+# trains on whole sites only. Sets the array `recipe_flags`.
+recipe() {
+  local pages_per_site=${PAGES_PER_SITE-1,3,10,30,all}
+  recipe_flags=()
+  if [[ -n $pages_per_site ]]; then
+    recipe_flags=(--pages-per-site "$pages_per_site")
+    [[ ,$pages_per_site, == *,1,* ]] && recipe_flags+=(--lone-page-draws "${LONE_PAGE_DRAWS:-16}")
+  fi
+  return 0
+}

@@ -4,8 +4,9 @@
 #
 # The sites are held out in folds — docs in 3 folds of 4 sites (in name order), news in 2
 # folds of 2 sites (its 4 hosts, every year together). For each fold `indexer train --one-pass`
-# fits a model on every other docs and news site and all of articles, at every pages per
-# site the built-in model is trained at (TRAIN_FLAGS adds flags, e.g. `--lone-page-draws 1`);
+# fits a model on every other docs and news site and all of articles, with the built-in
+# models' recipe (`recipe` in benches/lib.sh: LONE_PAGE_DRAWS=1 trains without lone-page
+# draws; TRAIN_FLAGS adds flags);
 # `indexer extract --one-pass --model` decides the fold's lone pages with it. One `indexer
 # eval` per corpus then scores all held-out pages together against `none` (per site with
 # --sites). A one-pass read decides a lone page as a two-pass build does (a site of one page
@@ -19,6 +20,7 @@ out=$2
 corpus=$shared/corpus
 source benches/lib.sh
 bin=$(indexer_binary)
+recipe
 mkdir -p "$out/lone"
 read -r -a train_flags <<< "${TRAIN_FLAGS:-}"
 
@@ -63,7 +65,7 @@ for fold in "${folds[@]}"; do
   echo "fold $at: $fold" >&2
   "$bin" train -q "${train[@]}" "$corpus"/articles/*.warc.gz \
     --labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.labels.jsonl.gz" \
-    --snippets "$corpus/articles/*.snippets.jsonl.gz" --pages-per-site 1,3,10,30,all \
+    --snippets "$corpus/articles/*.snippets.jsonl.gz" "${recipe_flags[@]}" \
     --one-pass "${train_flags[@]}" --out "$out/model-$at.json" > /dev/null
   "$bin" extract -q "${held[@]}" --detector hybrid --one-pass --model "$out/model-$at.json" \
     >> "$out/held-out.jsonl"

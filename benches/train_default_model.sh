@@ -7,8 +7,10 @@
 #   src/detect/hybrid/default-one-pass-model.json  (one-pass evidence: `indexer train --one-pass`)
 #
 # Each training site is also sampled down to 1, 3, 10 and 30 pages (`--pages-per-site`, seed 1),
-# so that the models learn how far to trust site evidence by how much of it there is; set
-# PAGES_PER_SITE to train on other sizes.
+# so that the models learn how far to trust site evidence by how much of it there is, and read
+# alone 16 times, a different page each time (`--lone-page-draws 16`), so that they see lone
+# pages of every kind the labelled sites hold; PAGES_PER_SITE and LONE_PAGE_DRAWS change the
+# recipe (`recipe` in benches/lib.sh).
 #
 # usage: benches/train_default_model.sh [SHARED_DIR] [--write]
 set -euo pipefail
@@ -18,6 +20,7 @@ corpus=$shared/corpus
 # INDEXER_BIN: a binary to measure instead of building this checkout's.
 source benches/lib.sh
 bin=$(indexer_binary)
+recipe
 out=$(mktemp --suffix .json)
 trap 'rm -f "$out"' EXIT
 status=0
@@ -33,7 +36,7 @@ for variant in two-pass one-pass; do
     "$corpus"/articles/*.warc.gz \
     --labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.labels.jsonl.gz" \
     --snippets "$corpus/articles/*.snippets.jsonl.gz" --out "$out" "${flags[@]}" \
-    --pages-per-site "${PAGES_PER_SITE:-1,3,10,30,all}" > /dev/null
+    "${recipe_flags[@]}" > /dev/null
   if cmp -s "$out" "$committed"; then
     echo "$variant: same as $committed ($(sha256sum < "$out" | cut -c1-16))"
   elif [[ ${2:-} == --write ]]; then

@@ -47,7 +47,7 @@ pub struct TrainArgs {
     /// With --pages-per-site 1 (and a larger size): read N different pages of each site at
     /// one page per site, each in a read of its own, so the model learns lone pages of the
     /// kinds the labelled sites hold; a site's lone pages weigh together as one more site.
-    /// 1: off (the built-in models; see docs/PAGES-PER-SITE.md for what more costs).
+    /// 1: off. The built-in models are trained with 16 (docs/PAGES-PER-SITE.md).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
     lone_page_draws: u64,
     /// Trees: how many.

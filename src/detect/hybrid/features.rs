@@ -3,12 +3,18 @@
 //! out — what the classifier reads. The layout (names and order) is versioned with the model:
 //! a model trained on another layout is refused.
 //!
-//! Page evidence: size, link density, punctuation, the elements around the block, its tag and
-//! heading level, position and depth, overlap with the page's title, class and id names
-//! (hashed into [`TOKEN_BUCKETS`] features, learned rather than listed), a few of the same
-//! figures of the neighbouring blocks, because boilerplate and content come in runs, and where
-//! the block stands to the page's main region (the element whose own blocks hold the most
-//! words outside links).
+//! Page evidence: size, link density, punctuation, words that read as code, the elements
+//! around the block, its tag and heading level, position and depth, overlap with the page's
+//! title, class and id names (hashed into [`TOKEN_BUCKETS`] features, learned rather than
+//! listed), a few of the same figures of the neighbouring blocks, because boilerplate and
+//! content come in runs, and where the block stands to the page's main region (the element
+//! whose own blocks hold the most words outside links).
+//!
+//! Page kind: the same figures for every block of a page — the share of its words that read
+//! as code, that sit in table cells, list items or code elements, its link density, sentence
+//! ends per word and headings, and the share of its words outside links that the main region
+//! holds. A reference entry and an article's related-links box look alike as blocks; the pages
+//! around them do not, and on a lone page nothing else tells them apart.
 //!
 //! Site evidence: `bloom`'s template-word ratio, the share of the site's pages that carry the
 //! block's exact text, the share that carry its style, and how many pages the site has — so a
@@ -61,7 +67,7 @@ type Feature = (&'static str, fn(&BlockContext<'_>) -> f32);
 
 /// The features computed one by one, in row order; the context bits, tag codes and class
 /// token buckets follow them ([`names`]).
-const FEATURES: [Feature; 38] = [
+const FEATURES: [Feature; 47] = [
     ("log_words", |b| log1p(b.shape.words)),
     ("log_text_bytes", |b| log1p(b.shape.text_bytes)),
     ("link_density", |b| b.shape.link_density()),
@@ -120,6 +126,25 @@ const FEATURES: [Feature; 38] = [
         f32::from(b.page.main.block == Some(b.index))
     }),
     ("offset_from_main_region", |b| b.offset_from_main_region()),
+    ("identifier_share", |b| b.marks.identifier_share()),
+    ("page_identifier_share", |b| b.page.marks.identifier_share()),
+    ("page_sentence_ends_per_word", |b| {
+        b.page.marks.sentence_ends as f32 / b.page.words as f32
+    }),
+    ("page_link_density", |b| b.page.whole.link_density()),
+    ("page_table_cell_word_share", |b| {
+        b.page.context_share(context::TABLE_CELL)
+    }),
+    ("page_list_item_word_share", |b| {
+        b.page.context_share(context::LIST_ITEM)
+    }),
+    ("page_code_word_share", |b| {
+        b.page.context_share(context::CODE)
+    }),
+    ("page_log_headings", |b| log1p(b.page.headings)),
+    ("main_region_share_of_unlinked_words", |b| {
+        b.page.main.unlinked_words as f32 / b.page.unlinked_words as f32
+    }),
 ];
 
 /// The row index of the feature named `name` (a build error when there is none).
@@ -210,14 +235,19 @@ fn log1p(value: usize) -> f32 {
     (value as f32).ln_1p()
 }
 
-/// Punctuation and digits of a block's text.
-#[derive(Debug, Clone, Copy)]
+/// Punctuation, digits and code-like words of a block's text.
+#[derive(Debug, Clone, Copy, Default)]
 struct Marks {
     sentence_ends: usize,
     commas: usize,
     digits: usize,
     /// Characters, at least 1.
     characters: usize,
+    /// Whitespace-separated tokens.
+    tokens: usize,
+    /// Tokens that read as code ([`is_identifier`]): `gtk_widget_new()`, `os.path`,
+    /// `getValue`, `std::fs`.
+    identifiers: usize,
 }
 
 impl Marks {
@@ -232,13 +262,68 @@ impl Marks {
                 _ => {}
             }
         }
+        let mut tokens = 0;
+        let mut identifiers = 0;
+        for token in text.split_whitespace() {
+            tokens += 1;
+            identifiers += usize::from(is_identifier(token));
+        }
         Marks {
             sentence_ends,
             commas,
             digits,
             characters: characters.max(1),
+            tokens,
+            identifiers,
         }
     }
+
+    fn add(&mut self, other: &Marks) {
+        self.sentence_ends += other.sentence_ends;
+        self.commas += other.commas;
+        self.digits += other.digits;
+        self.characters += other.characters;
+        self.tokens += other.tokens;
+        self.identifiers += other.identifiers;
+    }
+
+    fn identifier_share(&self) -> f32 {
+        self.identifiers as f32 / self.tokens.max(1) as f32
+    }
+}
+
+/// Whether a whitespace-separated token reads as a name from code rather than a word of prose:
+/// joined by `_`, `::` or `->`, called (`()`), a dotted path (`os.path`: two letters or more
+/// on each side of a dot, so not `e.g.`), or lower camel case (`getValue`, but not `iPhone`).
+fn is_identifier(token: &str) -> bool {
+    let token = token.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '"' | '\'' | '`'));
+    let bytes = token.as_bytes();
+    if bytes.len() < 3 {
+        return false;
+    }
+    if token.contains("::") || token.contains("->") || token.contains("()") {
+        return true;
+    }
+    let letters_before = |at: usize| {
+        bytes[..at]
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_alphabetic())
+            .count()
+    };
+    let letters_after = |at: usize| {
+        bytes[at + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphabetic())
+            .count()
+    };
+    let lower_start = bytes.iter().take_while(|b| b.is_ascii_lowercase()).count();
+    (1..bytes.len() - 1).any(|at| match bytes[at] {
+        b'_' => bytes[at - 1].is_ascii_alphanumeric() && bytes[at + 1].is_ascii_alphanumeric(),
+        b'.' => letters_before(at) >= 2 && letters_after(at) >= 2,
+        b'A'..=b'Z' => lower_start >= 2 && at == lower_start,
+        _ => false,
+    })
 }
 
 /// The page's main region: the element whose own blocks hold the most words outside links
@@ -251,6 +336,8 @@ struct MainRegion<'a> {
     span: (usize, usize),
     /// The main block's ancestors, nearest first.
     ancestors: &'a [u32],
+    /// Words outside links in the main region's own blocks.
+    unlinked_words: usize,
 }
 
 impl<'a> MainRegion<'a> {
@@ -280,6 +367,7 @@ impl<'a> MainRegion<'a> {
                 (0..blocks).rfind(in_region).unwrap_or(0),
             ),
             ancestors: block.map_or(&[], |at| &page.blocks[at].evidence.ancestors),
+            unlinked_words: region.map_or(0, |parent| parent_words[&parent]),
         }
     }
 }
@@ -288,10 +376,22 @@ impl<'a> MainRegion<'a> {
 struct PageFigures<'a> {
     /// Each block's shape, in block order.
     shapes: Vec<Shape>,
+    /// Each block's marks, in block order.
+    block_marks: Vec<Marks>,
     /// Blocks of the page.
     blocks: usize,
     /// Words of the page, at least 1.
     words: usize,
+    /// Words outside links on the page, at least 1.
+    unlinked_words: usize,
+    /// The page's blocks together.
+    whole: Shape,
+    /// The marks of the page's blocks together.
+    marks: Marks,
+    /// Headings on the page.
+    headings: usize,
+    /// Words of the page inside each [`context`] bit's elements.
+    context_words: [usize; context::COUNT],
     /// Every element that is an ancestor of some block, with the text inside it.
     regions: FxHashMap<u32, Shape>,
     main: MainRegion<'a>,
@@ -308,20 +408,44 @@ impl<'a> PageFigures<'a> {
             .enumerate()
             .map(|(at, block)| Shape::of(block, block_words(at)))
             .collect();
+        let block_marks: Vec<Marks> = page.blocks.iter().map(|b| Marks::of(&b.text)).collect();
         let mut regions: FxHashMap<u32, Shape> = FxHashMap::default();
-        for (block, shape) in page.blocks.iter().zip(&shapes) {
+        let mut whole = Shape::default();
+        let mut marks = Marks::default();
+        let mut context_words = [0; context::COUNT];
+        let mut headings = 0;
+        for ((block, shape), block_marks) in page.blocks.iter().zip(&shapes).zip(&block_marks) {
             for &element in block.evidence.ancestors.iter() {
                 regions.entry(element).or_default().add(*shape);
             }
+            whole.add(*shape);
+            marks.add(block_marks);
+            headings += usize::from(block.evidence.heading_level > 0);
+            for (bit, words) in context_words.iter_mut().enumerate() {
+                if block.evidence.context & (1 << bit) != 0 {
+                    *words += shape.words;
+                }
+            }
         }
         PageFigures {
-            words: shapes.iter().map(|shape| shape.words).sum::<usize>().max(1),
+            words: whole.words.max(1),
+            unlinked_words: whole.unlinked_words().max(1),
             blocks: page.blocks.len(),
             main: MainRegion::of(page, &shapes),
+            whole,
+            marks,
+            headings,
+            context_words,
             regions,
             shapes,
+            block_marks,
             title_shares: overlap.shares(own),
         }
+    }
+
+    /// The share of the page's words inside elements of the [`context`] bit `bit`.
+    fn context_share(&self, bit: u32) -> f32 {
+        self.context_words[bit.trailing_zeros() as usize] as f32 / self.words as f32
     }
 
     /// The text inside `block`'s ancestor `level` levels up (nothing when there is none).
@@ -374,7 +498,7 @@ impl<'a> BlockContext<'a> {
             block,
             index,
             shape: page.shapes[index],
-            marks: Marks::of(&block.text),
+            marks: page.block_marks[index],
             title_in_block,
             block_in_title,
             previous: neighbour(index.checked_sub(1)).unwrap_or_default(),
@@ -464,6 +588,66 @@ pub fn rows(
 mod tests {
     use super::*;
     use crate::segment::{SegmentOptions, WordId};
+
+    #[test]
+    fn names_from_code_are_told_from_words_of_prose() {
+        for code in [
+            "gtk_hseparator_new()",
+            "os.path.join",
+            "getValue",
+            "std::fs",
+            "self->next",
+            "`append()`,",
+            "len()",
+        ] {
+            assert!(is_identifier(code), "{code}");
+        }
+        for prose in [
+            "Creates",
+            "GtkHSeparator.",
+            "U.S.",
+            "e.g.",
+            "well-known",
+            "iPhone",
+            "McDonald",
+            "2.5",
+            "a_",
+        ] {
+            assert!(!is_identifier(prose), "{prose}");
+        }
+    }
+
+    #[test]
+    fn page_figures_see_code_lists_and_the_main_region() {
+        let page = crate::detect::test_page(
+            "http://a.example/x",
+            "<title>Widgets</title><div class=menu><div class=item><a href=/a>One</a></div>\
+             <div class=item><a href=/b>Two</a></div><div class=item><a href=/c>Three</a></div>\
+             </div><main><div class=text>Use gtk_widget_new() to make one widget here.</div>\
+             <div class=text>It returns a new widget for you.</div></main>",
+            SegmentOptions {
+                evidence: true,
+                ..SegmentOptions::default()
+            },
+        );
+        let overlap = TitleOverlap::of(&page);
+        let own = vec![true; overlap.title.len()];
+        let flat = rows(&page, &[], &overlap, &own);
+        let rows: Vec<&[f32]> = flat.chunks_exact(count()).collect();
+        assert_eq!(rows.len(), 5);
+        let name = |wanted: &str| names().iter().position(|n| n == wanted).unwrap();
+        let (item, paragraph) = (rows[0], rows[3]);
+        assert_eq!(paragraph[name("identifier_share")], 1.0 / 7.0);
+        assert_eq!(rows[4][name("identifier_share")], 0.0);
+        // One code word among the page's 17 tokens.
+        assert_eq!(item[name("page_identifier_share")], 1.0 / 17.0);
+        assert_eq!(item[name("page_table_cell_word_share")], 0.0);
+        assert_eq!(
+            item[name("page_link_density")],
+            paragraph[name("page_link_density")]
+        );
+        assert_eq!(item[name("main_region_share_of_unlinked_words")], 1.0);
+    }
 
     #[test]
     fn feature_names_are_distinct() {
