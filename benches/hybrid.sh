@@ -17,9 +17,9 @@
 # otherwise.
 #
 # Every figure is given at each size of PAGES_PER_SITE (default 1,3,10,30,all): training pools
-# each site sampled down to each size (`train --pages-per-site`, and LONE_PAGE_DRAWS lone pages
-# of each site as the built-in models are trained: `recipe` in benches/lib.sh), leave-one-site-out holds out
-# a site's samples together and decides each at its size, and eval samples the sites the same
+# each site sampled down to each size (`train --pages-per-site`, and LONE_PAGE_DRAWS lone
+# pages of each site as the built-in models are trained: `recipe` in benches/lib.sh),
+# leave-one-site-out holds out a site's samples together and decides each at its size, and eval samples the sites the same
 # way (same seed), so each row of the tables is one index at one number of pages per site.
 # PAGES_PER_SITE= (empty) trains and measures whole sites only, without sampling. A host in
 # two corpora (www.bbc.com: 10 news pages, 1 article) is sampled from both in training and

@@ -143,7 +143,7 @@ const FEATURES: [Feature; 47] = [
     }),
     ("page_log_headings", |b| log1p(b.page.headings)),
     ("main_region_share_of_unlinked_words", |b| {
-        b.page.main.unlinked_words as f32 / b.page.unlinked_words as f32
+        b.page.main.unlinked_words as f32 / b.page.whole.unlinked_words().max(1) as f32
     }),
 ];
 
@@ -253,7 +253,14 @@ struct Marks {
 impl Marks {
     fn of(text: &str) -> Marks {
         let (mut sentence_ends, mut commas, mut digits, mut characters) = (0, 0, 0, 0usize);
-        for c in text.chars() {
+        let (mut tokens, mut identifiers) = (0, 0);
+        // Where the token being read starts, if one is (tokens as `split_whitespace` cuts them).
+        let mut token_start = None;
+        let mut end_token = |start: usize, end: usize| {
+            tokens += 1;
+            identifiers += usize::from(is_identifier(&text[start..end]));
+        };
+        for (at, c) in text.char_indices() {
             characters += 1;
             match c {
                 '.' | '!' | '?' | '。' | '！' | '？' => sentence_ends += 1,
@@ -261,12 +268,17 @@ impl Marks {
                 '0'..='9' => digits += 1,
                 _ => {}
             }
+            match (c.is_whitespace(), token_start) {
+                (true, Some(start)) => {
+                    end_token(start, at);
+                    token_start = None;
+                }
+                (false, None) => token_start = Some(at),
+                _ => {}
+            }
         }
-        let mut tokens = 0;
-        let mut identifiers = 0;
-        for token in text.split_whitespace() {
-            tokens += 1;
-            identifiers += usize::from(is_identifier(token));
+        if let Some(start) = token_start {
+            end_token(start, text.len());
         }
         Marks {
             sentence_ends,
@@ -382,8 +394,6 @@ struct PageFigures<'a> {
     blocks: usize,
     /// Words of the page, at least 1.
     words: usize,
-    /// Words outside links on the page, at least 1.
-    unlinked_words: usize,
     /// The page's blocks together.
     whole: Shape,
     /// The marks of the page's blocks together.
@@ -429,7 +439,6 @@ impl<'a> PageFigures<'a> {
         }
         PageFigures {
             words: whole.words.max(1),
-            unlinked_words: whole.unlinked_words().max(1),
             blocks: page.blocks.len(),
             main: MainRegion::of(page, &shapes),
             whole,
@@ -615,6 +624,23 @@ mod tests {
         ] {
             assert!(!is_identifier(prose), "{prose}");
         }
+    }
+
+    #[test]
+    fn marks_cut_tokens_as_split_whitespace_does() {
+        for text in [
+            "",
+            " ",
+            "one",
+            "  a\u{3000}b\tc  gtk_new() ",
+            "é os.path\nx ",
+        ] {
+            let marks = Marks::of(text);
+            assert_eq!(marks.tokens, text.split_whitespace().count(), "{text:?}");
+            let identifiers = text.split_whitespace().filter(|t| is_identifier(t)).count();
+            assert_eq!(marks.identifiers, identifiers, "{text:?}");
+        }
+        assert_eq!(Marks::of("use gtk_new() now").identifiers, 1);
     }
 
     #[test]
