@@ -58,7 +58,13 @@ impl SiteModelWriter {
     /// A table of `(key, count)` pairs: those counted at least [`MIN_SAVED_COUNT`] times, at
     /// most [`MAX_SAVED_ENTRIES`] of them (the highest counts), sorted by key.
     pub fn counts(&mut self, table: impl Iterator<Item = (u64, u32)>) {
-        let kept = most_frequent(table.filter(|&(_, count)| count >= MIN_SAVED_COUNT));
+        self.counts_from(table, MIN_SAVED_COUNT);
+    }
+
+    /// A table as [`counts`](Self::counts) writes it, of the pairs counted at least
+    /// `min_count` times.
+    pub fn counts_from(&mut self, table: impl Iterator<Item = (u64, u32)>, min_count: u32) {
+        let kept = most_frequent(table.filter(|&(_, count)| count >= min_count));
         self.count(kept.len() as u64);
         for (key, count) in kept {
             self.hash(key);

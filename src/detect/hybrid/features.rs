@@ -18,7 +18,11 @@
 //!
 //! Site evidence: `bloom`'s template-word ratio, the share of the site's pages that carry the
 //! block's exact text, the share that carry its style, and how many pages the site has — so a
-//! site seen once falls back to page evidence alone.
+//! site seen once falls back to page evidence alone. The text's share of the page's URL
+//! directory stands for the site's when it is larger (and the directory holds a few pages),
+//! with the directory's page count beside it: a section of a site (one manual of a
+//! documentation site) often has a template of its own, on every page of the section and on
+//! few of the site's.
 
 use rustc_hash::FxHashMap;
 
@@ -30,6 +34,9 @@ use crate::segment::{Block, SegmentedPage};
 ///
 /// [`BlockEvidence::token_bits`]: crate::segment::BlockEvidence::token_bits
 pub const TOKEN_BUCKETS: usize = u64::BITS as usize;
+
+/// Pages a URL directory must hold for its share to stand for the section's.
+const MIN_SECTION_PAGES: u32 = 3;
 
 /// Row index of `heading_level`.
 pub const HEADING_LEVEL: usize = feature_index("heading_level");
@@ -59,6 +66,10 @@ pub struct SiteEvidence {
     pub style_pages: u32,
     /// Pages of the site learned.
     pub site_pages: u32,
+    /// Pages of the page's URL directory that hold a block with exactly this text.
+    pub directory_text_pages: u32,
+    /// Pages of the page's URL directory learned.
+    pub directory_pages: u32,
 }
 
 /// One feature: its name, as the model file stores it, and its value for a block (`b`, the
@@ -67,7 +78,7 @@ type Feature = (&'static str, fn(&BlockContext<'_>) -> f32);
 
 /// The features computed one by one, in row order; the context bits, tag codes and class
 /// token buckets follow them ([`names`]).
-const FEATURES: [Feature; 47] = [
+const FEATURES: [Feature; 49] = [
     ("log_words", |b| log1p(b.shape.words)),
     ("log_text_bytes", |b| log1p(b.shape.text_bytes)),
     ("link_density", |b| b.shape.link_density()),
@@ -112,6 +123,10 @@ const FEATURES: [Feature; 47] = [
     }),
     ("site_log_pages", |b| log1p(b.site.site_pages as usize)),
     ("site_text_log_pages", |b| log1p(b.site.text_pages as usize)),
+    ("site_section_text_page_share", |b| b.section_share()),
+    ("site_directory_log_pages", |b| {
+        log1p(b.site.directory_pages as usize)
+    }),
     ("region1_log_words", |b| log1p(b.regions[0].words)),
     ("region1_link_density", |b| b.regions[0].link_density()),
     ("region2_log_words", |b| log1p(b.regions[1].words)),
@@ -535,6 +550,18 @@ impl<'a> BlockContext<'a> {
     /// `pages` as a share of the site's pages.
     fn site_share(&self, pages: u32) -> f32 {
         pages as f32 / self.site.site_pages.max(1) as f32
+    }
+
+    /// The share of the pages of the block's section that carry its exact text: of the
+    /// site's, or of its URL directory's when that is larger and the directory holds at
+    /// least [`MIN_SECTION_PAGES`] pages.
+    fn section_share(&self) -> f32 {
+        let site = self.site_share(self.site.text_pages);
+        if self.site.directory_pages < MIN_SECTION_PAGES {
+            return site;
+        }
+        let directory = self.site.directory_text_pages as f32 / self.site.directory_pages as f32;
+        site.max(directory)
     }
 
     /// Blocks from the main region to the block (negative before it, 0 inside it), as a

@@ -37,7 +37,9 @@ use super::bloom::{BlockSignatures, BloomSettings, TemplateModel};
 use super::incremental::{IncrementalSettings, SegmentTables, block_segments, template_share};
 use super::site_model::{BadSiteModel, SiteModelReader, SiteModelWriter};
 use super::title::{self, TitleOverlap, own_title_words};
-use super::{Counter, Detector, Flag, FlagValue, PageSource, Passes, Rule, Verdict, flags};
+use super::{
+    Counter, Detector, Flag, FlagValue, PageSource, Passes, Rule, Verdict, flags, url_directory,
+};
 use crate::segment::evidence::context;
 use crate::segment::{SegmentOptions, SegmentedPage, stable_hash_bytes};
 
@@ -130,6 +132,9 @@ impl serde::Serialize for HybridSettings {
     }
 }
 
+/// Pages of a directory a text must be on for a site model to keep its count.
+const MIN_SAVED_DIRECTORY_TEXT_COUNT: u32 = 3;
+
 /// What `hybrid` learns from one page.
 #[derive(Debug, Clone)]
 pub struct PageFacts {
@@ -140,6 +145,8 @@ pub struct PageFacts {
     segments: Vec<Vec<(u64, u32)>>,
     texts: Vec<u64>,
     styles: Vec<u64>,
+    /// The page's URL directory ([`directory_path`]), hashed.
+    directory: u64,
     /// The blocks' overlap with the page's title.
     title: TitleOverlap,
 }
@@ -151,18 +158,43 @@ struct SiteTable {
     texts: FxHashMap<u64, u32>,
     styles: FxHashMap<u64, u32>,
     title_words: FxHashMap<u64, u32>,
+    /// Pages learned in each URL directory.
+    directories: FxHashMap<u64, u32>,
+    /// Pages of a directory that hold a block with a text, by [`directory_text_key`].
+    directory_texts: FxHashMap<u64, u32>,
 }
 
 impl SiteTable {
     fn heap_bytes(&self) -> usize {
-        (self.texts.capacity() + self.styles.capacity() + self.title_words.capacity()) * 16
+        (self.texts.capacity()
+            + self.styles.capacity()
+            + self.title_words.capacity()
+            + self.directories.capacity()
+            + self.directory_texts.capacity())
+            * 16
     }
 
+    /// Writes the tables. A site of one directory counts each text in it as often as in
+    /// the site, so its directory's table is left out and made again when read. Of a
+    /// directory's texts, those on [`MIN_SAVED_DIRECTORY_TEXT_COUNT`] pages or more are
+    /// written: the directory's figures refine the site's, and news sites of many small
+    /// directories would otherwise double their model.
     fn save(&self, writer: &mut SiteModelWriter) {
         writer.count(u64::from(self.pages));
-        for table in [&self.texts, &self.styles, &self.title_words] {
+        let one_directory = self.directories.len() == 1;
+        writer.count(u64::from(one_directory));
+        for table in [
+            &self.texts,
+            &self.styles,
+            &self.title_words,
+            &self.directories,
+        ] {
             writer.counts(table.iter().map(|(&key, &count)| (key, count)));
         }
+        let directory_texts = (self.directory_texts.iter())
+            .filter(|_| !one_directory)
+            .map(|(&key, &count)| (key, count));
+        writer.counts_from(directory_texts, MIN_SAVED_DIRECTORY_TEXT_COUNT);
     }
 
     fn restore(reader: &mut SiteModelReader<'_>) -> Result<SiteTable, BadSiteModel> {
@@ -170,10 +202,23 @@ impl SiteTable {
             pages: reader.count32()?,
             ..SiteTable::default()
         };
-        for counts in [&mut table.texts, &mut table.styles, &mut table.title_words] {
+        let one_directory = reader.count32()? == 1;
+        for counts in [
+            &mut table.texts,
+            &mut table.styles,
+            &mut table.title_words,
+            &mut table.directories,
+            &mut table.directory_texts,
+        ] {
             reader.counts(|key, count| {
                 counts.insert(key, count);
             })?;
+        }
+        if one_directory {
+            let directory = table.directories.keys().next().copied().unwrap_or_default();
+            table.directory_texts = (table.texts.iter())
+                .map(|(&text, &count)| (directory_text_key(directory, text), count))
+                .collect();
         }
         Ok(table)
     }
@@ -181,8 +226,8 @@ impl SiteTable {
 
 /// The layout versions of `hybrid`'s site models: its counts and `bloom`'s clusters in two
 /// passes, the segment table in one.
-const TWO_PASS_SITE_MODEL_LAYOUT: u8 = 1;
-const ONE_PASS_SITE_MODEL_LAYOUT: u8 = 2;
+const TWO_PASS_SITE_MODEL_LAYOUT: u8 = 3;
+const ONE_PASS_SITE_MODEL_LAYOUT: u8 = 4;
 
 /// The `hybrid` detector.
 pub struct Hybrid {
@@ -246,6 +291,25 @@ impl DecidingModel {
 const BLOCK_TEXT_KEY: u64 = 0x5851_F42D_4C95_7F2D;
 const STYLE_KEY: u64 = 0x1405_7B7E_F767_814F;
 const TITLE_WORD_KEY: u64 = 0x9E37_79B9_7F4A_7C15;
+const DIRECTORY_KEY: u64 = 0xC2B2_AE3D_27D4_EB4F;
+
+/// The key of a block text within a URL directory: a section of a site (one manual of a
+/// documentation site, one section of a news site) often has a template of its own, which
+/// repeats on every page of the section and on few of the site's.
+fn directory_text_key(directory: u64, text: u64) -> u64 {
+    0x1656_67B1_9E37_79F9 ^ directory.rotate_left(29) ^ text
+}
+
+/// The path of a URL's directory ([`url_directory`]), without scheme and host: the site is
+/// the host already, and a crawl reaches one section by `http://` and `https://`, with and
+/// without the port.
+fn directory_path(url: &str) -> &str {
+    let directory = url_directory(url).0;
+    let authority = directory.find("://").map_or(0, |at| at + 3);
+    directory[authority..]
+        .find('/')
+        .map_or("/", |slash| &directory[authority + slash..])
+}
 
 fn distinct_hashes(items: impl Iterator<Item = u64>) -> Vec<u64> {
     let mut hashes: Vec<u64> = items.collect();
@@ -332,12 +396,18 @@ impl Hybrid {
         let count = |map: Option<&FxHashMap<u64, u32>>, key: u64| {
             map.and_then(|m| m.get(&key)).copied().unwrap_or(0)
         };
+        let directory_pages = count(table.map(|t| &t.directories), facts.directory);
         let site = (0..facts.texts.len())
             .map(|at| SiteEvidence {
                 template_word_ratio: ratio(at),
                 text_pages: count(table.map(|t| &t.texts), facts.texts[at]),
                 style_pages: count(table.map(|t| &t.styles), facts.styles[at]),
                 site_pages,
+                directory_text_pages: count(
+                    table.map(|t| &t.directory_texts),
+                    directory_text_key(facts.directory, facts.texts[at]),
+                ),
+                directory_pages,
             })
             .collect();
         let title_words = own_title_words(&facts.title.title, site_pages, |word| {
@@ -359,6 +429,7 @@ impl Hybrid {
         let pages_with = |key: u64| tables.frequency(site, key) + 1;
         let site_pages = tables.pages(site) + 1;
         let min_frequency = self.settings.segment_table.min_frequency;
+        let directory_pages = pages_with(DIRECTORY_KEY ^ facts.directory);
         let evidence = (0..facts.texts.len())
             .map(|at| SiteEvidence {
                 template_word_ratio: template_share(&segments[at], |segment| {
@@ -367,6 +438,11 @@ impl Hybrid {
                 text_pages: pages_with(BLOCK_TEXT_KEY ^ facts.texts[at]),
                 style_pages: pages_with(STYLE_KEY ^ facts.styles[at]),
                 site_pages,
+                directory_text_pages: pages_with(directory_text_key(
+                    facts.directory,
+                    facts.texts[at],
+                )),
+                directory_pages,
             })
             .collect();
         let title_words = own_title_words(&facts.title.title, site_pages, |word| {
@@ -499,6 +575,7 @@ impl Detector for Hybrid {
                 .map(|block| stable_hash_bytes(block.text.as_bytes()))
                 .collect(),
             styles: page.blocks.iter().map(|block| block.style.0).collect(),
+            directory: stable_hash_bytes(directory_path(&page.url).as_bytes()),
             title: TitleOverlap::of(page),
         }
     }
@@ -514,7 +591,17 @@ impl Detector for Hybrid {
                 .title
                 .iter()
                 .map(|(word, _)| TITLE_WORD_KEY ^ word);
-            let keys = segments.chain(texts).chain(styles).chain(title);
+            let directory = std::iter::once(DIRECTORY_KEY ^ facts.directory);
+            let directory_texts = facts
+                .texts
+                .iter()
+                .map(|&text| directory_text_key(facts.directory, text));
+            let keys = segments
+                .chain(texts)
+                .chain(styles)
+                .chain(title)
+                .chain(directory)
+                .chain(directory_texts);
             tables.learn(&self.settings.segment_table, site, keys);
             return;
         }
@@ -535,10 +622,13 @@ impl Detector for Hybrid {
         table.pages += 1;
         for text in distinct_hashes(facts.texts.iter().copied()) {
             *table.texts.entry(text).or_default() += 1;
+            let key = directory_text_key(facts.directory, text);
+            *table.directory_texts.entry(key).or_default() += 1;
         }
         for style in distinct_hashes(facts.styles.iter().copied()) {
             *table.styles.entry(style).or_default() += 1;
         }
+        *table.directories.entry(facts.directory).or_default() += 1;
         for &(word, _) in &facts.title.title {
             *table.title_words.entry(word).or_default() += 1;
         }
@@ -924,5 +1014,131 @@ mod tests {
             last[1][share]
         );
         assert!(counter(&detector.counters(), "segments") >= 4);
+    }
+    /// A section's own menu is on half the site's pages and on every page of its directory,
+    /// in either mode; a one-pass run counts the page itself.
+    #[test]
+    fn a_section_template_fills_its_directory() {
+        for passes in [Passes::Two, Passes::One] {
+            let pages = Arc::new(Mutex::new(Vec::new()));
+            let settings = HybridSettings {
+                model: ModelSource::Record {
+                    pages: Arc::clone(&pages),
+                    only: None,
+                },
+                ..HybridSettings::default()
+            };
+            let mut detector = Hybrid::with_passes(settings, passes);
+            let segmented: Vec<SegmentedPage> = ["guide", "api"]
+                .iter()
+                .flat_map(|section| (0..3).map(move |n| (section, n)))
+                .map(|(section, n)| {
+                    crate::detect::test_page(
+                        &format!("http://a.example/{section}/{n}.html"),
+                        &format!(
+                            "<nav><a href=/{section}/>{section} one</a> <a href=/x>{section} two</a></nav><p>Page {section} {n}.</p>"
+                        ),
+                        detector.segment_options(),
+                    )
+                })
+                .collect();
+            let facts: Vec<PageFacts> = segmented
+                .iter()
+                .map(|page| detector.observe(page, ""))
+                .collect();
+            if passes == Passes::Two {
+                facts.iter().for_each(|facts| detector.learn(facts));
+            }
+            for (page, facts) in segmented.iter().zip(&facts) {
+                detector.keeps(page, facts, &NoPages);
+                if passes == Passes::One {
+                    detector.learn(facts);
+                }
+            }
+            let at = |name: &str| features::names().iter().position(|n| n == name).unwrap();
+            let recorded = pages.lock().unwrap();
+            let last = &recorded[5].rows;
+            let figures = |block: usize| {
+                (
+                    last[block][at("site_text_page_share")],
+                    last[block][at("site_section_text_page_share")],
+                    last[block][at("site_directory_log_pages")],
+                )
+            };
+            assert_eq!(figures(0), (0.5, 1.0, 4f32.ln()), "{passes:?}: the menu");
+            let story = figures(1);
+            assert!(
+                (story.0 - 1.0 / 6.0).abs() < 1e-6 && (story.1 - 1.0 / 3.0).abs() < 1e-6,
+                "{passes:?}: the story {story:?}"
+            );
+        }
+    }
+    /// A site's tables read back as they were saved (entries seen twice or more; a
+    /// directory's texts seen three times or more), its directory's texts made again when
+    /// the site has one directory.
+    #[test]
+    fn site_tables_read_back_with_one_directory_or_several() {
+        let mut detector = Hybrid::new(HybridSettings::default());
+        let urls = [
+            "http://a.example/guide/1.html",
+            "http://a.example/guide/2.html",
+            "https://a.example:443/guide/3.html",
+            "http://b.example/guide/1.html",
+            "http://b.example/guide/2.html",
+            "http://b.example/guide/3.html",
+            "http://b.example/api/1.html",
+            "http://b.example/api/2.html",
+            "http://b.example/api/3.html",
+        ];
+        for (n, url) in urls.iter().enumerate() {
+            let section = if url.contains("/api/") {
+                "api"
+            } else {
+                "guide"
+            };
+            let html =
+                format!("<nav><a href=/>{section} menu</a></nav><p>Story {n}.</p><p>Shared.</p>");
+            let page = crate::detect::test_page(url, &html, detector.segment_options());
+            let facts = detector.observe(&page, "");
+            detector.learn(&facts);
+        }
+        assert_eq!(detector.sites["a.example"].directories.len(), 1);
+        assert_eq!(detector.sites["b.example"].directories.len(), 2);
+        for site in ["a.example", "b.example"] {
+            let saved = detector.save_site(site).unwrap();
+            let mut restored = Hybrid::new(HybridSettings::default());
+            restored.restore_site(site, &saved).unwrap();
+            let seen = |table: &FxHashMap<u64, u32>, times: u32| {
+                let mut entries: Vec<(u64, u32)> = (table.iter())
+                    .map(|(&key, &count)| (key, count))
+                    .filter(|&(_, count)| count >= times)
+                    .collect();
+                entries.sort_unstable();
+                entries
+            };
+            let (before, after) = (&detector.sites[site], &restored.sites[site]);
+            assert_eq!(after.pages, before.pages, "{site}");
+            assert_eq!(seen(&after.texts, 2), seen(&before.texts, 2), "{site}");
+            let times = if site == "a.example" { 2 } else { 3 };
+            assert_eq!(
+                seen(&after.directory_texts, 1),
+                seen(&before.directory_texts, times),
+                "{site}"
+            );
+            assert!(!after.directory_texts.is_empty(), "{site}");
+        }
+    }
+    #[test]
+    fn a_directory_is_a_path_within_the_site() {
+        for (url, directory) in [
+            ("http://a.example:80/news/2013/story.html", "/news/2013/"),
+            ("https://a.example/news/2013/story.html#top", "/news/2013/"),
+            ("https://a.example/news/2013/", "/news/"),
+            ("https://a.example/index.html?next=/a/b/", "/"),
+            ("https://a.example/", "/"),
+            ("https://a.example", "/"),
+        ] {
+            assert_eq!(directory_path(url), directory, "{url}");
+        }
     }
 }
