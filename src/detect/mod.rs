@@ -95,7 +95,7 @@ impl PageSource for NoPages {
 pub fn url_directory(url: &str) -> (&str, &str) {
     let without_fragment = url.split('#').next().unwrap_or(url);
     let path_end = without_fragment.find('?').unwrap_or(without_fragment.len());
-    let authority_start = without_fragment.find("://").map_or(0, |at| at + 3);
+    let authority_start = authority_start(without_fragment);
     let path = &without_fragment[..path_end];
     // Where to look for the directory's last `/`: before a trailing `/` that ends a
     // segment of the path (not the `/` right after the host).
@@ -117,9 +117,24 @@ pub fn url_directory(url: &str) -> (&str, &str) {
     }
 }
 
+/// The path of a URL's directory ([`url_directory`]) without scheme and host: one section
+/// of a site whether it is reached by `http://` or `https://`, with or without the port.
+pub fn url_directory_path(url: &str) -> &str {
+    let directory = url_directory(url).0;
+    let authority = authority_start(directory);
+    directory[authority..]
+        .find('/')
+        .map_or("/", |slash| &directory[authority + slash..])
+}
+
+/// Where a URL's host begins: after its `://`, or at 0 when it has none.
+fn authority_start(url: &str) -> usize {
+    url.find("://").map_or(0, |at| at + 3)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Choice, url_directory};
+    use super::{Choice, url_directory, url_directory_path};
 
     /// A choice's name is the name its settings are written with.
     fn names_match_serde<T: Choice + serde::Serialize + std::fmt::Debug>() {
@@ -163,6 +178,20 @@ mod tests {
         ];
         for (url, directory, name) in cases {
             assert_eq!(url_directory(url), (directory, name), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_directory_path_is_a_path_within_the_site() {
+        for (url, directory) in [
+            ("http://a.example:80/news/2013/story.html", "/news/2013/"),
+            ("https://a.example/news/2013/story.html#top", "/news/2013/"),
+            ("https://a.example/news/2013/", "/news/"),
+            ("https://a.example/index.html?next=/a/b/", "/"),
+            ("https://a.example/", "/"),
+            ("https://a.example", "/"),
+        ] {
+            assert_eq!(url_directory_path(url), directory, "{url}");
         }
     }
 }

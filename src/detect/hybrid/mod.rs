@@ -38,7 +38,8 @@ use super::incremental::{IncrementalSettings, SegmentTables, block_segments, tem
 use super::site_model::{BadSiteModel, SiteModelReader, SiteModelWriter};
 use super::title::{self, TitleOverlap, own_title_words};
 use super::{
-    Counter, Detector, Flag, FlagValue, PageSource, Passes, Rule, Verdict, flags, url_directory,
+    Counter, Detector, Flag, FlagValue, PageSource, Passes, Rule, Verdict, flags,
+    url_directory_path,
 };
 use crate::segment::evidence::context;
 use crate::segment::{SegmentOptions, SegmentedPage, stable_hash_bytes};
@@ -145,7 +146,7 @@ pub struct PageFacts {
     segments: Vec<Vec<(u64, u32)>>,
     texts: Vec<u64>,
     styles: Vec<u64>,
-    /// The page's URL directory ([`directory_path`]), hashed.
+    /// The page's URL directory ([`url_directory_path`]), hashed.
     directory: u64,
     /// The blocks' overlap with the page's title.
     title: TitleOverlap,
@@ -191,8 +192,10 @@ impl SiteTable {
         ] {
             writer.counts(table.iter().map(|(&key, &count)| (key, count)));
         }
-        let directory_texts = (self.directory_texts.iter())
-            .filter(|_| !one_directory)
+        let directory_texts = (!one_directory).then_some(&self.directory_texts);
+        let directory_texts = directory_texts
+            .into_iter()
+            .flatten()
             .map(|(&key, &count)| (key, count));
         writer.counts_from(directory_texts, MIN_SAVED_DIRECTORY_TEXT_COUNT);
     }
@@ -298,17 +301,6 @@ const DIRECTORY_KEY: u64 = 0xC2B2_AE3D_27D4_EB4F;
 /// repeats on every page of the section and on few of the site's.
 fn directory_text_key(directory: u64, text: u64) -> u64 {
     0x1656_67B1_9E37_79F9 ^ directory.rotate_left(29) ^ text
-}
-
-/// The path of a URL's directory ([`url_directory`]), without scheme and host: the site is
-/// the host already, and a crawl reaches one section by `http://` and `https://`, with and
-/// without the port.
-fn directory_path(url: &str) -> &str {
-    let directory = url_directory(url).0;
-    let authority = directory.find("://").map_or(0, |at| at + 3);
-    directory[authority..]
-        .find('/')
-        .map_or("/", |slash| &directory[authority + slash..])
 }
 
 fn distinct_hashes(items: impl Iterator<Item = u64>) -> Vec<u64> {
@@ -575,7 +567,7 @@ impl Detector for Hybrid {
                 .map(|block| stable_hash_bytes(block.text.as_bytes()))
                 .collect(),
             styles: page.blocks.iter().map(|block| block.style.0).collect(),
-            directory: stable_hash_bytes(directory_path(&page.url).as_bytes()),
+            directory: stable_hash_bytes(url_directory_path(&page.url).as_bytes()),
             title: TitleOverlap::of(page),
         }
     }
@@ -1015,6 +1007,7 @@ mod tests {
         );
         assert!(counter(&detector.counters(), "segments") >= 4);
     }
+
     /// A section's own menu is on half the site's pages and on every page of its directory,
     /// in either mode; a one-pass run counts the page itself.
     #[test]
@@ -1073,6 +1066,7 @@ mod tests {
             );
         }
     }
+
     /// A site's tables read back as they were saved (entries seen twice or more; a
     /// directory's texts seen three times or more), its directory's texts made again when
     /// the site has one directory.
@@ -1126,19 +1120,6 @@ mod tests {
                 "{site}"
             );
             assert!(!after.directory_texts.is_empty(), "{site}");
-        }
-    }
-    #[test]
-    fn a_directory_is_a_path_within_the_site() {
-        for (url, directory) in [
-            ("http://a.example:80/news/2013/story.html", "/news/2013/"),
-            ("https://a.example/news/2013/story.html#top", "/news/2013/"),
-            ("https://a.example/news/2013/", "/news/"),
-            ("https://a.example/index.html?next=/a/b/", "/"),
-            ("https://a.example/", "/"),
-            ("https://a.example", "/"),
-        ] {
-            assert_eq!(directory_path(url), directory, "{url}");
         }
     }
 }
