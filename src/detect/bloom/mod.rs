@@ -11,6 +11,7 @@
 //! Two passes: the first learns every page of the input into a [`TemplateModel`] (signatures
 //! and counts, never text), the second decides each page against the finished model.
 
+mod first_clusters;
 mod model;
 mod signature;
 

@@ -5,6 +5,7 @@ use std::hash::Hasher;
 use rustc_hash::{FxHashMap, FxHasher};
 
 use super::BlockSignatures;
+use super::first_clusters::{FirstCluster, FirstClusters};
 use super::signature::OffsetSignature;
 use crate::detect::site_model::{
     BadSiteModel, MIN_SAVED_COUNT, SiteModelReader, SiteModelWriter, most_frequent,
@@ -32,26 +33,16 @@ fn key(style: BlockStyle, word: WordId) -> u64 {
 /// stored in the main table and any further ones in `more`.
 #[derive(Debug, Default)]
 struct SiteModel {
-    first: FxHashMap<u64, FirstCluster>,
+    first: FirstClusters,
     more: FxHashMap<u64, Vec<WordFeatureCluster>>,
-}
-
-/// A key's first cluster, and how many blocks its other clusters hold (so that a lookup
-/// needs `more` only when a signature is unlike the first).
-#[derive(Debug, Clone, Copy)]
-struct FirstCluster {
-    representative: OffsetSignature,
-    blocks: u32,
-    more_blocks: u32,
 }
 
 impl SiteModel {
     fn heap_bytes(&self, site: &str) -> usize {
-        let first = std::mem::size_of::<(u64, FirstCluster)>() + 1;
         let more = std::mem::size_of::<(u64, Vec<WordFeatureCluster>)>() + 1;
         site.len()
             + std::mem::size_of::<SiteModel>()
-            + self.first.capacity() * first
+            + self.first.heap_bytes()
             + self.more.capacity() * more
             + self
                 .more
@@ -61,7 +52,7 @@ impl SiteModel {
     }
 
     fn clusters(&self, key: u64) -> impl Iterator<Item = WordFeatureCluster> + '_ {
-        let first = self.first.get(&key).map(|first| WordFeatureCluster {
+        let first = self.first.get(key).map(|first| WordFeatureCluster {
             representative: first.representative,
             blocks: first.blocks,
         });
@@ -79,7 +70,7 @@ impl SiteModel {
         similarity: f64,
         min_word_frequency: u32,
     ) -> u32 {
-        let Some(first) = self.first.get(&key) else {
+        let Some(first) = self.first.get(key) else {
             return 0;
         };
         if first.blocks + first.more_blocks < min_word_frequency {
@@ -126,7 +117,8 @@ impl TemplateModel {
         TemplateModel {
             similarity,
             sites: FxHashMap::default(),
-            max_site_keys,
+            // A site's first clusters are found by 32-bit positions.
+            max_site_keys: max_site_keys.min(u32::MAX as usize),
             not_learned: 0,
             forgotten: 0,
             largest_forgotten: 0,
@@ -156,7 +148,7 @@ impl TemplateModel {
         let similarity = self.similarity;
         for &(word, signature) in &block.words {
             let key = key(block.style, word);
-            if model.first.len() >= self.max_site_keys && !model.first.contains_key(&key) {
+            if model.first.len() >= self.max_site_keys && !model.first.contains_key(key) {
                 self.not_learned += 1;
                 continue;
             }
@@ -164,11 +156,14 @@ impl TemplateModel {
                 representative: signature,
                 blocks: 1,
             };
-            let first = model.first.entry(key).or_insert(FirstCluster {
-                representative: signature,
-                blocks: 0,
-                more_blocks: 0,
-            });
+            let first = model.first.get_or_insert(
+                key,
+                FirstCluster {
+                    representative: signature,
+                    blocks: 0,
+                    more_blocks: 0,
+                },
+            );
             if first.representative.is_similar(&signature, similarity) {
                 first.blocks += 1;
                 continue;
@@ -235,7 +230,6 @@ impl TemplateModel {
             .unwrap_or_default()
     }
 
-    /// Approximate heap bytes held.
     /// Writes what the model holds of `site` (`false` when it holds nothing): each key's
     /// clusters of at least `min_blocks` blocks (and [`MIN_SAVED_COUNT`]), for at most
     /// [`MAX_SAVED_ENTRIES`] keys (those of the most blocks).
@@ -244,7 +238,7 @@ impl TemplateModel {
             return false;
         };
         let min_blocks = min_blocks.max(MIN_SAVED_COUNT);
-        let totals = model.first.keys().filter_map(|&key| {
+        let totals = model.first.keys().filter_map(|key| {
             let blocks = model
                 .clusters(key)
                 .filter(|cluster| cluster.blocks >= min_blocks)
@@ -294,7 +288,10 @@ impl TemplateModel {
             let Some((first, more)) = clusters.split_first() else {
                 return Err(reader.bad("a word with no clusters"));
             };
-            model.first.insert(
+            if model.first.contains_key(key) {
+                return Err(reader.bad("a word given twice"));
+            }
+            model.first.insert_new(
                 key,
                 FirstCluster {
                     representative: first.representative,
@@ -310,6 +307,7 @@ impl TemplateModel {
         Ok(())
     }
 
+    /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.sites
             .iter()
