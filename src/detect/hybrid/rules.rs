@@ -69,7 +69,7 @@ impl Default for DecisionRules {
         DecisionRules {
             keep_title_heading: true,
             keep_comments: false,
-            thin_site_pages: 3,
+            thin_site_pages: 10,
             page_floor: 0.1,
         }
     }
@@ -187,15 +187,15 @@ mod tests {
     #[test]
     fn thin_evidence_keeps_what_the_model_is_unsure_of() {
         let rows = [
-            row(50, 3, 1, 0.55),
-            row(50, 4, 1, 0.55),
+            row(50, 10, 1, 0.55),
+            row(50, 11, 1, 0.55),
             row(50, 2, 1, 0.45),
         ];
         let verdicts = decide(DecisionRules::default(), &rows, &[false; 3]);
         assert_eq!(verdicts[0].rule, THIN_SITE_EVIDENCE);
         assert!(verdicts[0].keep);
         assert!((verdicts[0].threshold - 0.5).abs() < 1e-6);
-        assert!(!verdicts[1].keep, "four pages are evidence enough");
+        assert!(!verdicts[1].keep, "eleven pages are evidence enough");
         assert!(!verdicts[2].keep, "past the margin the model decides");
         let off = DecisionRules {
             thin_site_pages: 0,
