@@ -39,7 +39,6 @@ const CHUNK: usize = 4096;
 pub(super) struct FirstClusters {
     chunks: Vec<Vec<Entry>>,
     positions: HashTable<Position>,
-    len: usize,
 }
 
 /// Where a key's entry is, and 32 bits of the key's hash, so that growing the table and
@@ -62,16 +61,20 @@ fn table_hash(hash: u32) -> u64 {
 
 impl FirstClusters {
     pub fn len(&self) -> usize {
-        self.len
+        self.positions.len()
     }
 
-    fn entry(&self, position: u32) -> &Entry {
-        let position = position as usize;
-        &self.chunks[position / CHUNK][position % CHUNK]
+    fn entry(&self, at: u32) -> &Entry {
+        let at = at as usize;
+        &self.chunks[at / CHUNK][at % CHUNK]
     }
 
-    fn position(&self, key: u64) -> Option<u32> {
-        let hash = hash(key);
+    fn entry_mut(&mut self, at: u32) -> &mut Entry {
+        let at = at as usize;
+        &mut self.chunks[at / CHUNK][at % CHUNK]
+    }
+
+    fn position(&self, key: u64, hash: u32) -> Option<u32> {
         self.positions
             .find(table_hash(hash), |position| {
                 position.hash == hash && self.entry(position.at).key == key
@@ -80,34 +83,39 @@ impl FirstClusters {
     }
 
     pub fn get(&self, key: u64) -> Option<&FirstCluster> {
-        self.position(key)
-            .map(|position| &self.entry(position).cluster)
+        self.position(key, hash(key))
+            .map(|at| &self.entry(at).cluster)
     }
 
     pub fn contains_key(&self, key: u64) -> bool {
-        self.position(key).is_some()
+        self.position(key, hash(key)).is_some()
     }
 
     /// The cluster of `key`, inserted as `opened` when the key is new.
     pub fn get_or_insert(&mut self, key: u64, opened: FirstCluster) -> &mut FirstCluster {
-        let position = match self.position(key) {
-            Some(position) => position as usize,
-            None => self.push(key, opened),
+        let hash = hash(key);
+        let at = match self.position(key, hash) {
+            Some(at) => at,
+            None => self.push(key, hash, opened),
         };
-        &mut self.chunks[position / CHUNK][position % CHUNK].cluster
+        &mut self.entry_mut(at).cluster
     }
 
-    /// Inserts `cluster` for `key`, which must not be held yet.
-    pub fn insert_new(&mut self, key: u64, cluster: FirstCluster) {
-        debug_assert!(!self.contains_key(key));
-        self.push(key, cluster);
+    /// Inserts `cluster` for `key` unless the key is held already (then `false`).
+    pub fn insert_new(&mut self, key: u64, cluster: FirstCluster) -> bool {
+        let hash = hash(key);
+        if self.position(key, hash).is_some() {
+            return false;
+        }
+        self.push(key, hash, cluster);
+        true
     }
 
-    fn push(&mut self, key: u64, cluster: FirstCluster) -> usize {
-        let position = self.len;
+    fn push(&mut self, key: u64, hash: u32, cluster: FirstCluster) -> u32 {
+        let position = self.len();
         // `TemplateModel` holds fewer than 2^32 keys a site (its cap is clamped).
         debug_assert!(position < u32::MAX as usize);
-        let stored = position as u32;
+        let at = position as u32;
         if position.is_multiple_of(CHUNK) {
             let capacity = if position == 0 { 8 } else { CHUNK };
             self.chunks.push(Vec::with_capacity(capacity));
@@ -118,14 +126,11 @@ impl FirstClusters {
             chunk.reserve_exact(chunk.len().min(CHUNK - chunk.len()));
         }
         chunk.push(Entry { key, cluster });
-        self.len += 1;
-        let hash = hash(key);
-        self.positions.insert_unique(
-            table_hash(hash),
-            Position { at: stored, hash },
-            |position| table_hash(position.hash),
-        );
-        position
+        self.positions
+            .insert_unique(table_hash(hash), Position { at, hash }, |position| {
+                table_hash(position.hash)
+            });
+        at
     }
 
     /// Every key, in insertion order.
@@ -171,8 +176,9 @@ mod tests {
             .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
             .collect();
         for (i, &key) in keys.iter().enumerate() {
-            table.insert_new(key, cluster(i as u32));
+            assert!(table.insert_new(key, cluster(i as u32)));
         }
+        assert!(!table.insert_new(keys[0], cluster(0)), "a key is held once");
         assert_eq!(table.len(), keys.len());
         assert_eq!(table.keys().collect::<Vec<_>>(), keys);
         for (i, &key) in keys.iter().enumerate() {
@@ -201,7 +207,7 @@ mod tests {
         let mut table = FirstClusters::default();
         assert_eq!(table.heap_bytes(), 0);
         for key in 0..10_000 {
-            table.insert_new(key, cluster(1));
+            assert!(table.insert_new(key, cluster(1)));
         }
         let entries = 10_000 * std::mem::size_of::<Entry>();
         assert!(table.heap_bytes() >= entries);

@@ -288,17 +288,14 @@ impl TemplateModel {
             let Some((first, more)) = clusters.split_first() else {
                 return Err(reader.bad("a word with no clusters"));
             };
-            if model.first.contains_key(key) {
+            let first = FirstCluster {
+                representative: first.representative,
+                blocks: first.blocks,
+                more_blocks: more.iter().map(|cluster| cluster.blocks).sum(),
+            };
+            if !model.first.insert_new(key, first) {
                 return Err(reader.bad("a word given twice"));
             }
-            model.first.insert_new(
-                key,
-                FirstCluster {
-                    representative: first.representative,
-                    blocks: first.blocks,
-                    more_blocks: more.iter().map(|cluster| cluster.blocks).sum(),
-                },
-            );
             if !more.is_empty() {
                 model.more.insert(key, more.to_vec());
             }
