@@ -258,3 +258,81 @@ fn an_add_judges_a_known_sites_new_pages_with_its_stored_model() {
     ));
     assert_eq!(stats_json(&index)["index"]["site_models"], 1);
 }
+
+#[test]
+fn a_web_archives_replays_are_pages_of_the_sites_they_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = "https://web.archive.org/web";
+    let mut bytes = Vec::new();
+    let mut pages = Vec::new();
+    for (site, menu) in [
+        ("news.example", "Politics Sport"),
+        ("blog.example", "About Me"),
+    ] {
+        for n in 0..3 {
+            let url = format!("{archive}/2012021618271{n}/http://{site}/story-{n}.html");
+            let html = format!(
+                "<html><head><title>Story {n}</title></head><body>\
+                 <nav><a href=\"/web/2012/http://{site}/\">{menu}</a></nav>\
+                 <h1>Story {n}</h1><p>The replayed story {n} of {site} says its own words.</p>\
+                 </body></html>"
+            );
+            bytes.extend(common::html_response_record(&url, None, &html));
+            pages.push((url, site));
+        }
+    }
+    let calendar = format!("{archive}/*/http://news.example/*");
+    let html = "<html><body><p>Calendar of the captures of a site.</p></body></html>";
+    bytes.extend(common::html_response_record(&calendar, None, html));
+    pages.push((calendar, "web.archive.org"));
+    let warc = dir.path().join("replays.warc");
+    std::fs::write(&warc, bytes).unwrap();
+    let index = dir.path().join("idx");
+    ok(indexer(
+        &["build", "-q", "--index", index.to_str().unwrap()],
+        &[&warc],
+    ));
+
+    let stdout = ok(indexer(
+        &["export", "-q", "--index", index.to_str().unwrap()],
+        NO_INPUTS,
+    ));
+    let exported: std::collections::BTreeMap<String, String> = stdout
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .map(|page| {
+            (
+                page["url"].as_str().unwrap().into(),
+                page["site"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    for (url, site) in &pages {
+        assert_eq!(exported[url], *site, "{url}");
+    }
+    assert_eq!(stats_json(&index)["index"]["documents"], 7);
+
+    // `site:` finds a replayed site's pages, and only them.
+    let found = ok(indexer(
+        &[
+            "search",
+            "--json",
+            "-q",
+            index.to_str().unwrap(),
+            "site:news.example",
+        ],
+        NO_INPUTS,
+    ));
+    let found: serde_json::Value = serde_json::from_str(&found).unwrap();
+    let urls: Vec<&str> = found["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| hit["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(urls.len(), 3, "{urls:?}");
+    assert!(
+        urls.iter().all(|url| url.contains("/http://news.example/")),
+        "{urls:?}"
+    );
+}

@@ -591,8 +591,10 @@ fn a_two_pass_add_that_takes_a_site_past_a_power_of_two_decides_it_again_as_one_
     let dir = tempfile::tempdir().unwrap();
     let records = rustbook_records();
     assert_eq!(records.len(), 40);
-    let first = write_records(dir.path(), "first.warc", &records[..5]);
-    let rest = write_records(dir.path(), "rest.warc", &records[5..]);
+    // Four pages alone are decided otherwise than the whole site decides them (with the
+    // built-in models, five already are decided as the whole site: checked below).
+    let first = write_records(dir.path(), "first.warc", &records[..4]);
+    let rest = write_records(dir.path(), "rest.warc", &records[4..]);
 
     let one_build = dir.path().join("one");
     ok(indexer(
@@ -606,14 +608,14 @@ fn a_two_pass_add_that_takes_a_site_past_a_power_of_two_decides_it_again_as_one_
     let before = exported_texts(&index);
     assert!(
         before.iter().any(|(url, text)| whole[url] != *text),
-        "the first five pages alone are decided as the whole site decides them: \
+        "the first four pages alone are decided as the whole site decides them: \
          this test would show nothing"
     );
     let summary = add_json(&index, &[&rest]);
     assert_eq!(summary["redecided"]["sites"], 1, "{summary}");
     assert_eq!(summary["redecided"]["pages"], 40, "{summary}");
     assert_eq!(summary["redecided"]["not_read_again"], 0, "{summary}");
-    assert_eq!(count(&summary, "added"), 35);
+    assert_eq!(count(&summary, "added"), 36);
     assert_eq!(documents(&index), 40);
     assert_eq!(exported_texts(&index), whole);
 

@@ -324,8 +324,9 @@ fn likeness(a: (usize, usize, usize), b: (usize, usize, usize)) -> f32 {
     0.5 * position + 0.5 * children
 }
 
-/// Resolves a page's links against its URL: same host only, fragment dropped, first
-/// occurrence kept, at most `max` of them.
+/// Resolves a page's links against its URL: same host only (the same site, as
+/// [`crate::read::site_of`] tells it, so a web archive's replayed page links to the replays of
+/// its own site), fragment dropped, first occurrence kept, at most `max` of them.
 fn same_host_links(page: &SegmentedPage, max: usize) -> Vec<String> {
     let Ok(base) = url::Url::parse(&page.url) else {
         return Vec::new();
@@ -336,7 +337,10 @@ fn same_host_links(page: &SegmentedPage, max: usize) -> Vec<String> {
         let Ok(mut target) = base.join(href.trim()) else {
             continue;
         };
-        if target.host_str() != base.host_str() || !matches!(target.scheme(), "http" | "https") {
+        if !matches!(target.scheme(), "http" | "https")
+            || target.host_str().is_none()
+            || crate::read::site_of(target.as_str()) != page.site
+        {
             continue;
         }
         target.set_fragment(None);
