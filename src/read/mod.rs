@@ -30,7 +30,7 @@ mod warc;
 
 pub use inputs::{InputOptions, InputSet, ReadLimits, RecordLocation, UrlSample, Walk};
 pub use page::page_from_record;
-pub use site::site_of;
+pub use site::{site_of, site_of_url};
 pub use warc::{FetchTime, PARTIAL_RECORD_FIELD};
 
 use std::fmt;

@@ -1,5 +1,9 @@
 //! The site of a URL: the unit whose pages share a template.
 
+use std::borrow::Cow;
+
+use url::Url;
+
 /// Site of a URL: its host, lower-cased; for a URL without a host (`file:`), `"local"`.
 ///
 /// A web archive's replay URL names the page it replays after a capture timestamp
@@ -14,26 +18,39 @@ pub fn site_of(url: &str) -> String {
     site_following_replays(url, REPLAYS_FOLLOWED)
 }
 
+/// [`site_of`] of a URL already parsed, borrowed from it unless a replay names another site
+/// or the host needs lower-casing.
+pub fn site_of_url(url: &Url) -> Cow<'_, str> {
+    parsed_site(url, REPLAYS_FOLLOWED)
+}
+
 /// How many replay URLs nested in one another [`site_of`] follows (a hostile URL may nest
 /// thousands).
 const REPLAYS_FOLLOWED: usize = 4;
 
 fn site_following_replays(url: &str, replays: usize) -> String {
-    if let Ok(parsed) = url::Url::parse(url.trim()) {
-        if replays > 0
-            && let Some(replayed) = replayed_url(parsed.path())
-        {
-            let site = site_following_replays(&replayed, replays - 1);
-            if site != LOCAL {
-                return site;
-            }
-        }
-        return match parsed.host_str() {
-            Some(host) if !host.is_empty() => host.to_ascii_lowercase(),
-            _ => LOCAL.to_string(),
-        };
+    match Url::parse(url.trim()) {
+        Ok(parsed) => parsed_site(&parsed, replays).into_owned(),
+        Err(_) => manual_host(url).unwrap_or_else(|| LOCAL.to_string()),
     }
-    manual_host(url).unwrap_or_else(|| LOCAL.to_string())
+}
+
+fn parsed_site(parsed: &Url, replays: usize) -> Cow<'_, str> {
+    if replays > 0
+        && let Some(replayed) = replayed_url(parsed.path())
+    {
+        let site = site_following_replays(&replayed, replays - 1);
+        if site != LOCAL {
+            return Cow::Owned(site);
+        }
+    }
+    match parsed.host_str() {
+        Some(host) if host.bytes().any(|b| b.is_ascii_uppercase()) => {
+            Cow::Owned(host.to_ascii_lowercase())
+        }
+        Some(host) if !host.is_empty() => Cow::Borrowed(host),
+        _ => Cow::Borrowed(LOCAL),
+    }
 }
 
 /// The URL a replay path names, if it is one: a path segment of 8 to 14 digits (a capture
@@ -179,6 +196,20 @@ mod tests {
         ];
         for (url, site) in cases {
             assert_eq!(site_of(url), site, "{url}");
+        }
+    }
+
+    #[test]
+    fn a_parsed_url_has_the_site_of_its_text() {
+        for url in [
+            "http://WWW.Example.COM:8080/a/b?c#d",
+            "https://docs.rs/",
+            "https://web.archive.org/web/20120216182711/http://WWW.stol.it/Artikel/x",
+            "https://web.archive.org/web/*/http://www.stol.it/*",
+            "https://web.archive.org/web/20120216182711/file:///x",
+        ] {
+            let parsed = Url::parse(url).unwrap();
+            assert_eq!(site_of_url(&parsed), site_of(url), "{url}");
         }
     }
 

@@ -325,7 +325,7 @@ fn likeness(a: (usize, usize, usize), b: (usize, usize, usize)) -> f32 {
 }
 
 /// Resolves a page's links against its URL: same host only (the same site, as
-/// [`crate::read::site_of`] tells it, so a web archive's replayed page links to the replays of
+/// [`crate::read::site_of_url`] tells it, so a web archive's replayed page links to the replays of
 /// its own site), fragment dropped, first occurrence kept, at most `max` of them.
 fn same_host_links(page: &SegmentedPage, max: usize) -> Vec<String> {
     let Ok(base) = url::Url::parse(&page.url) else {
@@ -338,8 +338,7 @@ fn same_host_links(page: &SegmentedPage, max: usize) -> Vec<String> {
             continue;
         };
         if !matches!(target.scheme(), "http" | "https")
-            || target.host_str().is_none()
-            || crate::read::site_of(target.as_str()) != page.site
+            || crate::read::site_of_url(&target) != page.site.as_str()
         {
             continue;
         }
