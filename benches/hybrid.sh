@@ -21,6 +21,10 @@
 # pages of each site as the built-in models are trained: `recipe` in benches/lib.sh),
 # leave-one-site-out holds out a site's samples together and decides each at its size, and eval samples the sites the same
 # way (same seed), so each row of the tables is one index at one number of pages per site.
+# Each size is drawn DRAWS times (default 16): disjoint samples of each site, each a crawl of
+# its own, the extra ones decided held out (`train --held-out-draws`, never trained on) and
+# scored together by `eval --draws`, so that a row at 1 or 3 pages per site stands on more
+# than one page or three of each site (DRAWS=1: the seed's sample alone).
 # PAGES_PER_SITE= (empty) trains and measures whole sites only, without sampling. A host in
 # two corpora (www.bbc.com: 10 news pages, 1 article) is sampled from both in training and
 # from one in eval: at K=10 one of its news pages has no held-out text and counts as kept whole.
@@ -44,11 +48,13 @@ labels=(--labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.label
   --snippets "$corpus/articles/*.snippets.jsonl.gz")
 
 sample_flags=()
+held_out_flags=()
 sites=(--sites)
 pages_per_site=${PAGES_PER_SITE-1,3,10,30,all}
 recipe
 if [[ -n $pages_per_site ]]; then
-  sample_flags=(--pages-per-site "$pages_per_site")
+  sample_flags=(--pages-per-site "$pages_per_site" --draws "${DRAWS:-16}")
+  held_out_flags=(--held-out-draws "${DRAWS:-16}")
   # A column per index and size would not fit a page.
   [[ $pages_per_site == *,* ]] && sites=()
 fi
@@ -70,12 +76,13 @@ for evidence in "${evidences[@]}"; do
   fi
   echo "== train --evidence $evidence (with leave-one-site-out)" >&2
   "$bin" train "${inputs[@]}" "${labels[@]}" --evidence "$evidence" "${pass_flags[@]}" \
-    "${recipe_flags[@]}" --out "$out/model-$evidence.json" --cross-validate "$out/cv-$evidence.jsonl"
+    "${recipe_flags[@]}" "${held_out_flags[@]}" --out "$out/model-$evidence.json" \
+    --cross-validate "$out/cv-$evidence.jsonl"
 done
 
 if [[ ${ONE_PASS:-0} != 1 && ${LONE_PAGES:-1} == 1 && ${EVAL_ONLY:-0} != 1 ]]; then
   echo "== train --one-pass (with leave-one-site-out), for the sites of one page" >&2
-  "$bin" train "${inputs[@]}" "${labels[@]}" --one-pass "${recipe_flags[@]}" \
+  "$bin" train "${inputs[@]}" "${labels[@]}" --one-pass "${recipe_flags[@]}" "${held_out_flags[@]}" \
     --out "$out/model-both-one-pass.json" --cross-validate "$out/cv-both-one-pass.jsonl"
   for name in docs news articles; do
     "$bin" extract -q "$corpus"/$name/*.warc.gz --detector none |

@@ -415,6 +415,126 @@ fn lone_page_draws_read_more_pages_of_each_site_alone() {
 }
 
 #[test]
+fn held_out_draws_are_decided_apart_from_training_and_eval_draws_score_them_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, drawn) = (dir.path().join("plain"), dir.path().join("drawn"));
+    std::fs::create_dir_all(&plain).unwrap();
+    std::fs::create_dir_all(&drawn).unwrap();
+    let sizes = ["--pages-per-site", "1,3,all"];
+    let (_, plain_model, plain_held_out) = train_held_out(&plain, &sizes);
+    let (printed, model, held_out) = train_held_out(
+        &drawn,
+        &["--pages-per-site", "1,3,all", "--held-out-draws", "4"],
+    );
+    // No model learns from the extra draws: the same model, byte for byte.
+    assert_eq!(printed["pages"], 112);
+    assert_eq!(
+        std::fs::read(&model).unwrap(),
+        std::fs::read(&plain_model).unwrap()
+    );
+    let lines = |path: &Path| -> Vec<Value> {
+        (std::fs::read_to_string(path).unwrap().lines())
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    };
+    let mut per_size: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in lines(&held_out) {
+        let url = line["url"].as_str().unwrap().to_string();
+        let fresh = per_size
+            .entry(line["pages_per_site"].to_string())
+            .or_default()
+            .insert(url.clone());
+        assert!(fresh, "{url} held out twice at one size");
+    }
+    // Sites of 30, 40 and 30 pages: four disjoint draws of 1 and of 3 pages of each.
+    let counts: Vec<(String, usize)> = (per_size.iter())
+        .map(|(size, urls)| (size.clone(), urls.len()))
+        .collect();
+    let expected = [("\"all\"", 100), ("1", 12), ("3", 36)];
+    assert_eq!(counts, expected.map(|(size, n)| (size.to_string(), n)));
+    // The lines of the plain run are among them, the same.
+    let drawn_lines = lines(&held_out);
+    for line in lines(&plain_held_out) {
+        assert!(drawn_lines.contains(&line), "{line}");
+    }
+
+    // eval --draws 4 scores the four draws of each size together, as the training run drew
+    // them, and refuses a draw the predictions do not hold.
+    let predictions = format!("loso={}", held_out.display());
+    let (report, pages) = eval(
+        &sample(),
+        &[
+            "--detector",
+            "none",
+            "--pages-per-site",
+            "1,3",
+            "--draws",
+            "4",
+            "--predictions",
+            &predictions,
+        ],
+    );
+    for row in rows(&report) {
+        let k = row["pages_per_site"].to_string();
+        assert_eq!(row["draws"], 4, "{row}");
+        assert_eq!(
+            row["quality"]["pages"].as_u64(),
+            Some(per_size[&k].len() as u64)
+        );
+        assert_eq!(row["quality"]["missing"], 0);
+    }
+    for (k, size) in [("1", 1), ("3", 3)] {
+        assert_eq!(*sampled_urls(&pages, k), per_size[k], "k={k}");
+        let none = (rows(&report).iter())
+            .find(|row| row["name"] == "none" && row["pages_per_site"] == size)
+            .unwrap();
+        assert_eq!(
+            none["index"]["documents"].as_u64(),
+            Some(per_size[k].len() as u64)
+        );
+    }
+    let plain_predictions = format!("loso={}", plain_held_out.display());
+    let labels = labels();
+    let refused = indexer(
+        &[
+            "eval",
+            "--labels",
+            &labels,
+            "--pages-per-site",
+            "3",
+            "--draws",
+            "2",
+            "--predictions",
+            &plain_predictions,
+        ],
+        &sample(),
+    );
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("draw 2 of that size"), "{stderr}");
+    let table = ok(indexer(
+        &[
+            "eval",
+            "--labels",
+            &labels,
+            "--detector",
+            "none",
+            "--pages-per-site",
+            "3,all",
+            "--draws",
+            "2",
+        ],
+        &sample(),
+    ));
+    assert!(
+        table.contains("| pages per site | draws | labelled pages |"),
+        "{table}"
+    );
+    assert!(table.contains("| none | 3 | 2 | 18 |"), "{table}");
+    assert!(table.contains("| none | all | 1 | 100 |"), "{table}");
+}
+
+#[test]
 fn train_without_the_flag_writes_what_it_always_wrote() {
     let dir = tempfile::tempdir().unwrap();
     let (plain, all) = (dir.path().join("plain.json"), dir.path().join("all.json"));

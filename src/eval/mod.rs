@@ -104,6 +104,23 @@ pub enum EvalError {
         /// The sizes they hold: "1,3,all".
         written: String,
     },
+    /// A predictions file written at some pages per site has no kept text of a labelled page
+    /// of a sample asked for.
+    #[error(
+        "predictions {name} hold no kept text of {url} at {pages} pages per site (a labelled page of \
+         draw {draw} of that size): the run that wrote them did not decide it there; ask fewer \
+         draws (--draws), or predictions written for every draw"
+    )]
+    PredictionsMissPage {
+        /// The predictions' name.
+        name: String,
+        /// The page.
+        url: String,
+        /// The size.
+        pages: PagesPerSite,
+        /// The draw, counted from 1.
+        draw: usize,
+    },
 }
 
 /// Expands glob patterns (`DIR/*.labels.jsonl.gz`) into the files they match, sorted; a
@@ -220,6 +237,11 @@ pub struct EvalRow {
     /// The pages per site its sites were sampled down to (only in a sampled evaluation).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pages_per_site: Option<PagesPerSite>,
+    /// The disjoint samples of that size scored together ([`EvalPlan::draws`]; only in a
+    /// sampled evaluation): each was a run of its own, and the row's figures are of the
+    /// pages of all of them (index sizes summed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draws: Option<usize>,
     /// Extraction quality of the index's stored body text.
     pub quality: Quality,
     /// Snippet scores, when snippet labels were given.
@@ -298,11 +320,17 @@ pub struct EvalPlan<'a> {
     /// Each site sampled down to a few pages, each size a run of its own (`None`: the
     /// whole input, once).
     pub sampling: Option<Sampling>,
+    /// With `sampling`, how many disjoint samples of each size are drawn
+    /// ([`SiteCensus::draw`](crate::run::SiteCensus::draw)), each a run of its own, and
+    /// scored together: a size's figures then stand on several times the pages of one
+    /// sample (1: the seed's sample alone; a draw that no site has the pages for ends it).
+    pub draws: usize,
 }
 
 /// Builds an index per detector (and `none`), one per predictions file, and the oracle (from
 /// the content labels) in a temporary directory, and measures each — once, or, sampled, once
-/// for each pages per site on only the sampled pages (labels of other pages left out).
+/// for each pages per site and draw on only the sampled pages (labels of other pages left
+/// out), a size's draws scored together.
 pub fn evaluate(
     inputs: &[PathBuf],
     truth: Truth<'_>,
@@ -326,52 +354,150 @@ pub fn evaluate(
         }
     }
     let Some(sampling) = &plan.sampling else {
-        (report.rows, report.labelled_pages_missing) =
+        let (measured, missing) =
             measure_indexes(inputs, truth, plan, plan.options, None, progress)?;
+        report.rows = rows_of(measured, truth, None);
+        report.labelled_pages_missing = missing;
         return Ok(report);
     };
     let census = run::census(inputs, plan.options, progress)?;
     report.labelled_pages_missing = truth.urls().filter(|url| !census.contains(url)).count();
     report.sample_seed = Some(sampling.seed);
     for &pages in &sampling.pages_per_site {
-        let sample = Arc::new(census.sample(pages, sampling.seed));
-        let labels: Vec<Label> = (truth.labels.iter())
-            .filter(|label| sample.contains(&label.url))
-            .cloned()
-            .collect();
-        let snippets: Vec<SnippetLabel> = (truth.snippets.iter())
-            .filter(|label| sample.contains(&label.url))
-            .cloned()
-            .collect();
-        let mut options = plan.options.clone();
-        options.input.sample = Some(sample);
-        let sampled = Truth {
+        let (mut labels, mut snippets) = (Vec::new(), Vec::new());
+        let mut pooled: Vec<Measured> = Vec::new();
+        let mut draws = 0;
+        for draw in 0..plan.draws.max(1) {
+            let sample = census.draw(pages, draw, sampling.seed);
+            if draw > 0 && sample.is_empty() {
+                break;
+            }
+            let drawn_labels: Vec<Label> = (truth.labels.iter())
+                .filter(|label| sample.contains(&label.url))
+                .cloned()
+                .collect();
+            let drawn_snippets: Vec<SnippetLabel> = (truth.snippets.iter())
+                .filter(|label| sample.contains(&label.url))
+                .cloned()
+                .collect();
+            let mut options = plan.options.clone();
+            options.input.sample = Some(Arc::new(sample));
+            let drawn = Truth {
+                labels: &drawn_labels,
+                snippets: &drawn_snippets,
+            };
+            let at = Drawn { pages, draw };
+            let (measured, _) = measure_indexes(inputs, drawn, plan, &options, Some(at), progress)?;
+            pool(&mut pooled, measured);
+            labels.extend(drawn_labels);
+            snippets.extend(drawn_snippets);
+            draws += 1;
+        }
+        let pooled_truth = Truth {
             labels: &labels,
             snippets: &snippets,
         };
-        let (rows, _) = measure_indexes(inputs, sampled, plan, &options, Some(pages), progress)?;
+        let mut rows = rows_of(pooled, pooled_truth, Some(pages));
+        for row in &mut rows {
+            row.draws = Some(draws);
+        }
         report.rows.extend(rows);
     }
     Ok(report)
 }
 
-/// The rows of one evaluation of `inputs` read as `options` say (sampled down to `sampled`
-/// pages per site, or whole), and the labelled pages missing from its `none` index.
+/// A sample of a sampled evaluation: draw `draw` (from 0) of `pages` pages per site.
+#[derive(Debug, Clone, Copy)]
+struct Drawn {
+    pages: PagesPerSite,
+    draw: usize,
+}
+
+/// What one index held and answered, before it is scored: its pages' kept text, its
+/// known-item queries, its size.
+struct Measured {
+    name: String,
+    kept: HashMap<String, String>,
+    queries: Vec<QueryOutcome>,
+    index: IndexStats,
+    build_seconds: f64,
+}
+
+/// Adds each of `measured` to the index of the same name in `pooled` (disjoint pages: their
+/// kept text and queries together, their sizes summed), or after them.
+fn pool(pooled: &mut Vec<Measured>, measured: Vec<Measured>) {
+    for more in measured {
+        match pooled.iter_mut().find(|index| index.name == more.name) {
+            Some(index) => {
+                index.kept.extend(more.kept);
+                index.queries.extend(more.queries);
+                index.index.add(&more.index);
+                index.build_seconds += more.build_seconds;
+            }
+            None => pooled.push(more),
+        }
+    }
+}
+
+/// The rows of the `measured` indexes, scored against `truth` (sampled down to `sampled`
+/// pages per site, or whole), each with its postings reduction against `none`'s and the
+/// oracle's.
+fn rows_of(
+    measured: Vec<Measured>,
+    truth: Truth<'_>,
+    sampled: Option<PagesPerSite>,
+) -> Vec<EvalRow> {
+    let mut rows: Vec<EvalRow> = measured
+        .into_iter()
+        .map(|index| EvalRow {
+            quality: score(truth.labels, &index.kept),
+            snippets: (!truth.snippets.is_empty())
+                .then(|| score_snippets(truth.snippets, &index.kept)),
+            retrieval: Retrieval::of(&index.queries),
+            name: index.name,
+            pages_per_site: sampled,
+            draws: None,
+            index: index.index,
+            postings_reduction: 0.0,
+            share_of_oracle_reduction: 0.0,
+            queries: index.queries,
+            build_seconds: index.build_seconds,
+        })
+        .collect();
+    let postings = |name: &str| {
+        rows.iter()
+            .find(|row| row.name == name)
+            .map_or(0, |row| row.index.postings)
+    };
+    let (baseline, oracle) = (postings("none"), postings("oracle"));
+    for row in &mut rows {
+        (row.postings_reduction, row.share_of_oracle_reduction) =
+            postings_reduction(row.index.postings, baseline, oracle);
+    }
+    rows
+}
+
+/// Every index of one evaluation of `inputs` read as `options` say (a sample of `drawn`, or
+/// the whole input), measured, and the labelled pages missing from its `none` index.
 fn measure_indexes(
     inputs: &[PathBuf],
     truth: Truth<'_>,
     plan: &EvalPlan<'_>,
     options: &BuildOptions,
-    sampled: Option<PagesPerSite>,
+    drawn: Option<Drawn>,
     progress: &dyn Progress,
-) -> Result<(Vec<EvalRow>, usize), EvalError> {
+) -> Result<(Vec<Measured>, usize), EvalError> {
     let (labels, queries) = (truth.labels, plan.queries);
     let workdir = tempfile::Builder::new().prefix("indexer-eval-").tempdir()?;
     let mut kinds: Vec<DetectorKind> = plan.detectors.to_vec();
     kinds.retain(|&kind| kind != DetectorKind::None);
     kinds.push(DetectorKind::None);
-    let sample_prefix =
-        sampled.map_or_else(String::new, |pages| format!("{pages} pages per site, "));
+    let sample_prefix = match drawn {
+        None => String::new(),
+        Some(Drawn { pages, draw: 0 }) => format!("{pages} pages per site, "),
+        Some(Drawn { pages, draw }) => format!("{pages} pages per site, draw {}, ", draw + 1),
+    };
+    let sampled = drawn.map(|drawn| drawn.pages);
     let mut rows = Vec::new();
     for kind in kinds {
         let path = workdir.path().join(kind.name());
@@ -400,6 +526,9 @@ fn measure_indexes(
         .collect();
     let missing = truth.urls().filter(|url| !urls.contains(url)).count();
     for (at, predicted) in plan.predictions.iter().enumerate() {
+        if let Some(Drawn { pages, draw }) = drawn.filter(|drawn| drawn.draw > 0) {
+            check_predicted(predicted, truth, &urls, pages, draw)?;
+        }
         let path = workdir.path().join(format!("predictions-{at}"));
         build_from_predictions(&path, &documents, predicted, sampled)?;
         rows.push(measure(&predicted.name, &path, truth, queries, 0.0)?);
@@ -409,19 +538,38 @@ fn measure_indexes(
         build_oracle(&oracle, labels)?;
         rows.push(measure("oracle", &oracle, truth, queries, 0.0)?);
     }
-
-    let postings = |name: &str| {
-        rows.iter()
-            .find(|row| row.name == name)
-            .map_or(0, |row| row.index.postings)
-    };
-    let (baseline, oracle) = (postings("none"), postings("oracle"));
-    for row in &mut rows {
-        (row.postings_reduction, row.share_of_oracle_reduction) =
-            postings_reduction(row.index.postings, baseline, oracle);
-        row.pages_per_site = sampled;
-    }
     Ok((rows, missing))
+}
+
+/// Refuses predictions written at sizes (a sampled training run's) that hold no kept text at
+/// `pages` per site of a labelled page of a draw after the first (`urls`: the pages it
+/// holds): a training run that drew fewer samples, whose pages would be scored as `none`
+/// kept them. In the first draw such a page is scored so, as it always was: a host split
+/// over inputs read together in training (a few pages of one site in two corpora) may have
+/// had another page in its training sample.
+fn check_predicted(
+    predicted: &Predictions,
+    truth: Truth<'_>,
+    urls: &std::collections::HashSet<&str>,
+    pages: PagesPerSite,
+    draw: usize,
+) -> Result<(), EvalError> {
+    if predicted.sampled.is_empty() {
+        return Ok(());
+    }
+    let unpredicted = truth
+        .urls()
+        .filter(|url| urls.contains(url))
+        .find(|url| predicted.text_at(url, Some(pages)).is_none());
+    match unpredicted {
+        Some(url) => Err(EvalError::PredictionsMissPage {
+            name: predicted.name.clone(),
+            url: url.to_string(),
+            pages,
+            draw: draw + 1,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// An index's postings reduction, 1 − `postings` / `baseline` (0 when the baseline has no
@@ -525,27 +673,20 @@ fn write_index<'a>(
     Ok(())
 }
 
+/// The index at `path`: its kept text, its answers to `truth`'s known-item queries, its size.
 fn measure(
     name: &str,
     path: &Path,
     truth: Truth<'_>,
     queries: QuerySettings,
     seconds: f64,
-) -> Result<EvalRow, EvalError> {
+) -> Result<Measured, EvalError> {
     let open = OpenIndex::open(path)?;
-    let kept = stored_bodies(&open)?;
-    let (retrieval, outcomes) =
-        retrieval::evaluate(&open, truth.labels, queries.seed, queries.weights)?;
-    Ok(EvalRow {
+    Ok(Measured {
         name: name.to_string(),
-        pages_per_site: None,
-        quality: score(truth.labels, &kept),
-        snippets: (!truth.snippets.is_empty()).then(|| score_snippets(truth.snippets, &kept)),
+        kept: stored_bodies(&open)?,
+        queries: retrieval::ask(&open, truth.labels, queries.seed, queries.weights)?,
         index: stats(&open)?,
-        postings_reduction: 0.0,
-        share_of_oracle_reduction: 0.0,
-        retrieval,
-        queries: outcomes,
         build_seconds: seconds,
     })
 }

@@ -50,20 +50,33 @@ impl EvalReport {
         self.rows.iter().any(|row| row.pages_per_site.is_some())
     }
 
+    /// Whether a row pools several draws of its size.
+    fn drawn(&self) -> bool {
+        self.rows
+            .iter()
+            .any(|row| row.draws.is_some_and(|draws| draws > 1))
+    }
+
     /// The header cells a sampled table starts with (after the index's name), and their
     /// alignment row.
     fn sample_headers(&self) -> (&'static str, &'static str) {
-        if self.sampled() {
-            (" pages per site | labelled pages |", "---:|---:|")
-        } else {
-            ("", "")
+        match (self.sampled(), self.drawn()) {
+            (true, true) => (
+                " pages per site | draws | labelled pages |",
+                "---:|---:|---:|",
+            ),
+            (true, false) => (" pages per site | labelled pages |", "---:|---:|"),
+            _ => ("", ""),
         }
     }
 
-    /// A row's cells under [`sample_headers`](Self::sample_headers): its pages per site and
-    /// the labelled `pages` it was scored on.
+    /// A row's cells under [`sample_headers`](Self::sample_headers): its pages per site (and
+    /// draws) and the labelled `pages` it was scored on.
     fn sample_cells(&self, row: &EvalRow, pages: usize) -> String {
         match row.pages_per_site {
+            Some(per_site) if self.drawn() => {
+                format!(" {per_site} | {} | {pages} |", row.draws.unwrap_or(1))
+            }
             Some(per_site) if self.sampled() => format!(" {per_site} | {pages} |"),
             _ => String::new(),
         }
@@ -87,6 +100,12 @@ impl EvalReport {
                 "Each site sampled down to the pages per site of each row (seed {seed}); \
                  only the sampled pages are read and scored\n"
             ));
+            if self.drawn() {
+                out.push_str(
+                    "A row's draws are disjoint samples of its size, each read as a crawl of \
+                     its own, their pages scored together (index sizes summed)\n",
+                );
+            }
         }
         out.push('\n');
         let (sample_header, sample_align) = self.sample_headers();
@@ -182,6 +201,7 @@ mod tests {
         EvalRow {
             name: name.into(),
             pages_per_site: None,
+            draws: None,
             quality: Quality::default(),
             snippets: None,
             index: IndexStats {

@@ -257,25 +257,37 @@ pub struct QueryOutcome {
     pub first: Option<String>,
 }
 
-/// Asks every query of `labels` against `open`: the figures, and every query's outcome in
-/// the order asked.
-pub fn evaluate(
+impl Retrieval {
+    /// The figures of `outcomes`.
+    pub fn of(outcomes: &[QueryOutcome]) -> Retrieval {
+        let mut title = Accumulator::default();
+        let mut phrase = Accumulator::default();
+        for outcome in outcomes {
+            match outcome.kind {
+                QueryKind::Title => title.add(outcome.rank),
+                QueryKind::Phrase => phrase.add(outcome.rank),
+            }
+        }
+        Retrieval {
+            title: title.figures(),
+            phrase: phrase.figures(),
+        }
+    }
+}
+
+/// Asks every query of `labels` against `open`: every query's outcome in the order asked
+/// ([`Retrieval::of`] gives the figures).
+pub fn ask(
     open: &OpenIndex,
     labels: &[Label],
     seed: u64,
     weights: Weights,
-) -> Result<(Retrieval, Vec<QueryOutcome>), SearchError> {
-    let mut title = Accumulator::default();
-    let mut phrase = Accumulator::default();
+) -> Result<Vec<QueryOutcome>, SearchError> {
     let mut outcomes = Vec::new();
     let sites = site_titles(labels);
     let mut ask = |kind: QueryKind, query: String, url: &str| -> Result<(), SearchError> {
         let ranked = top_urls(open, &query, CUTOFF, weights)?;
         let rank = rank_of(&ranked, url);
-        match kind {
-            QueryKind::Title => title.add(rank),
-            QueryKind::Phrase => phrase.add(rank),
-        }
         outcomes.push(QueryOutcome {
             kind,
             rank,
@@ -296,13 +308,7 @@ pub fn evaluate(
             ask(QueryKind::Phrase, query, &label.url)?;
         }
     }
-    Ok((
-        Retrieval {
-            title: title.figures(),
-            phrase: phrase.figures(),
-        },
-        outcomes,
-    ))
+    Ok(outcomes)
 }
 
 #[derive(Default)]
@@ -499,7 +505,8 @@ mod tests {
             content_text: String::new(),
             template_text: String::new(),
         });
-        let (figures, outcomes) = evaluate(&open, &labels, 1, Weights::default()).unwrap();
+        let outcomes = ask(&open, &labels, 1, Weights::default()).unwrap();
+        let figures = Retrieval::of(&outcomes);
         assert_eq!(outcomes.len(), 2);
         assert_eq!(outcomes[0].query, "alpha");
         assert_eq!(outcomes[0].rank, None, "{outcomes:?}");

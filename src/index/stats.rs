@@ -32,6 +32,23 @@ pub struct IndexStats {
     pub site_models: u64,
 }
 
+impl IndexStats {
+    /// Adds `other`'s figures, as of two indexes taken together: every count and size adds
+    /// (a term of both counts in each one's [`unique_terms`](Self::unique_terms)).
+    pub fn add(&mut self, other: &IndexStats) {
+        self.documents += other.documents;
+        self.unique_terms += other.unique_terms;
+        self.postings += other.postings;
+        self.tokens += other.tokens;
+        for (component, bytes) in &other.bytes {
+            *self.bytes.entry(component.clone()).or_default() += bytes;
+        }
+        self.total_bytes += other.total_bytes;
+        self.site_model_bytes += other.site_model_bytes;
+        self.site_models += other.site_models;
+    }
+}
+
 /// Computes the size figures of an open index.
 pub fn stats(open: &OpenIndex) -> Result<IndexStats, IndexError> {
     stats_of(std::slice::from_ref(open))

@@ -98,6 +98,11 @@ pub struct TrainOptions {
     /// give the model lone pages of the kinds the labelled sites hold; a site's lone pages
     /// then weigh together as one more site.
     pub lone_page_draws: usize,
+    /// With sampling, for cross-validation: how many disjoint samples of each size are
+    /// decided held out ([`SiteCensus::draw`](crate::run::SiteCensus::draw), as `eval
+    /// --draws` scores them). The draws beyond those trained on (one of each size, and the
+    /// lone-page draws) are read for cross-validation alone: no model learns from them.
+    pub held_out_draws: usize,
 }
 
 impl Default for TrainOptions {
@@ -112,6 +117,7 @@ impl Default for TrainOptions {
             threshold: 0.6,
             sampling: None,
             lone_page_draws: 1,
+            held_out_draws: 1,
         }
     }
 }
@@ -254,6 +260,10 @@ pub struct LabelledPage {
     /// A page of a lone-page draw ([`TrainOptions::lone_page_draws`]): a site's lone pages
     /// weigh together as one more site, apart from its other pages.
     pub alone: bool,
+    /// A page of a draw read only to be decided held out
+    /// ([`TrainOptions::held_out_draws`]): in no [`Dataset`], and not counted in its
+    /// site's fold.
+    pub held_out_only: bool,
     /// The blocks' text.
     pub texts: Vec<String>,
     /// One feature row per block.
@@ -293,12 +303,13 @@ impl Collected {
     /// sites drown the rest (sampled, a site's pages are those of all its samples; its
     /// lone-page draws are counted apart, as the pages of one more site).
     pub fn dataset(&self, include: impl Fn(&LabelledPage) -> bool) -> Dataset<'_> {
+        let include = |page: &&LabelledPage| !page.held_out_only && include(page);
         let mut group_pages: HashMap<(&str, bool), usize> = HashMap::new();
-        for page in self.pages.iter().filter(|page| include(page)) {
+        for page in self.pages.iter().filter(include) {
             *group_pages.entry((&page.group, page.alone)).or_default() += 1;
         }
         let mut dataset = Dataset::default();
-        for page in self.pages.iter().filter(|page| include(page)) {
+        for page in self.pages.iter().filter(include) {
             let labelled = page.labels.iter().flatten().count();
             if labelled == 0 {
                 continue;
@@ -383,6 +394,23 @@ pub fn collect(
                     }
                     collected.pages.extend(recorded);
                 }
+                for draw in draws.max(1)..options.held_out_draws {
+                    let sample = census.draw(pages, draw, sampling.seed);
+                    if sample.is_empty() {
+                        break;
+                    }
+                    let mut build = options.build.clone();
+                    build.input.sample = Some(Arc::new(sample));
+                    let prefixed = run::PrefixedProgress {
+                        inner: progress,
+                        prefix: format!("{pages} pages per site, held-out draw {}: ", draw + 1),
+                    };
+                    let mut recorded = record(inputs, &by_url, &build, Some(pages), &prefixed)?;
+                    for page in &mut recorded {
+                        page.held_out_only = true;
+                    }
+                    collected.pages.extend(recorded);
+                }
             }
         }
     }
@@ -448,6 +476,7 @@ fn record(
         labelled.push(LabelledPage {
             group: group_of(&page.url),
             alone: false,
+            held_out_only: false,
             url: page.url,
             pages_per_site: sampled,
             texts: page.texts,
@@ -573,11 +602,15 @@ pub struct HeldOut {
 
 /// The fold of every group: large groups alone, small ones by hash. A group's size is its
 /// labelled pages, each counted once however many samples hold it, so a sampled training
-/// set has the folds of the whole one, and a site's samples are held out together.
+/// set has the folds of the whole one, and a site's samples are held out together (the
+/// pages of held-out draws do not count, so asking for them moves no group's fold).
 pub fn folds(collected: &Collected) -> HashMap<String, String> {
     let mut urls: HashMap<&str, HashSet<&str>> = HashMap::new();
     for page in &collected.pages {
-        urls.entry(&page.group).or_default().insert(&page.url);
+        let group = urls.entry(&page.group).or_default();
+        if !page.held_out_only {
+            group.insert(&page.url);
+        }
     }
     urls.into_iter()
         .map(|(group, urls)| (group, urls.len()))
@@ -704,6 +737,7 @@ mod tests {
             pages_per_site,
             group: group.to_string(),
             alone: false,
+            held_out_only: false,
             texts: Vec::new(),
             in_comments: Vec::new(),
             rows: Vec::new(),
@@ -801,6 +835,54 @@ mod tests {
         for weight in &dataset.weights[36..] {
             assert!((weight - 0.25).abs() < 1e-6, "{weight}");
         }
+    }
+
+    #[test]
+    fn pages_of_held_out_draws_are_decided_but_never_learned_from() {
+        let labelled = |mut page: LabelledPage, held_out_only: bool, feature: f32| {
+            page.rows = vec![vec![feature; crate::detect::hybrid::features::count()]; 2];
+            page.labels = vec![Some(1.0), Some(0.0)];
+            page.texts = vec!["a".into(), "b".into()];
+            page.in_comments = vec![false; 2];
+            page.held_out_only = held_out_only;
+            page
+        };
+        let three = Some(PagesPerSite::Pages(3));
+        let mut pages: Vec<LabelledPage> = (0..20)
+            .map(|n| labelled(page("big.example", n, three), false, 0.0))
+            .collect();
+        pages.extend((0..5).map(|n| labelled(page("other.example", n, three), false, 1.0)));
+        let without = Collected {
+            pages: pages.clone(),
+            labelled_given: 45,
+        };
+        // Twenty more pages of other.example, read for cross-validation alone: with them it
+        // would have 25 pages and a fold of its own.
+        pages.extend((5..25).map(|n| labelled(page("other.example", n, three), true, 1.0)));
+        let with = Collected {
+            pages,
+            labelled_given: 45,
+        };
+        assert_eq!(folds(&with), folds(&without));
+        assert!(folds(&with)["other.example"].starts_with("small-sites-"));
+        let (a, b) = (with.dataset(|_| true), without.dataset(|_| true));
+        assert_eq!((a.rows.len(), a.pages), (b.rows.len(), b.pages));
+        assert_eq!(a.weights, b.weights);
+        let options = TrainOptions {
+            family: Family::Logistic,
+            ..TrainOptions::default()
+        };
+        let held_out = cross_validate(&with, &options, |_, _, _| {});
+        assert_eq!(
+            held_out.len(),
+            45,
+            "every page decided once, held-out draws too"
+        );
+        assert!(
+            held_out
+                .iter()
+                .any(|line| line.url == "http://other.example/24")
+        );
     }
 
     #[test]

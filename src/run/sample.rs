@@ -189,6 +189,31 @@ impl SiteCensus {
         kept.into_iter().collect()
     }
 
+    /// Draw `draw` of `pages` pages of each site under `seed`, for an evaluation that scores
+    /// several disjoint samples of each size together: draw 0 is [`sample`](Self::sample);
+    /// draw d > 0 holds, of every site of at least (d + 1) × `pages` pages, its pages of ranks
+    /// d × `pages` to (d + 1) × `pages` − 1, so that no page is in two draws and each draw
+    /// is a full sample of the sites it holds (at `all`, only draw 0 holds pages). At one
+    /// page, draw d > 0 is [`lone_page_draw`](Self::lone_page_draw) d.
+    pub fn draw(&self, pages: PagesPerSite, draw: usize, seed: u64) -> UrlSample {
+        let per_site = match (pages, draw) {
+            (_, 0) => return self.sample(pages, seed),
+            (PagesPerSite::All, _) => return UrlSample::default(),
+            (PagesPerSite::Pages(per_site), _) => per_site,
+        };
+        let start = draw.saturating_mul(per_site);
+        let end = draw.saturating_add(1).saturating_mul(per_site);
+        let mut kept = Vec::new();
+        for urls in self.sites.values().filter(|urls| urls.len() >= end) {
+            kept.extend(
+                ranked(urls, seed)[start..end]
+                    .iter()
+                    .map(|url| (*url).clone()),
+            );
+        }
+        kept.into_iter().collect()
+    }
+
     fn sample_where(
         &self,
         pages: PagesPerSite,
@@ -370,6 +395,34 @@ mod tests {
         }
         assert_eq!(seen.len(), 12);
         assert_eq!(sorted(&census.lone_page_draw(10, 4), &census).len(), 0);
+    }
+
+    #[test]
+    fn draws_are_disjoint_full_samples_and_the_first_is_the_sample() {
+        let census = census_of(&[("a.example", 10), ("b.example", 4), ("c.example", 1)]);
+        let three = PagesPerSite::Pages(3);
+        assert_eq!(census.draw(three, 0, 5), census.sample(three, 5));
+        let counts: Vec<usize> = (0..5)
+            .map(|draw| sorted(&census.draw(three, draw, 5), &census).len())
+            .collect();
+        // Draw 0: 3 of a, 3 of b, c whole; draw 1: 3 of a (b's 4 pages fill no second
+        // draw); draw 2: 3 of a; then a's 10 pages are spent.
+        assert_eq!(counts, [7, 3, 3, 0, 0]);
+        let mut seen = std::collections::HashSet::new();
+        for draw in 0..4 {
+            for url in sorted(&census.draw(three, draw, 5), &census) {
+                assert!(seen.insert(url.clone()), "{url} drawn twice");
+            }
+        }
+        for draw in 1..12 {
+            assert_eq!(
+                census.draw(PagesPerSite::Pages(1), draw, 5),
+                census.lone_page_draw(draw, 5),
+                "draw {draw}"
+            );
+        }
+        assert_eq!(census.draw(PagesPerSite::All, 1, 5), UrlSample::default());
+        assert_eq!(census.draw(three, usize::MAX, 5), UrlSample::default());
     }
 
     #[test]

@@ -50,6 +50,12 @@ pub struct TrainArgs {
     /// 1: off. The built-in models are trained with 16 (docs/PAGES-PER-SITE.md).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
     lone_page_draws: u64,
+    /// With --cross-validate and --pages-per-site: also decide held out draws 2 to N of each
+    /// size — disjoint samples, as `eval --draws N` scores them — read for cross-validation
+    /// alone (no model learns from them; the lone-page draws count among them at one page
+    /// per site). The model written is the same.
+    #[arg(long, value_name = "N", default_value_t = 1, requires_all = ["cross_validate", "pages_per_site"], value_parser = clap::value_parser!(u64).range(1..=1000))]
+    held_out_draws: u64,
     /// Trees: how many.
     #[arg(long, default_value_t = BoostSettings::default().trees)]
     trees: usize,
@@ -95,6 +101,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         threshold: args.threshold as f32,
         sampling: Sampling::new(&args.pages_per_site, args.seed),
         lone_page_draws: args.lone_page_draws as usize,
+        held_out_draws: args.held_out_draws as usize,
         ..learn::TrainOptions::default()
     };
     let inputs = &args.inputs.inputs;
