@@ -474,6 +474,7 @@ fn held_out_draws_are_decided_apart_from_training_and_eval_draws_score_them_toge
             &predictions,
         ],
     );
+    assert_eq!(report["labelled_pages_unpredicted"], 0);
     for row in rows(&report) {
         let k = row["pages_per_site"].to_string();
         assert_eq!(row["draws"], 4, "{row}");
@@ -511,7 +512,10 @@ fn held_out_draws_are_decided_apart_from_training_and_eval_draws_score_them_toge
     );
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("draw 2 of that size"), "{stderr}");
+    assert!(
+        stderr.contains("no labelled page of draw 2 of 3 pages per site"),
+        "{stderr}"
+    );
     let table = ok(indexer(
         &[
             "eval",

@@ -104,18 +104,16 @@ pub enum EvalError {
         /// The sizes they hold: "1,3,all".
         written: String,
     },
-    /// A predictions file written at some pages per site has no kept text of a labelled page
-    /// of a sample asked for.
+    /// A predictions file written at some pages per site holds no labelled page of a draw
+    /// asked for.
     #[error(
-        "predictions {name} hold no kept text of {url} at {pages} pages per site (a labelled page of \
-         draw {draw} of that size): the run that wrote them did not decide it there; ask fewer \
-         draws (--draws), or predictions written for every draw"
+        "predictions {name} hold no labelled page of draw {draw} of {pages} pages per site: \
+         the run that wrote them did not draw it (train --cross-validate --held-out-draws N); \
+         ask fewer draws (--draws)"
     )]
-    PredictionsMissPage {
+    PredictionsMissDraw {
         /// The predictions' name.
         name: String,
-        /// The page.
-        url: String,
         /// The size.
         pages: PagesPerSite,
         /// The draw, counted from 1.
@@ -275,6 +273,11 @@ pub struct EvalReport {
     /// The seed of the sampled pages (only in a sampled evaluation).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sample_seed: Option<u64>,
+    /// Labelled pages of draws after the first that a predictions file written at sizes
+    /// holds no kept text of at their size, left out of their draw's scoring for every
+    /// index (a host whose pages were split over inputs read apart, so that its draws differ
+    /// a little from the training run's).
+    pub labelled_pages_unpredicted: usize,
     /// One row per detector, then each predictions file, then the oracle (in a sampled
     /// evaluation, those rows for each pages per site in turn).
     pub rows: Vec<EvalRow>,
@@ -342,6 +345,7 @@ pub fn evaluate(
         snippet_pages: truth.snippets.len(),
         labelled_pages_missing: 0,
         sample_seed: None,
+        labelled_pages_unpredicted: 0,
         rows: Vec::new(),
     };
     let sizes: Vec<Option<PagesPerSite>> = match &plan.sampling {
@@ -372,14 +376,22 @@ pub fn evaluate(
             if draw > 0 && sample.is_empty() {
                 break;
             }
-            let drawn_labels: Vec<Label> = (truth.labels.iter())
+            let mut drawn_labels: Vec<Label> = (truth.labels.iter())
                 .filter(|label| sample.contains(&label.url))
                 .cloned()
                 .collect();
-            let drawn_snippets: Vec<SnippetLabel> = (truth.snippets.iter())
+            let mut drawn_snippets: Vec<SnippetLabel> = (truth.snippets.iter())
                 .filter(|label| sample.contains(&label.url))
                 .cloned()
                 .collect();
+            if draw > 0 {
+                report.labelled_pages_unpredicted += keep_predicted(
+                    plan.predictions,
+                    Drawn { pages, draw },
+                    &mut drawn_labels,
+                    &mut drawn_snippets,
+                )?;
+            }
             let mut options = plan.options.clone();
             options.input.sample = Some(Arc::new(sample));
             let drawn = Truth {
@@ -526,9 +538,6 @@ fn measure_indexes(
         .collect();
     let missing = truth.urls().filter(|url| !urls.contains(url)).count();
     for (at, predicted) in plan.predictions.iter().enumerate() {
-        if let Some(Drawn { pages, draw }) = drawn.filter(|drawn| drawn.draw > 0) {
-            check_predicted(predicted, truth, &urls, pages, draw)?;
-        }
         let path = workdir.path().join(format!("predictions-{at}"));
         build_from_predictions(&path, &documents, predicted, sampled)?;
         rows.push(measure(&predicted.name, &path, truth, queries, 0.0)?);
@@ -541,35 +550,36 @@ fn measure_indexes(
     Ok((rows, missing))
 }
 
-/// Refuses predictions written at sizes (a sampled training run's) that hold no kept text at
-/// `pages` per site of a labelled page of a draw after the first (`urls`: the pages it
-/// holds): a training run that drew fewer samples, whose pages would be scored as `none`
-/// kept them. In the first draw such a page is scored so, as it always was: a host split
-/// over inputs read together in training (a few pages of one site in two corpora) may have
-/// had another page in its training sample.
-fn check_predicted(
-    predicted: &Predictions,
-    truth: Truth<'_>,
-    urls: &std::collections::HashSet<&str>,
-    pages: PagesPerSite,
-    draw: usize,
-) -> Result<(), EvalError> {
-    if predicted.sampled.is_empty() {
-        return Ok(());
+/// Leaves out of a draw after the first its labelled pages that a predictions file written
+/// at sizes (a sampled training run's) holds no kept text of at the draw's size, so that
+/// no page is scored as `none` kept it in the predictions' row; how many were left out.
+/// Refuses predictions that hold no labelled page of the draw at all: a training run that
+/// drew fewer samples. (In the first draw such a page is scored as `none` kept it, as it
+/// always was.)
+fn keep_predicted(
+    predictions: &[Predictions],
+    drawn: Drawn,
+    labels: &mut Vec<Label>,
+    snippets: &mut Vec<SnippetLabel>,
+) -> Result<usize, EvalError> {
+    let before = labels.len() + snippets.len();
+    for predicted in predictions
+        .iter()
+        .filter(|predicted| !predicted.sampled.is_empty())
+    {
+        let held = |url: &str| predicted.text_at(url, Some(drawn.pages)).is_some();
+        let given = labels.len() + snippets.len();
+        labels.retain(|label| held(&label.url));
+        snippets.retain(|label| held(&label.url));
+        if given > 0 && labels.is_empty() && snippets.is_empty() {
+            return Err(EvalError::PredictionsMissDraw {
+                name: predicted.name.clone(),
+                pages: drawn.pages,
+                draw: drawn.draw + 1,
+            });
+        }
     }
-    let unpredicted = truth
-        .urls()
-        .filter(|url| urls.contains(url))
-        .find(|url| predicted.text_at(url, Some(pages)).is_none());
-    match unpredicted {
-        Some(url) => Err(EvalError::PredictionsMissPage {
-            name: predicted.name.clone(),
-            url: url.to_string(),
-            pages,
-            draw: draw + 1,
-        }),
-        None => Ok(()),
-    }
+    Ok(before - labels.len() - snippets.len())
 }
 
 /// An index's postings reduction, 1 − `postings` / `baseline` (0 when the baseline has no
@@ -712,6 +722,50 @@ mod tests {
         assert_eq!(postings_reduction(400, 1000, 400), (0.6, 1.0));
         // More than none: saves −100 → −100/1000 = −0.1, −100/600 = −1/6.
         assert_eq!(postings_reduction(1100, 1000, 400), (-0.1, -1.0 / 6.0));
+    }
+
+    #[test]
+    fn a_later_draw_scores_only_the_pages_sampled_predictions_hold() {
+        let three = PagesPerSite::Pages(3);
+        let label = |url: &str| Label {
+            url: url.into(),
+            site: "s".into(),
+            title: String::new(),
+            content_text: String::new(),
+            template_text: String::new(),
+        };
+        let sampled = Predictions {
+            name: "cv".into(),
+            sampled: [(three, HashMap::from([("u1".to_string(), "t".to_string())]))].into(),
+            ..Predictions::default()
+        };
+        let unsampled = Predictions {
+            name: "extract".into(),
+            ..Predictions::default()
+        };
+        let drawn = Drawn {
+            pages: three,
+            draw: 1,
+        };
+        let (mut labels, mut snippets) = (vec![label("u1"), label("u2")], Vec::new());
+        let predictions = [unsampled.clone(), sampled.clone()];
+        let left_out = keep_predicted(&predictions, drawn, &mut labels, &mut snippets).unwrap();
+        assert_eq!(left_out, 1);
+        assert_eq!(labels, [label("u1")]);
+        // Predictions that name no size hold every page.
+        let mut labels = vec![label("u2")];
+        assert_eq!(
+            keep_predicted(&[unsampled], drawn, &mut labels, &mut snippets).unwrap(),
+            0
+        );
+        // A draw the predictions hold no page of: refused.
+        let refused = keep_predicted(&[sampled], drawn, &mut labels, &mut snippets).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("no labelled page of draw 2 of 3 pages per site"),
+            "{refused}"
+        );
     }
 
     #[test]

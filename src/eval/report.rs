@@ -106,6 +106,13 @@ impl EvalReport {
                      its own, their pages scored together (index sizes summed)\n",
                 );
             }
+            if self.labelled_pages_unpredicted > 0 {
+                out.push_str(&format!(
+                    "Labelled pages of later draws left out, the predictions holding no kept \
+                     text of them at their size: {}\n",
+                    self.labelled_pages_unpredicted
+                ));
+            }
         }
         out.push('\n');
         let (sample_header, sample_align) = self.sample_headers();
@@ -222,6 +229,7 @@ mod tests {
             snippet_pages: 0,
             labelled_pages_missing: 0,
             sample_seed,
+            labelled_pages_unpredicted: 0,
             rows,
         }
     }

@@ -131,6 +131,13 @@ pub fn run(args: EvalArgs) -> Result<()> {
             labels.len() + snippets.len()
         );
     }
+    if figures.labelled_pages_unpredicted > 0 {
+        notice!(
+            "note: {} labelled pages of later draws were left out: the predictions hold no \
+             kept text of them at their size",
+            figures.labelled_pages_unpredicted
+        );
+    }
     let markdown = figures.to_markdown(args.sites);
     if args.json {
         println!("{}", crate::cli::print::pretty_json(&figures)?);
