@@ -235,9 +235,10 @@ pub struct EvalRow {
     /// The pages per site its sites were sampled down to (only in a sampled evaluation).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pages_per_site: Option<PagesPerSite>,
-    /// The disjoint samples of that size scored together ([`EvalPlan::draws`]; only in a
-    /// sampled evaluation): each was a run of its own, and the row's figures are of the
-    /// pages of all of them (index sizes summed).
+    /// The disjoint samples of that size scored together ([`EvalPlan::draws`]; only when
+    /// more than one was asked): each was a run of its own, and the row's figures are of the
+    /// pages of all of them (index sizes summed: a term of two draws counts in each one's
+    /// unique terms).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub draws: Option<usize>,
     /// Extraction quality of the index's stored body text.
@@ -277,6 +278,7 @@ pub struct EvalReport {
     /// holds no kept text of at their size, left out of their draw's scoring for every
     /// index (a host whose pages were split over inputs read apart, so that its draws differ
     /// a little from the training run's).
+    #[serde(skip_serializing_if = "is_zero")]
     pub labelled_pages_unpredicted: usize,
     /// One row per detector, then each predictions file, then the oracle (in a sampled
     /// evaluation, those rows for each pages per site in turn).
@@ -384,13 +386,10 @@ pub fn evaluate(
                 .filter(|label| sample.contains(&label.url))
                 .cloned()
                 .collect();
+            let at = Drawn { pages, draw };
             if draw > 0 {
-                report.labelled_pages_unpredicted += keep_predicted(
-                    plan.predictions,
-                    Drawn { pages, draw },
-                    &mut drawn_labels,
-                    &mut drawn_snippets,
-                )?;
+                report.labelled_pages_unpredicted +=
+                    keep_predicted(plan.predictions, at, &mut drawn_labels, &mut drawn_snippets)?;
             }
             let mut options = plan.options.clone();
             options.input.sample = Some(Arc::new(sample));
@@ -398,7 +397,6 @@ pub fn evaluate(
                 labels: &drawn_labels,
                 snippets: &drawn_snippets,
             };
-            let at = Drawn { pages, draw };
             let (measured, _) = measure_indexes(inputs, drawn, plan, &options, Some(at), progress)?;
             pool(&mut pooled, measured);
             labels.extend(drawn_labels);
@@ -411,11 +409,15 @@ pub fn evaluate(
         };
         let mut rows = rows_of(pooled, pooled_truth, Some(pages));
         for row in &mut rows {
-            row.draws = Some(draws);
+            row.draws = (plan.draws > 1).then_some(draws);
         }
         report.rows.extend(rows);
     }
     Ok(report)
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// A sample of a sampled evaluation: draw `draw` (from 0) of `pages` pages per site.
@@ -562,16 +564,16 @@ fn keep_predicted(
     labels: &mut Vec<Label>,
     snippets: &mut Vec<SnippetLabel>,
 ) -> Result<usize, EvalError> {
-    let before = labels.len() + snippets.len();
-    for predicted in predictions
-        .iter()
+    let sampled: Vec<&Predictions> = (predictions.iter())
         .filter(|predicted| !predicted.sampled.is_empty())
-    {
-        let held = |url: &str| predicted.text_at(url, Some(drawn.pages)).is_some();
-        let given = labels.len() + snippets.len();
-        labels.retain(|label| held(&label.url));
-        snippets.retain(|label| held(&label.url));
-        if given > 0 && labels.is_empty() && snippets.is_empty() {
+        .collect();
+    let held_by =
+        |predicted: &Predictions, url: &str| predicted.text_at(url, Some(drawn.pages)).is_some();
+    let given: Vec<String> = (labels.iter().map(|label| label.url.clone()))
+        .chain(snippets.iter().map(|label| label.url.clone()))
+        .collect();
+    for predicted in sampled.iter().filter(|_| !given.is_empty()) {
+        if !given.iter().any(|url| held_by(predicted, url)) {
             return Err(EvalError::PredictionsMissDraw {
                 name: predicted.name.clone(),
                 pages: drawn.pages,
@@ -579,7 +581,10 @@ fn keep_predicted(
             });
         }
     }
-    Ok(before - labels.len() - snippets.len())
+    let held = |url: &str| sampled.iter().all(|predicted| held_by(predicted, url));
+    labels.retain(|label| held(&label.url));
+    snippets.retain(|label| held(&label.url));
+    Ok(given.len() - labels.len() - snippets.len())
 }
 
 /// An index's postings reduction, 1 − `postings` / `baseline` (0 when the baseline has no

@@ -285,7 +285,7 @@ pub fn ask(
 ) -> Result<Vec<QueryOutcome>, SearchError> {
     let mut outcomes = Vec::new();
     let sites = site_titles(labels);
-    let mut ask = |kind: QueryKind, query: String, url: &str| -> Result<(), SearchError> {
+    let mut ask_one = |kind: QueryKind, query: String, url: &str| -> Result<(), SearchError> {
         let ranked = top_urls(open, &query, CUTOFF, weights)?;
         let rank = rank_of(&ranked, url);
         outcomes.push(QueryOutcome {
@@ -299,13 +299,13 @@ pub fn ask(
     };
     for label in labels {
         if let Some(query) = title_query(&label.title, sites.get(label.site.as_str())) {
-            ask(QueryKind::Title, query, &label.url)?;
+            ask_one(QueryKind::Title, query, &label.url)?;
         }
         let page_seed = seed ^ crate::segment::stable_hash_bytes(label.url.as_bytes());
         if let Some(query) =
             sample_phrase(&label.content_text, page_seed).map(|passage| joined_words(&passage))
         {
-            ask(QueryKind::Phrase, query, &label.url)?;
+            ask_one(QueryKind::Phrase, query, &label.url)?;
         }
     }
     Ok(outcomes)

@@ -394,7 +394,7 @@ pub fn collect(
                     }
                     collected.pages.extend(recorded);
                 }
-                for draw in draws.max(1)..options.held_out_draws {
+                for draw in draws..options.held_out_draws {
                     let sample = census.draw(pages, draw, sampling.seed);
                     if sample.is_empty() {
                         break;
@@ -689,17 +689,22 @@ fn whole_site_copies(
     };
     let mut sizes_of: HashMap<&str, HashSet<PagesPerSite>> = HashMap::new();
     let mut group_of: HashMap<&str, &str> = HashMap::new();
+    // Pages of held-out draws are samples of larger sites, never a small site read whole.
+    let mut held_out_only: HashSet<&str> = HashSet::new();
     for page in &collected.pages {
+        if page.held_out_only {
+            held_out_only.insert(&page.url);
+            continue;
+        }
         group_of.insert(&page.url, &page.group);
         if let Some(size) = page.pages_per_site {
             sizes_of.entry(&page.group).or_default().insert(size);
         }
     }
     let mut copies = Vec::new();
-    for line in held_out
-        .iter()
-        .filter(|line| line.pages_per_site == Some(largest))
-    {
+    for line in held_out.iter().filter(|line| {
+        line.pages_per_site == Some(largest) && !held_out_only.contains(line.url.as_str())
+    }) {
         let sizes = group_of
             .get(line.url.as_str())
             .and_then(|group| sizes_of.get(group));

@@ -41,12 +41,13 @@ pub struct EvalArgs {
     #[arg(long, value_name = "K[,K...]", value_delimiter = ',')]
     pages_per_site: Vec<PagesPerSite>,
     /// With --pages-per-site, draw N disjoint samples of each size and score their pages
-    /// together, each sample a run of its own: sample d holds the pages ranked d×K to
-    /// (d+1)×K−1 of every site with the pages to fill it (sample 1 is the seed's sample), so
-    /// a size's row stands on up to N times the pages of one sample (at all: one). Predictions
-    /// from `train --cross-validate` must hold the draws (`train --held-out-draws N`).
-    #[arg(long, value_name = "N", default_value_t = 1, requires = "pages_per_site", value_parser = clap::value_parser!(u32).range(1..=1000))]
-    draws: u32,
+    /// together, each sample a run of its own: draw d (from 0; draw 0 is the seed's sample)
+    /// holds the pages ranked d×K to (d+1)×K−1 of every site with the pages to fill it, so a
+    /// size's row stands on up to N times the pages of one sample (at all: one). Predictions
+    /// from `train --cross-validate` must hold the draws (`train --held-out-draws N`, or at
+    /// one page per site --lone-page-draws N).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "pages_per_site", value_parser = clap::value_parser!(u64).range(1..=1000))]
+    draws: u64,
     /// How much a title match counts against a body match in the known-item queries.
     #[arg(long, default_value_t = indexer::search::TITLE_BOOST)]
     title_boost: f32,
