@@ -291,6 +291,16 @@ fn train(out: &Path, extra: &[&str]) -> Value {
     serde_json::from_str(&ok(indexer(&args, &sample()))).unwrap()
 }
 
+/// The error `eval` of the sample with `extra` flags fails with (it must fail).
+fn eval_refused(extra: &[&str]) -> String {
+    let labels = labels();
+    let mut args = vec!["eval", "--labels", &labels];
+    args.extend_from_slice(extra);
+    let refused = indexer(&args, &sample());
+    assert!(!refused.status.success());
+    String::from_utf8_lossy(&refused.stderr).into_owned()
+}
+
 /// `train` with `--cross-validate` into `dir`, and `extra`: what it printed, and the paths of
 /// the model and the held-out pages.
 fn train_held_out(dir: &Path, extra: &[&str]) -> (Value, PathBuf, PathBuf) {
@@ -361,21 +371,7 @@ fn train_pools_the_samples_and_holds_each_out_at_its_size() {
     assert_eq!(loso.len(), 2);
     assert_eq!(loso[0]["quality"]["pages"], 3);
     assert_eq!(loso[0]["quality"]["missing"], 0);
-    let labels = labels();
-    let refused = indexer(
-        &[
-            "eval",
-            "--labels",
-            &labels,
-            "--pages-per-site",
-            "10",
-            "--predictions",
-            &predictions,
-        ],
-        &sample(),
-    );
-    assert!(!refused.status.success());
-    let stderr = String::from_utf8_lossy(&refused.stderr);
+    let stderr = eval_refused(&["--pages-per-site", "10", "--predictions", &predictions]);
     assert!(
         stderr.contains("no kept text at 10 pages per site"),
         "{stderr}"
@@ -499,27 +495,19 @@ fn held_out_draws_are_decided_apart_from_training_and_eval_draws_score_them_toge
         );
     }
     let plain_predictions = format!("loso={}", plain_held_out.display());
-    let labels = labels();
-    let refused = indexer(
-        &[
-            "eval",
-            "--labels",
-            &labels,
-            "--pages-per-site",
-            "3",
-            "--draws",
-            "2",
-            "--predictions",
-            &plain_predictions,
-        ],
-        &sample(),
-    );
-    assert!(!refused.status.success());
-    let stderr = String::from_utf8_lossy(&refused.stderr);
+    let stderr = eval_refused(&[
+        "--pages-per-site",
+        "3",
+        "--draws",
+        "2",
+        "--predictions",
+        &plain_predictions,
+    ]);
     assert!(
         stderr.contains("no labelled page of draw 2 of 3 pages per site"),
         "{stderr}"
     );
+    let labels = labels();
     let table = ok(indexer(
         &[
             "eval",

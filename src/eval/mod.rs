@@ -569,22 +569,25 @@ fn keep_predicted(
         .collect();
     let held_by =
         |predicted: &Predictions, url: &str| predicted.text_at(url, Some(drawn.pages)).is_some();
-    let given: Vec<String> = (labels.iter().map(|label| label.url.clone()))
-        .chain(snippets.iter().map(|label| label.url.clone()))
-        .collect();
-    for predicted in sampled.iter().filter(|_| !given.is_empty()) {
-        if !given.iter().any(|url| held_by(predicted, url)) {
-            return Err(EvalError::PredictionsMissDraw {
-                name: predicted.name.clone(),
-                pages: drawn.pages,
-                draw: drawn.draw + 1,
-            });
-        }
+    let given = labels.len() + snippets.len();
+    let urls = || {
+        (labels.iter().map(|label| label.url.as_str()))
+            .chain(snippets.iter().map(|label| label.url.as_str()))
+    };
+    let unheld = sampled
+        .iter()
+        .find(|predicted| given > 0 && !urls().any(|url| held_by(predicted, url)));
+    if let Some(predicted) = unheld {
+        return Err(EvalError::PredictionsMissDraw {
+            name: predicted.name.clone(),
+            pages: drawn.pages,
+            draw: drawn.draw + 1,
+        });
     }
     let held = |url: &str| sampled.iter().all(|predicted| held_by(predicted, url));
     labels.retain(|label| held(&label.url));
     snippets.retain(|label| held(&label.url));
-    Ok(given.len() - labels.len() - snippets.len())
+    Ok(given - labels.len() - snippets.len())
 }
 
 /// An index's postings reduction, 1 − `postings` / `baseline` (0 when the baseline has no

@@ -364,50 +364,41 @@ pub fn collect(
             let census = run::census(inputs, &options.build, progress)?;
             let largest = sampling.pages_per_site.iter().max().copied();
             for &pages in &sampling.pages_per_site {
-                let draws = match pages {
+                let trained = match pages {
                     PagesPerSite::Pages(1) => lone_page_draws(sampling, options.lone_page_draws),
                     _ => 1,
                 };
-                for draw in 0..draws {
-                    let mut build = options.build.clone();
-                    let sample = if Some(pages) == largest {
+                for draw in 0..trained.max(options.held_out_draws) {
+                    let held_out_only = draw >= trained;
+                    let sample = if held_out_only {
+                        census.draw(pages, draw, sampling.seed)
+                    } else if Some(pages) == largest {
                         census.sample(pages, sampling.seed)
                     } else if draw == 0 {
                         census.sample_of_larger_sites(pages, sampling.seed)
                     } else {
                         census.lone_page_draw(draw, sampling.seed)
                     };
+                    if held_out_only && sample.is_empty() {
+                        break;
+                    }
+                    let mut build = options.build.clone();
                     build.input.sample = Some(Arc::new(sample));
-                    let prefix = match draw {
-                        0 => format!("{pages} pages per site: "),
-                        _ => format!("{pages} pages per site, draw {}: ", draw + 1),
+                    let prefix = match (draw, held_out_only) {
+                        (0, _) => format!("{pages} pages per site: "),
+                        (_, false) => format!("{pages} pages per site, draw {}: ", draw + 1),
+                        (_, true) => {
+                            format!("{pages} pages per site, held-out draw {}: ", draw + 1)
+                        }
                     };
                     let prefixed = run::PrefixedProgress {
                         inner: progress,
                         prefix,
                     };
                     let mut recorded = record(inputs, &by_url, &build, Some(pages), &prefixed)?;
-                    if draws > 1 {
-                        for page in &mut recorded {
-                            page.alone = true;
-                        }
-                    }
-                    collected.pages.extend(recorded);
-                }
-                for draw in draws..options.held_out_draws {
-                    let sample = census.draw(pages, draw, sampling.seed);
-                    if sample.is_empty() {
-                        break;
-                    }
-                    let mut build = options.build.clone();
-                    build.input.sample = Some(Arc::new(sample));
-                    let prefixed = run::PrefixedProgress {
-                        inner: progress,
-                        prefix: format!("{pages} pages per site, held-out draw {}: ", draw + 1),
-                    };
-                    let mut recorded = record(inputs, &by_url, &build, Some(pages), &prefixed)?;
                     for page in &mut recorded {
-                        page.held_out_only = true;
+                        page.alone = trained > 1 && !held_out_only;
+                        page.held_out_only = held_out_only;
                     }
                     collected.pages.extend(recorded);
                 }

@@ -182,19 +182,18 @@ impl SiteCensus {
     /// gives none): draws 0, 1, 2, … are different pages of each site, each one page of its
     /// site in its own read, as lone pages to learn from.
     pub fn lone_page_draw(&self, draw: usize, seed: u64) -> UrlSample {
-        let mut kept = Vec::new();
-        for urls in self.sites.values().filter(|urls| urls.len() > draw.max(1)) {
-            kept.push(ranked(urls, seed)[draw].clone());
+        let one = PagesPerSite::Pages(1);
+        match draw {
+            0 => self.sample_of_larger_sites(one, seed),
+            _ => self.draw(one, draw, seed),
         }
-        kept.into_iter().collect()
     }
 
     /// Draw `draw` of `pages` pages of each site under `seed`, for an evaluation that scores
     /// several disjoint samples of each size together: draw 0 is [`sample`](Self::sample);
     /// draw d > 0 holds, of every site of at least (d + 1) × `pages` pages, its pages of ranks
     /// d × `pages` to (d + 1) × `pages` − 1, so that no page is in two draws and each draw
-    /// is a full sample of the sites it holds (at `all`, only draw 0 holds pages). At one
-    /// page, draw d > 0 is [`lone_page_draw`](Self::lone_page_draw) d.
+    /// is a full sample of the sites it holds (at `all`, only draw 0 holds pages).
     pub fn draw(&self, pages: PagesPerSite, draw: usize, seed: u64) -> UrlSample {
         let per_site = match (pages, draw) {
             (_, 0) => return self.sample(pages, seed),
