@@ -62,6 +62,82 @@ fn a_model_trained_twice_is_the_same_file_and_extract_uses_it() {
     assert_eq!(empty, 0);
 }
 
+/// `--ensemble N` writes one model of N × --trees trees, and decides as one model does:
+/// python311's sidebar still goes. Logistic regression has no ensemble and is refused.
+#[test]
+fn an_ensemble_is_one_model_of_its_members_trees() {
+    let dir = tempfile::tempdir().unwrap();
+    let (single, ensemble) = (dir.path().join("one.json"), dir.path().join("three.json"));
+    train(&single, &["--trees", "20"]);
+    let printed = train(&ensemble, &["--trees", "20", "--ensemble", "3"]);
+    assert!(printed.contains("60 trees"), "{printed}");
+    let read =
+        |path: &Path| -> Value { serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap() };
+    let (single, model) = (read(&single), read(&ensemble));
+    let trees = model["classifier"]["trees"].as_array().unwrap();
+    assert_eq!(trees.len(), 60);
+    // The first member is the single model at the same seed, its leaves scaled by a third.
+    let leaf = |tree: &Value| -> f64 {
+        let nodes = tree["nodes"].as_array().unwrap();
+        nodes
+            .iter()
+            .map(|node| node["value"].as_f64().unwrap())
+            .sum()
+    };
+    let first = &single["classifier"]["trees"][0];
+    assert!((leaf(&trees[0]) - leaf(first) / 3.0).abs() < 1e-5);
+    assert!(
+        model["provenance"]["settings"]
+            .as_str()
+            .unwrap()
+            .contains("\"members\":3")
+    );
+    assert!(
+        !single["provenance"]["settings"]
+            .as_str()
+            .unwrap()
+            .contains("members")
+    );
+
+    let pages = extracted_pages(&ok(indexer(
+        &[
+            "extract",
+            "--detector",
+            "hybrid",
+            "--model",
+            ensemble.to_str().unwrap(),
+        ],
+        &sample(),
+    )));
+    assert_eq!(pages.len(), 100);
+    let with_sidebar = pages
+        .iter()
+        .filter(|(_, text)| text.contains("Show Source"))
+        .count();
+    assert!(with_sidebar <= 3, "{with_sidebar} pages keep the sidebar");
+
+    let refused = dir.path().join("logistic.json");
+    let labels = repo().join("data/*.labels.jsonl.gz");
+    let output = indexer(
+        &[
+            "train",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--family",
+            "logistic",
+            "--ensemble",
+            "2",
+            "--out",
+            refused.to_str().unwrap(),
+        ],
+        &sample(),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--ensemble"), "{stderr}");
+    assert!(!refused.exists());
+}
+
 #[test]
 fn the_built_in_model_decides_a_site_seen_once() {
     let dir = tempfile::tempdir().unwrap();

@@ -25,6 +25,14 @@ pub struct BoostSettings {
     pub bins: usize,
     /// Share of the rows each tree is grown on.
     pub row_share: f32,
+    /// Ensembles fitted, each with its own seed (and so its own rows per tree), whose
+    /// log-odds are averaged into one classifier of `members × trees` trees (1: one).
+    #[serde(skip_serializing_if = "is_one")]
+    pub members: usize,
+}
+
+fn is_one(members: &usize) -> bool {
+    *members == 1
 }
 
 impl Default for BoostSettings {
@@ -37,6 +45,7 @@ impl Default for BoostSettings {
             lambda: 1.0,
             bins: 64,
             row_share: 0.5,
+            members: 1,
         }
     }
 }
@@ -98,8 +107,44 @@ struct Split {
 }
 
 /// Fits the trees to `rows` (all of one length) with `labels` (1 content, 0 not) and
-/// per-row `weights`.
+/// per-row `weights`: [`BoostSettings::members`] ensembles with seeds `seed`, `seed + 1`,
+/// …, averaged on the log-odds. Averaging lowers how much a decision turns on which rows
+/// the seed gave each tree; the classifier stays a sum of trees, with each member's leaves
+/// and base scaled by `1 / members`, so it is evaluated as one ensemble is.
 pub fn fit<R: AsRef<[f32]>>(
+    rows: &[R],
+    labels: &[f32],
+    weights: &[f32],
+    settings: &BoostSettings,
+    seed: u64,
+) -> Classifier {
+    let members = settings.members.max(1);
+    if members == 1 {
+        return fit_one(rows, labels, weights, settings, seed);
+    }
+    let share = 1.0 / members as f32;
+    let mut average_base = 0.0;
+    let mut all_trees = Vec::with_capacity(members * settings.trees);
+    for member in 0..members as u64 {
+        let Classifier::Trees { base, mut trees } =
+            fit_one(rows, labels, weights, settings, seed.wrapping_add(member))
+        else {
+            unreachable!("boosting fits trees");
+        };
+        average_base += base * share;
+        for node in trees.iter_mut().flat_map(|tree| tree.nodes.iter_mut()) {
+            node.value *= share;
+        }
+        all_trees.append(&mut trees);
+    }
+    Classifier::Trees {
+        base: average_base,
+        trees: all_trees,
+    }
+}
+
+/// One ensemble of [`BoostSettings::trees`] trees, its rows per tree drawn by `seed`.
+fn fit_one<R: AsRef<[f32]>>(
     rows: &[R],
     labels: &[f32],
     weights: &[f32],
@@ -407,6 +452,40 @@ mod tests {
             .count();
         assert!(right as f64 / rows.len() as f64 > 0.97, "{right}");
         assert_eq!(fit(&rows, &labels, &weights, &settings, 1), model);
+    }
+
+    #[test]
+    fn an_ensemble_averages_its_members_log_odds() {
+        let mut random = SplitMix::new(3);
+        let rows: Vec<Vec<f32>> = (0..2000)
+            .map(|_| vec![random.next_f32(), random.next_f32()])
+            .collect();
+        let labels: Vec<f32> = rows
+            .iter()
+            .map(|row| f32::from(row[0] + 0.3 * row[1] > 0.6))
+            .collect();
+        let weights = vec![1.0; rows.len()];
+        let one = BoostSettings {
+            trees: 10,
+            depth: 3,
+            ..BoostSettings::default()
+        };
+        let three = BoostSettings { members: 3, ..one };
+        let ensemble = fit(&rows, &labels, &weights, &three, 5);
+        let members: Vec<Classifier> = (5..8)
+            .map(|seed| fit(&rows, &labels, &weights, &one, seed))
+            .collect();
+        let Classifier::Trees { trees, .. } = &ensemble else {
+            unreachable!()
+        };
+        assert_eq!(trees.len(), 30);
+        assert_ne!(members[0], members[1], "the seeds draw other rows");
+        for row in rows.iter().take(200) {
+            let mean = members.iter().map(|m| score(m, row)).sum::<f32>() / 3.0;
+            assert!((score(&ensemble, row) - mean).abs() < 1e-4, "{row:?}");
+        }
+        let single = BoostSettings { members: 1, ..one };
+        assert_eq!(fit(&rows, &labels, &weights, &single, 5), members[0]);
     }
 
     #[test]

@@ -210,17 +210,37 @@ impl Model {
             path: name.to_string(),
             message,
         };
-        let header: serde_json::Value =
-            serde_json::from_str(text).map_err(|error| not_a_model(error.to_string()))?;
-        let format = header
-            .get("format")
+        // The header alone first (the trees are passed over, not built as a JSON tree, which
+        // for a large model held many times the model's memory at once).
+        #[derive(serde::Deserialize)]
+        struct Header {
+            #[serde(default, deserialize_with = "present")]
+            format: Option<serde_json::Value>,
+            #[serde(default, deserialize_with = "present")]
+            version: Option<serde_json::Value>,
+        }
+        // A field given as `null` is present, unlike a missing one.
+        fn present<'de, D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Option<serde_json::Value>, D::Error> {
+            serde::Deserialize::deserialize(deserializer).map(Some)
+        }
+        let header = match serde_json::from_str::<Header>(text) {
+            Ok(header) => header,
+            Err(error) if error.is_data() => Header {
+                format: None,
+                version: None,
+            },
+            Err(error) => return Err(not_a_model(error.to_string())),
+        };
+        let format = (header.format.as_ref())
             .and_then(|v| v.as_str())
             .unwrap_or("")
             .to_string();
         if format != MODEL_FORMAT {
             return Err(not_a_model(format!("format `{format}`")));
         }
-        let version = match header.get("version") {
+        let version = match &header.version {
             Some(version) => version.as_u64().ok_or_else(|| {
                 not_a_model(format!(
                     "version {version} is not a whole number (write \"version\": {MODEL_VERSION})"
@@ -236,7 +256,7 @@ impl Model {
             });
         }
         let model: Model =
-            serde_json::from_value(header).map_err(|error| not_a_model(error.to_string()))?;
+            serde_json::from_str(text).map_err(|error| not_a_model(error.to_string()))?;
         if model.features != features::names() {
             return Err(ModelError::Foreign {
                 path: name.to_string(),
