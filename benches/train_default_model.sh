@@ -9,8 +9,8 @@
 # Each training site is also sampled down to 1, 3, 10 and 30 pages (`--pages-per-site`, seed 1),
 # so that the models learn how far to trust site evidence by how much of it there is, and read
 # alone 16 times, a different page each time (`--lone-page-draws 16`), so that they see lone
-# pages of every kind the labelled sites hold; PAGES_PER_SITE and LONE_PAGE_DRAWS change the
-# recipe (`recipe` in benches/lib.sh).
+# pages of every kind the labelled sites hold; PAGES_PER_SITE, LONE_PAGE_DRAWS and ENSEMBLE
+# change the recipe (`recipe` in benches/lib.sh).
 #
 # usage: benches/train_default_model.sh [SHARED_DIR] [--write]
 set -euo pipefail

@@ -65,7 +65,7 @@ fn a_model_trained_twice_is_the_same_file_and_extract_uses_it() {
 /// `--ensemble N` writes one model of N × --trees trees, and decides as one model does:
 /// python311's sidebar still goes. Logistic regression has no ensemble and is refused.
 #[test]
-fn an_ensemble_is_one_model_of_its_members_trees() {
+fn an_ensemble_is_one_model_of_its_ensembles_trees() {
     let dir = tempfile::tempdir().unwrap();
     let (single, ensemble) = (dir.path().join("one.json"), dir.path().join("three.json"));
     train(&single, &["--trees", "20"]);
@@ -76,27 +76,37 @@ fn an_ensemble_is_one_model_of_its_members_trees() {
     let (single, model) = (read(&single), read(&ensemble));
     let trees = model["classifier"]["trees"].as_array().unwrap();
     assert_eq!(trees.len(), 60);
-    // The first member is the single model at the same seed, its leaves scaled by a third.
-    let leaf = |tree: &Value| -> f64 {
-        let nodes = tree["nodes"].as_array().unwrap();
-        nodes
-            .iter()
-            .map(|node| node["value"].as_f64().unwrap())
-            .sum()
-    };
-    let first = &single["classifier"]["trees"][0];
-    assert!((leaf(&trees[0]) - leaf(first) / 3.0).abs() < 1e-5);
-    assert!(
+    // The first ensemble is the single model at the same seed, every value a third.
+    let nodes = |tree: &Value| tree["nodes"].as_array().unwrap().clone();
+    let (first, single_first) = (nodes(&trees[0]), nodes(&single["classifier"]["trees"][0]));
+    assert_eq!(first.len(), single_first.len());
+    for (node, single_node) in first.iter().zip(&single_first) {
+        assert_eq!(node["feature"], single_node["feature"]);
+        assert_eq!(node["threshold"], single_node["threshold"]);
+        let value = node["value"].as_f64().unwrap();
+        let single_value = single_node["value"].as_f64().unwrap();
+        assert!(
+            (value - single_value / 3.0).abs() < 1e-6,
+            "{value} {single_value}"
+        );
+    }
+    let base = |model: &Value| model["classifier"]["base"].as_f64().unwrap();
+    assert!((base(&model) - base(&single)).abs() < 1e-6);
+    let settings = |model: &Value| {
         model["provenance"]["settings"]
             .as_str()
             .unwrap()
-            .contains("\"members\":3")
+            .to_string()
+    };
+    assert!(
+        settings(&model).contains("\"ensembles\":3"),
+        "{}",
+        settings(&model)
     );
     assert!(
-        !single["provenance"]["settings"]
-            .as_str()
-            .unwrap()
-            .contains("members")
+        !settings(&single).contains("ensembles"),
+        "{}",
+        settings(&single)
     );
 
     let pages = extracted_pages(&ok(indexer(

@@ -11,7 +11,7 @@ use crate::detect::hybrid::{Classifier, Node, Tree};
 /// How the trees are grown.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct BoostSettings {
-    /// Trees in the ensemble.
+    /// Trees in each ensemble.
     pub trees: usize,
     /// Levels of splits per tree at most.
     pub depth: usize,
@@ -25,14 +25,15 @@ pub struct BoostSettings {
     pub bins: usize,
     /// Share of the rows each tree is grown on.
     pub row_share: f32,
-    /// Ensembles fitted, each with its own seed (and so its own rows per tree), whose
-    /// log-odds are averaged into one classifier of `members × trees` trees (1: one).
+    /// Ensembles fitted, each with its own seed (so its own rows per tree and, above 50,000
+    /// rows, its own sample for the bins' cuts), whose log-odds are averaged into one
+    /// classifier of `ensembles × trees` trees (1: one).
     #[serde(skip_serializing_if = "is_one")]
-    pub members: usize,
+    pub ensembles: usize,
 }
 
-fn is_one(members: &usize) -> bool {
-    *members == 1
+fn is_one(ensembles: &usize) -> bool {
+    *ensembles == 1
 }
 
 impl Default for BoostSettings {
@@ -45,7 +46,7 @@ impl Default for BoostSettings {
             lambda: 1.0,
             bins: 64,
             row_share: 0.5,
-            members: 1,
+            ensembles: 1,
         }
     }
 }
@@ -107,10 +108,10 @@ struct Split {
 }
 
 /// Fits the trees to `rows` (all of one length) with `labels` (1 content, 0 not) and
-/// per-row `weights`: [`BoostSettings::members`] ensembles with seeds `seed`, `seed + 1`,
-/// …, averaged on the log-odds. Averaging lowers how much a decision turns on which rows
-/// the seed gave each tree; the classifier stays a sum of trees, with each member's leaves
-/// and base scaled by `1 / members`, so it is evaluated as one ensemble is.
+/// per-row `weights`: [`BoostSettings::ensembles`] ensembles with seeds `seed`, `seed + 1`,
+/// …, averaged on the log-odds. Averaging lowers how much a decision turns on the seed's
+/// draws; the classifier stays a sum of trees, with each ensemble's leaves and base scaled
+/// by `1 / ensembles`, so it is evaluated as one ensemble is.
 pub fn fit<R: AsRef<[f32]>>(
     rows: &[R],
     labels: &[f32],
@@ -118,19 +119,17 @@ pub fn fit<R: AsRef<[f32]>>(
     settings: &BoostSettings,
     seed: u64,
 ) -> Classifier {
-    let members = settings.members.max(1);
-    if members == 1 {
-        return fit_one(rows, labels, weights, settings, seed);
+    let ensembles = settings.ensembles.max(1);
+    if ensembles == 1 {
+        let (base, trees) = fit_one(rows, labels, weights, settings, seed);
+        return Classifier::Trees { base, trees };
     }
-    let share = 1.0 / members as f32;
+    let share = 1.0 / ensembles as f32;
     let mut average_base = 0.0;
-    let mut all_trees = Vec::with_capacity(members * settings.trees);
-    for member in 0..members as u64 {
-        let Classifier::Trees { base, mut trees } =
-            fit_one(rows, labels, weights, settings, seed.wrapping_add(member))
-        else {
-            unreachable!("boosting fits trees");
-        };
+    let mut all_trees = Vec::with_capacity(ensembles * settings.trees);
+    for ensemble in 0..ensembles as u64 {
+        let (base, mut trees) =
+            fit_one(rows, labels, weights, settings, seed.wrapping_add(ensemble));
         average_base += base * share;
         for node in trees.iter_mut().flat_map(|tree| tree.nodes.iter_mut()) {
             node.value *= share;
@@ -143,14 +142,15 @@ pub fn fit<R: AsRef<[f32]>>(
     }
 }
 
-/// One ensemble of [`BoostSettings::trees`] trees, its rows per tree drawn by `seed`.
+/// One ensemble of [`BoostSettings::trees`] trees, its draws made by `seed`: its base score
+/// and its trees.
 fn fit_one<R: AsRef<[f32]>>(
     rows: &[R],
     labels: &[f32],
     weights: &[f32],
     settings: &BoostSettings,
     seed: u64,
-) -> Classifier {
+) -> (f32, Vec<Tree>) {
     let count = rows.len();
     let width = rows.first().map_or(0, |row| row.as_ref().len());
     let bins = settings.bins.clamp(2, 256);
@@ -212,7 +212,7 @@ fn fit_one<R: AsRef<[f32]>>(
         }
         trees.push(tree);
     }
-    Classifier::Trees { base, trees }
+    (base, trees)
 }
 
 /// A tree's value for a binned row (the same path the raw row takes).
@@ -455,7 +455,7 @@ mod tests {
     }
 
     #[test]
-    fn an_ensemble_averages_its_members_log_odds() {
+    fn an_ensemble_averages_the_log_odds_of_ensembles_from_successive_seeds() {
         let mut random = SplitMix::new(3);
         let rows: Vec<Vec<f32>> = (0..2000)
             .map(|_| vec![random.next_f32(), random.next_f32()])
@@ -470,22 +470,45 @@ mod tests {
             depth: 3,
             ..BoostSettings::default()
         };
-        let three = BoostSettings { members: 3, ..one };
-        let ensemble = fit(&rows, &labels, &weights, &three, 5);
-        let members: Vec<Classifier> = (5..8)
+        let three = BoostSettings {
+            ensembles: 3,
+            ..one
+        };
+        let averaged = fit(&rows, &labels, &weights, &three, 5);
+        let singles: Vec<Classifier> = (5..8)
             .map(|seed| fit(&rows, &labels, &weights, &one, seed))
             .collect();
-        let Classifier::Trees { trees, .. } = &ensemble else {
+        assert_ne!(singles[0], singles[1], "the seeds draw other rows");
+        for row in rows.iter().take(200) {
+            let mean = singles.iter().map(|m| score(m, row)).sum::<f32>() / 3.0;
+            assert!((score(&averaged, row) - mean).abs() < 1e-4, "{row:?}");
+        }
+        // In seed order, each single ensemble's trees with every value a third.
+        let (
+            Classifier::Trees { base, trees },
+            Classifier::Trees {
+                base: first_base,
+                trees: first_trees,
+            },
+        ) = (&averaged, &singles[0])
+        else {
             unreachable!()
         };
         assert_eq!(trees.len(), 30);
-        assert_ne!(members[0], members[1], "the seeds draw other rows");
-        for row in rows.iter().take(200) {
-            let mean = members.iter().map(|m| score(m, row)).sum::<f32>() / 3.0;
-            assert!((score(&ensemble, row) - mean).abs() < 1e-4, "{row:?}");
+        assert!(
+            (base - first_base).abs() < 1e-6,
+            "every ensemble starts at the prior"
+        );
+        for (tree, single) in trees[..10].iter().zip(first_trees) {
+            assert_eq!(tree.nodes.len(), single.nodes.len());
+            for (node, single) in tree.nodes.iter().zip(&single.nodes) {
+                assert_eq!(
+                    (node.feature, node.threshold),
+                    (single.feature, single.threshold)
+                );
+                assert!((node.value - single.value / 3.0).abs() < 1e-7);
+            }
         }
-        let single = BoostSettings { members: 1, ..one };
-        assert_eq!(fit(&rows, &labels, &weights, &single, 5), members[0]);
     }
 
     #[test]

@@ -153,6 +153,43 @@ pub struct Provenance {
     pub settings: String,
 }
 
+/// A model file's `format` and `version`, read without the rest of the file (`null` is
+/// present, unlike a missing key; of a key given twice, the last).
+#[derive(Default)]
+struct ModelHeader {
+    format: Option<serde_json::Value>,
+    version: Option<serde_json::Value>,
+}
+
+impl<'de> Deserialize<'de> for ModelHeader {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = ModelHeader;
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ModelHeader, A::Error> {
+                let mut header = ModelHeader::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match &*key {
+                        "format" => header.format = Some(map.next_value()?),
+                        "version" => header.version = Some(map.next_value()?),
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(header)
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
 /// A trained block classifier.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Model {
@@ -210,28 +247,19 @@ impl Model {
             path: name.to_string(),
             message,
         };
-        // The header alone first (the trees are passed over, not built as a JSON tree, which
-        // for a large model held many times the model's memory at once).
-        #[derive(serde::Deserialize)]
-        struct Header {
-            #[serde(default, deserialize_with = "present")]
-            format: Option<serde_json::Value>,
-            #[serde(default, deserialize_with = "present")]
-            version: Option<serde_json::Value>,
-        }
-        // A field given as `null` is present, unlike a missing one.
-        fn present<'de, D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> Result<Option<serde_json::Value>, D::Error> {
-            serde::Deserialize::deserialize(deserializer).map(Some)
-        }
-        let header = match serde_json::from_str::<Header>(text) {
+        // The header alone first: the trees are passed over, not built as a JSON tree, which
+        // for a large model held many times the model's memory at once. What is not an
+        // object is read as a JSON tree after all, for the message it always had.
+        let header = match serde_json::from_str::<ModelHeader>(text) {
             Ok(header) => header,
-            Err(error) if error.is_data() => Header {
-                format: None,
-                version: None,
+            Err(_) => match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(serde_json::Value::Object(fields)) => ModelHeader {
+                    format: fields.get("format").cloned(),
+                    version: fields.get("version").cloned(),
+                },
+                Ok(_) => ModelHeader::default(),
+                Err(error) => return Err(not_a_model(error.to_string())),
             },
-            Err(error) => return Err(not_a_model(error.to_string())),
         };
         let format = (header.format.as_ref())
             .and_then(|v| v.as_str())
@@ -674,6 +702,51 @@ mod tests {
         assert!(err(&bad_index).contains("outside the model"));
         let cycle = text.replace("\"left\":1,", "\"left\":0,");
         assert!(err(&cycle).contains("outside the model"));
+    }
+
+    /// The header is read apart from the trees, and says what a JSON tree of the whole file
+    /// said of a file that is no object, of damaged JSON and of `null`; a key given twice,
+    /// which the tree took the last of, is refused.
+    #[test]
+    fn the_header_is_read_as_the_whole_file_was() {
+        let model = Model::new(
+            Classifier::Trees {
+                base: 0.0,
+                trees: vec![stump(1, 0.0, 0.0, 0.0)],
+            },
+            0.5,
+            Provenance::default(),
+        );
+        let text = model.to_json();
+        let err = |text: &str| Model::parse(text, "m").unwrap_err().to_string();
+        for not_an_object in [
+            "[\"indexer-hybrid-model\", 1]",
+            "[1, 2, 3]",
+            "\"x\"",
+            "null",
+        ] {
+            assert!(
+                err(not_an_object).contains("format ``"),
+                "{}",
+                err(not_an_object)
+            );
+        }
+        assert!(err("\"x\" junk").contains("trailing characters"));
+        assert!(
+            err("{\"format\": ").contains("EOF"),
+            "{}",
+            err("{\"format\": ")
+        );
+        let twice = text.replacen('{', "{\"format\":\"other\",", 1);
+        assert!(
+            err(&twice).contains("duplicate field `format`"),
+            "{}",
+            err(&twice)
+        );
+        let null = text.replace("\"version\":1", "\"version\":null");
+        assert!(err(&null).contains("version null is not a whole number"));
+        let missing = text.replace("\"version\":1,", "");
+        assert!(err(&missing).contains("no version"), "{}", err(&missing));
     }
 
     #[test]
