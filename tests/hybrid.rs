@@ -22,6 +22,24 @@ fn train(out: &Path, extra: &[&str]) -> String {
     ok(indexer(&args, &sample()))
 }
 
+/// The sample's pages as `extract --detector hybrid --model MODEL` keeps them.
+fn extracted_with_model(model: &Path) -> Vec<(String, String)> {
+    let model = model.to_str().unwrap();
+    extracted_pages(&ok(indexer(
+        &["extract", "--detector", "hybrid", "--model", model],
+        &sample(),
+    )))
+}
+
+/// Pages that keep python311's sidebar ("Report a Bug", "Show Source", on all of its 30
+/// pages).
+fn keeping_python_sidebar(pages: &[(String, String)]) -> usize {
+    pages
+        .iter()
+        .filter(|(_, text)| text.contains("Show Source"))
+        .count()
+}
+
 #[test]
 fn a_model_trained_twice_is_the_same_file_and_extract_uses_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -38,22 +56,9 @@ fn a_model_trained_twice_is_the_same_file_and_extract_uses_it() {
     assert_eq!(model["format"], "indexer-hybrid-model");
     assert_eq!(model["provenance"]["pages"], 100);
 
-    let pages = extracted_pages(&ok(indexer(
-        &[
-            "extract",
-            "--detector",
-            "hybrid",
-            "--model",
-            first.to_str().unwrap(),
-        ],
-        &sample(),
-    )));
+    let pages = extracted_with_model(&first);
     assert_eq!(pages.len(), 100);
-    // python311's sidebar ("Report a Bug", "Show Source") is on all of its 30 pages.
-    let with_sidebar = pages
-        .iter()
-        .filter(|(_, text)| text.contains("Show Source"))
-        .count();
+    let with_sidebar = keeping_python_sidebar(&pages);
     assert!(with_sidebar <= 3, "{with_sidebar} pages keep the sidebar");
     let empty = pages
         .iter()
@@ -109,21 +114,9 @@ fn an_ensemble_is_one_model_of_its_ensembles_trees() {
         settings(&single)
     );
 
-    let pages = extracted_pages(&ok(indexer(
-        &[
-            "extract",
-            "--detector",
-            "hybrid",
-            "--model",
-            ensemble.to_str().unwrap(),
-        ],
-        &sample(),
-    )));
+    let pages = extracted_with_model(&ensemble);
     assert_eq!(pages.len(), 100);
-    let with_sidebar = pages
-        .iter()
-        .filter(|(_, text)| text.contains("Show Source"))
-        .count();
+    let with_sidebar = keeping_python_sidebar(&pages);
     assert!(with_sidebar <= 3, "{with_sidebar} pages keep the sidebar");
 
     let refused = dir.path().join("logistic.json");

@@ -680,17 +680,16 @@ mod tests {
         }
     }
 
+    /// A model file of one stump, as `train` writes it.
+    fn stump_model_text() -> String {
+        let trees = vec![stump(1, 0.0, 0.0, 0.0)];
+        let classifier = Classifier::Trees { base: 0.0, trees };
+        Model::new(classifier, 0.5, Provenance::default()).to_json()
+    }
+
     #[test]
     fn foreign_and_damaged_files_are_refused() {
-        let model = Model::new(
-            Classifier::Trees {
-                base: 0.0,
-                trees: vec![stump(1, 0.0, 0.0, 0.0)],
-            },
-            0.5,
-            Provenance::default(),
-        );
-        let text = model.to_json();
+        let text = stump_model_text();
         let err = |text: &str| Model::parse(text, "m").unwrap_err().to_string();
         assert!(err("not json").contains("not an indexer model file"));
         assert!(err("{\"format\": \"other\"}").contains("format `other`"));
@@ -709,15 +708,7 @@ mod tests {
     /// which the tree took the last of, is refused.
     #[test]
     fn the_header_is_read_as_the_whole_file_was() {
-        let model = Model::new(
-            Classifier::Trees {
-                base: 0.0,
-                trees: vec![stump(1, 0.0, 0.0, 0.0)],
-            },
-            0.5,
-            Provenance::default(),
-        );
-        let text = model.to_json();
+        let text = stump_model_text();
         let err = |text: &str| Model::parse(text, "m").unwrap_err().to_string();
         for not_an_object in [
             "[\"indexer-hybrid-model\", 1]",
