@@ -2,12 +2,13 @@
 //! (`CompiledTrees::probabilities`, what a build runs) and through the model's own tree walk.
 //!
 //! The rows are made from the model's own splits (each feature a value just below or above one
-//! of its thresholds, drawn by a fixed generator), so that rows take every side of the trees.
+//! of its thresholds, drawn by a seeded generator), so that rows take every side of the trees.
 //! `cargo bench --bench trees`; `TREES_MODEL=FILE` measures a model file (an averaged
 //! `train --ensemble N` model, say) beside the built-in one.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use indexer::detect::hybrid::{Classifier, CompiledTrees, Model, features};
+use indexer::learn::boost::SplitMix;
 use std::hint::black_box;
 
 /// `rows` rows of `features::count()` values, from the thresholds of `model`'s splits.
@@ -22,13 +23,7 @@ fn rows(model: &Model, rows: usize) -> Vec<f32> {
             list.push(node.threshold);
         }
     }
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut random = SplitMix::new(7);
     let mut values = Vec::with_capacity(rows * width);
     for _ in 0..rows * width {
         let feature = values.len() % width;
@@ -36,7 +31,7 @@ fn rows(model: &Model, rows: usize) -> Vec<f32> {
         let value = if list.is_empty() {
             0.0
         } else {
-            let draw = next();
+            let draw = random.next_u64();
             let threshold = list[(draw % list.len() as u64) as usize];
             if draw >> 63 == 0 {
                 threshold - 1e-3 * threshold.abs().max(1.0)

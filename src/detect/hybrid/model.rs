@@ -472,7 +472,10 @@ struct ShallowTree {
 
 /// A row as a shallow tree reads it: the features a model may split on, and below −∞ for
 /// those the row lacks (a missing feature goes left, as in [`Tree::value`]).
-type PaddedRow = [f32; 256];
+type PaddedRow = [f32; PADDED_FEATURES];
+
+/// Features a shallow tree may split on (its features are bytes).
+const PADDED_FEATURES: usize = 256;
 
 impl CompiledTrees {
     /// Deepest tree laid out; a deeper ensemble is not compiled.
@@ -487,7 +490,7 @@ impl CompiledTrees {
         let shallow = trees
             .iter()
             .flat_map(|tree| &tree.nodes)
-            .all(|node| node.feature == Node::LEAF || node.feature < 256);
+            .all(|node| node.feature == Node::LEAF || usize::from(node.feature) < PADDED_FEATURES);
         Self::compile_as(model, shallow)
     }
 
@@ -505,53 +508,46 @@ impl CompiledTrees {
             return None;
         }
         let (splits, leaves) = ((1usize << depth) - 1, 1usize << depth);
-        let mut features = vec![0u16; splits];
-        let mut thresholds = vec![f32::INFINITY; splits];
-        let mut values = vec![0.0f32; leaves];
-        let mut laid_out = trees.iter().map(|tree| {
-            features.fill(0);
-            thresholds.fill(f32::INFINITY);
-            values.fill(0.0);
+        let mut features = vec![0; splits * trees.len()];
+        let mut thresholds = vec![f32::INFINITY; splits * trees.len()];
+        let mut values = vec![0.0; leaves * trees.len()];
+        for (at, tree) in trees.iter().enumerate() {
             let mut layout = Layout {
                 tree,
                 depth,
-                features: &mut features,
-                thresholds: &mut thresholds,
-                leaves: &mut values,
+                features: &mut features[at * splits..(at + 1) * splits],
+                thresholds: &mut thresholds[at * splits..(at + 1) * splits],
+                leaves: &mut values[at * leaves..(at + 1) * leaves],
             };
             layout.fill(0, 0, 0);
-            (features.clone(), thresholds.clone(), values.clone())
-        });
+        }
         let form = if shallow && depth <= SHALLOW_DEPTH {
             Form::Shallow(
-                laid_out
-                    .map(|(features, thresholds, values)| {
+                (0..trees.len())
+                    .map(|at| {
                         let mut tree = ShallowTree {
                             features: [0; SHALLOW_SLOTS],
                             thresholds: [f32::INFINITY; SHALLOW_SLOTS],
                             leaves: [0.0; SHALLOW_SLOTS],
                         };
-                        for (slot, feature) in features.into_iter().enumerate() {
+                        let (split_range, leaf_range) = (
+                            at * splits..(at + 1) * splits,
+                            at * leaves..(at + 1) * leaves,
+                        );
+                        for (slot, &feature) in features[split_range.clone()].iter().enumerate() {
                             tree.features[slot] = u8::try_from(feature).expect("checked below 256");
                         }
-                        tree.thresholds[..splits].copy_from_slice(&thresholds);
-                        tree.leaves[..leaves].copy_from_slice(&values);
+                        tree.thresholds[..splits].copy_from_slice(&thresholds[split_range]);
+                        tree.leaves[..leaves].copy_from_slice(&values[leaf_range]);
                         tree
                     })
                     .collect(),
             )
         } else {
-            let (mut all_features, mut all_thresholds, mut all_leaves) =
-                (Vec::new(), Vec::new(), Vec::new());
-            for (features, thresholds, values) in &mut laid_out {
-                all_features.extend(features);
-                all_thresholds.extend(thresholds);
-                all_leaves.extend(values);
-            }
             Form::Deep {
-                features: all_features,
-                thresholds: all_thresholds,
-                leaves: all_leaves,
+                features,
+                thresholds,
+                leaves: values,
             }
         };
         Some(CompiledTrees {
@@ -601,8 +597,8 @@ impl CompiledTrees {
     fn shallow_scores<const N: usize>(&self, trees: &[ShallowTree], rows: [&[f32]; N]) -> [f32; N] {
         let splits = (1usize << self.depth) - 1;
         let padded: [PaddedRow; N] = rows.map(|row| {
-            let mut padded = [f32::NEG_INFINITY; 256];
-            let kept = row.len().min(256);
+            let mut padded = [f32::NEG_INFINITY; PADDED_FEATURES];
+            let kept = row.len().min(PADDED_FEATURES);
             padded[..kept].copy_from_slice(&row[..kept]);
             padded
         });
