@@ -21,7 +21,7 @@ pub mod logistic;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rustc_hash::FxHashSet;
 
@@ -621,48 +621,87 @@ pub fn folds(collected: &Collected) -> HashMap<String, String> {
 
 /// Leave-one-site-out: for each fold, a model fitted on every other fold decides the fold's
 /// pages, with the rules `hybrid` applies around its model
-/// ([`DecisionRules`](crate::detect::hybrid::DecisionRules)). `each_fold` is
-/// told each fold as it starts (for progress).
+/// ([`DecisionRules`](crate::detect::hybrid::DecisionRules)). The folds are fitted on
+/// [`BuildOptions::threads`](crate::run::BuildOptions::threads) threads at once (each
+/// holds its own binned copy of the rows); the lines are the same on any number.
+/// `each_fold` is told each fold as it starts (for progress).
 pub fn cross_validate(
     collected: &Collected,
     options: &TrainOptions,
-    mut each_fold: impl FnMut(&str, usize, usize),
+    each_fold: impl FnMut(&str, usize, usize) + Send,
 ) -> Vec<HeldOut> {
     let fold_of = folds(collected);
     let mut names: Vec<&String> = fold_of.values().collect();
     names.sort();
     names.dedup();
-    let rules = options.build.settings.hybrid.rules;
-    let mut held_out = Vec::new();
-    for (at, fold) in names.iter().enumerate() {
-        each_fold(fold, at, names.len());
-        let in_fold = |page: &LabelledPage| fold_of.get(&page.group) == Some(*fold);
-        let dataset = collected.dataset(|page| !in_fold(page));
-        let model = fit(&dataset, options, &[]);
-        for page in collected.pages.iter().filter(|page| in_fold(page)) {
-            let rows: Vec<&[f32]> = page.rows.iter().map(Vec::as_slice).collect();
-            let probabilities: Vec<f32> = rows.iter().map(|row| model.probability(row)).collect();
-            let verdicts = rules.decide(&rows, &page.in_comments, &probabilities, model.threshold);
-            let kept: Vec<&str> = page
-                .texts
-                .iter()
-                .zip(&verdicts)
-                .filter(|(_, verdict)| verdict.keep)
-                .map(|(text, _)| text.as_str())
-                .collect();
-            held_out.push(HeldOut {
-                url: page.url.clone(),
-                pages_per_site: page.pages_per_site,
-                text: kept.join("\n"),
-                fold: fold.to_string(),
-            });
-        }
-    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let each_fold = Mutex::new(each_fold);
+    let threads = options.build.threads.clamp(1, names.len().max(1));
+    let mut held_out: Vec<HeldOut> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut lines = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(fold) = names.get(at) else {
+                            return lines;
+                        };
+                        {
+                            let mut tell = each_fold.lock().unwrap_or_else(PoisonError::into_inner);
+                            tell(fold, at, names.len());
+                        }
+                        lines.extend(held_out_fold(collected, options, &fold_of, fold));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| match worker.join() {
+                Ok(lines) => lines,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    });
     if let Some(sampling) = &options.sampling {
         held_out.extend(whole_site_copies(collected, &held_out, sampling));
     }
     held_out.sort_by(|a, b| (&a.url, a.pages_per_site).cmp(&(&b.url, b.pages_per_site)));
     held_out
+}
+
+/// The held-out lines of one fold: its pages decided by a model fitted on every other fold.
+fn held_out_fold(
+    collected: &Collected,
+    options: &TrainOptions,
+    fold_of: &HashMap<String, String>,
+    fold: &str,
+) -> Vec<HeldOut> {
+    let rules = options.build.settings.hybrid.rules;
+    let in_fold = |page: &LabelledPage| fold_of.get(&page.group).map(String::as_str) == Some(fold);
+    let dataset = collected.dataset(|page| !in_fold(page));
+    let model = fit(&dataset, options, &[]);
+    let mut lines = Vec::new();
+    for page in collected.pages.iter().filter(|page| in_fold(page)) {
+        let rows: Vec<&[f32]> = page.rows.iter().map(Vec::as_slice).collect();
+        let probabilities: Vec<f32> = rows.iter().map(|row| model.probability(row)).collect();
+        let verdicts = rules.decide(&rows, &page.in_comments, &probabilities, model.threshold);
+        let kept: Vec<&str> = page
+            .texts
+            .iter()
+            .zip(&verdicts)
+            .filter(|(_, verdict)| verdict.keep)
+            .map(|(text, _)| text.as_str())
+            .collect();
+        lines.push(HeldOut {
+            url: page.url.clone(),
+            pages_per_site: page.pages_per_site,
+            text: kept.join("\n"),
+            fold: fold.to_string(),
+        });
+    }
+    lines
 }
 
 /// A site no larger than a size is read whole only at the largest size
@@ -680,22 +719,20 @@ fn whole_site_copies(
     };
     let mut sizes_of: HashMap<&str, HashSet<PagesPerSite>> = HashMap::new();
     let mut group_of: HashMap<&str, &str> = HashMap::new();
-    // Pages of held-out draws are samples of larger sites, never a small site read whole.
-    let mut held_out_only: HashSet<&str> = HashSet::new();
-    for page in &collected.pages {
-        if page.held_out_only {
-            held_out_only.insert(&page.url);
-            continue;
-        }
+    // A held-out draw at a size is made only of sites the first sample holds at that size,
+    // so the trained samples alone say which sizes a site was sampled at. A page of a
+    // held-out draw (at a smaller size) is still a page of its site read whole: it is copied.
+    for page in collected.pages.iter().filter(|page| !page.held_out_only) {
         group_of.insert(&page.url, &page.group);
         if let Some(size) = page.pages_per_site {
             sizes_of.entry(&page.group).or_default().insert(size);
         }
     }
     let mut copies = Vec::new();
-    for line in held_out.iter().filter(|line| {
-        line.pages_per_site == Some(largest) && !held_out_only.contains(line.url.as_str())
-    }) {
+    for line in held_out
+        .iter()
+        .filter(|line| line.pages_per_site == Some(largest))
+    {
         let sizes = group_of
             .get(line.url.as_str())
             .and_then(|group| sizes_of.get(group));
@@ -780,6 +817,51 @@ mod tests {
                 (small.to_string(), Some(Pages(3)), format!("{small} at all")),
             ]
         );
+    }
+
+    #[test]
+    fn a_page_of_a_held_out_draw_is_copied_to_the_sizes_its_site_was_not_sampled_at() {
+        use PagesPerSite::{All, Pages};
+        let sampling = crate::run::Sampling::new(&[Pages(3), Pages(10), All], 1).unwrap();
+        // mid.example, of 8 pages: its first sample of 3 (pages 0-2) trained on, a held-out
+        // draw of 3 more (pages 3-5), read whole at all; no larger than 10, so never sampled
+        // at 10, where every one of its pages is its line at all.
+        let mut pages: Vec<LabelledPage> = (0..3)
+            .map(|n| page("mid.example", n, Some(Pages(3))))
+            .collect();
+        pages.extend((3..6).map(|n| LabelledPage {
+            held_out_only: true,
+            ..page("mid.example", n, Some(Pages(3)))
+        }));
+        pages.extend((0..8).map(|n| page("mid.example", n, Some(All))));
+        let collected = Collected {
+            pages,
+            labelled_given: 8,
+        };
+        let held_out: Vec<HeldOut> = collected
+            .pages
+            .iter()
+            .map(|page| HeldOut {
+                url: page.url.clone(),
+                pages_per_site: page.pages_per_site,
+                text: format!("{} at {}", page.url, page.pages_per_site.unwrap()),
+                fold: "f".to_string(),
+            })
+            .collect();
+        let mut copies: Vec<(String, Option<PagesPerSite>, String)> =
+            whole_site_copies(&collected, &held_out, &sampling)
+                .into_iter()
+                .map(|copy| (copy.url, copy.pages_per_site, copy.text))
+                .collect();
+        copies.sort();
+        let expected: Vec<(String, Option<PagesPerSite>, String)> = (0..8)
+            .map(|n| {
+                let url = format!("http://mid.example/{n}");
+                let text = format!("{url} at all");
+                (url, Some(Pages(10)), text)
+            })
+            .collect();
+        assert_eq!(copies, expected);
     }
 
     #[test]
@@ -879,6 +961,52 @@ mod tests {
                 .iter()
                 .any(|line| line.url == "http://other.example/24")
         );
+    }
+
+    #[test]
+    fn folds_fitted_on_several_threads_give_the_lines_of_one() {
+        let width = crate::detect::hybrid::features::count();
+        let mut pages = Vec::new();
+        for (site, size) in [("a.example", 20), ("b.example", 24), ("c.example", 21)] {
+            for n in 0..size {
+                let mut page = page(site, n, None);
+                // Block 0 is content where its first feature is high; block 1 never is.
+                let value = (n * 7 % 10) as f32 + site.len() as f32;
+                page.rows = vec![vec![value; width], vec![0.5; width]];
+                page.labels = vec![Some(f32::from(n % 3 != 0)), Some(0.0)];
+                page.texts = vec![format!("text {n}"), "menu".into()];
+                page.in_comments = vec![false; 2];
+                pages.push(page);
+            }
+        }
+        let collected = Collected {
+            pages,
+            labelled_given: 65,
+        };
+        let lines = |threads: usize| {
+            let mut options = TrainOptions::default();
+            options.boost.trees = 8;
+            options.build.threads = threads;
+            let started = Mutex::new(Vec::new());
+            let held_out = cross_validate(&collected, &options, |fold, _, folds| {
+                started.lock().unwrap().push((fold.to_string(), folds));
+            });
+            let mut started = started.into_inner().unwrap();
+            started.sort();
+            let json: Vec<String> = held_out
+                .iter()
+                .map(|line| serde_json::to_string(line).unwrap())
+                .collect();
+            (json, started)
+        };
+        let (one, started) = lines(1);
+        assert_eq!(one.len(), 65);
+        assert_eq!(
+            started,
+            ["a.example", "b.example", "c.example"].map(|fold| (fold.to_string(), 3))
+        );
+        assert_eq!(lines(3), (one.clone(), started.clone()));
+        assert_eq!(lines(2), (one, started));
     }
 
     #[test]

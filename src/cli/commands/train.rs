@@ -78,6 +78,8 @@ pub struct TrainArgs {
     /// Also hold out each site in turn (sites with fewer than 20 labelled pages in ten
     /// folds of sites), fit on the rest, and write the held-out pages' kept text to this
     /// file as JSON lines {"url","text","fold"} — the figures to quote for unseen sites.
+    /// As many folds are fitted at once as --threads says (each holds its own copy of the
+    /// training rows); the lines are the same whatever the number.
     #[arg(long)]
     cross_validate: Option<PathBuf>,
     /// Print the result as JSON.
