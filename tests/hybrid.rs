@@ -68,7 +68,8 @@ fn a_model_trained_twice_is_the_same_file_and_extract_uses_it() {
 }
 
 /// `--ensemble N` writes one model of N × --trees trees, and decides as one model does:
-/// python311's sidebar still goes. Logistic regression has no ensemble and is refused.
+/// python311's sidebar still goes. Logistic regression has no trees to shape: the flags that
+/// shape them are refused.
 #[test]
 fn an_ensemble_is_one_model_of_its_ensembles_trees() {
     let dir = tempfile::tempdir().unwrap();
@@ -119,26 +120,37 @@ fn an_ensemble_is_one_model_of_its_ensembles_trees() {
     let with_sidebar = keeping_python_sidebar(&pages);
     assert!(with_sidebar <= 3, "{with_sidebar} pages keep the sidebar");
 
+    // Logistic regression has no trees: every flag that shapes them is refused, not ignored.
     let refused = dir.path().join("logistic.json");
     let labels = repo().join("data/*.labels.jsonl.gz");
-    let output = indexer(
-        &[
-            "train",
-            "--labels",
-            labels.to_str().unwrap(),
-            "--family",
-            "logistic",
-            "--ensemble",
-            "2",
-            "--out",
-            refused.to_str().unwrap(),
-        ],
-        &sample(),
-    );
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--ensemble"), "{stderr}");
-    assert!(!refused.exists());
+    for (flag, value) in [
+        ("--ensemble", "2"),
+        ("--trees", "50"),
+        ("--depth", "3"),
+        ("--learning-rate", "0.1"),
+    ] {
+        let output = indexer(
+            &[
+                "train",
+                "--labels",
+                labels.to_str().unwrap(),
+                "--family",
+                "logistic",
+                flag,
+                value,
+                "--out",
+                refused.to_str().unwrap(),
+            ],
+            &sample(),
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{flag} shapes the trees")),
+            "{stderr}"
+        );
+        assert!(!refused.exists());
+    }
 }
 
 #[test]

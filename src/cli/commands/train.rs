@@ -56,15 +56,15 @@ pub struct TrainArgs {
     /// per site). The model written is the same.
     #[arg(long, value_name = "N", default_value_t = 1, requires_all = ["cross_validate", "pages_per_site"], value_parser = clap::value_parser!(u64).range(1..=1000))]
     held_out_draws: u64,
-    /// Trees: how many.
-    #[arg(long, default_value_t = BoostSettings::default().trees)]
-    trees: usize,
-    /// Trees: levels of splits at most.
-    #[arg(long, default_value_t = BoostSettings::default().depth)]
-    depth: usize,
-    /// Trees: learning rate.
-    #[arg(long, default_value_t = BoostSettings::default().learning_rate)]
-    learning_rate: f32,
+    /// Trees: how many (default 120).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    trees: Option<u64>,
+    /// Trees: levels of splits at most (default 6).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=32))]
+    depth: Option<u64>,
+    /// Trees: learning rate (default 0.15).
+    #[arg(long, value_name = "RATE", value_parser = share)]
+    learning_rate: Option<f64>,
     /// Trees: fit N ensembles, with seeds --seed to --seed + N − 1 (each its own rows per
     /// tree and, above 50,000 blocks, its own sample for the bins' cuts; the pages sampled
     /// stay --seed's), and average their log-odds into one model of N × --trees trees:
@@ -91,12 +91,20 @@ pub struct TrainArgs {
 
 /// Fits the model (and the held-out models) and says what was written.
 pub fn run(args: TrainArgs) -> Result<()> {
-    if args.ensemble > 1 && args.family != Family::Trees {
-        clap::Error::raw(
-            clap::error::ErrorKind::ArgumentConflict,
-            "--ensemble averages ensembles of trees; --family logistic fits one regression\n",
-        )
-        .exit()
+    if args.family != Family::Trees {
+        let given = [
+            (args.ensemble > 1, "--ensemble"),
+            (args.trees.is_some(), "--trees"),
+            (args.depth.is_some(), "--depth"),
+            (args.learning_rate.is_some(), "--learning-rate"),
+        ];
+        if let Some((_, flag)) = given.iter().find(|(given, _)| *given) {
+            clap::Error::raw(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!("{flag} shapes the trees; --family logistic fits one regression\n"),
+            )
+            .exit()
+        }
     }
     let (labels, snippets) = load_truth(&args.truth)?;
     let options = learn::TrainOptions {
@@ -107,9 +115,15 @@ pub fn run(args: TrainArgs) -> Result<()> {
         family: args.family,
         evidence: args.evidence,
         boost: learn::BoostSettings {
-            trees: args.trees,
-            depth: args.depth,
-            learning_rate: args.learning_rate,
+            trees: args
+                .trees
+                .map_or(BoostSettings::default().trees, |trees| trees as usize),
+            depth: args
+                .depth
+                .map_or(BoostSettings::default().depth, |depth| depth as usize),
+            learning_rate: args
+                .learning_rate
+                .map_or(BoostSettings::default().learning_rate, |rate| rate as f32),
             ensembles: args.ensemble as usize,
             ..learn::BoostSettings::default()
         },
