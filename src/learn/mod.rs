@@ -20,7 +20,9 @@ pub mod boost;
 pub mod logistic;
 
 use std::collections::{HashMap, HashSet};
+use std::panic::resume_unwind;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rustc_hash::FxHashSet;
@@ -634,34 +636,26 @@ pub fn cross_validate(
     let mut names: Vec<&String> = fold_of.values().collect();
     names.sort();
     names.dedup();
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let next = AtomicUsize::new(0);
     let each_fold = Mutex::new(each_fold);
+    // Each worker takes the next fold until none is left.
+    let work = || {
+        let mut lines = Vec::new();
+        loop {
+            let at = next.fetch_add(1, Ordering::Relaxed);
+            let Some(fold) = names.get(at) else {
+                return lines;
+            };
+            (each_fold.lock().unwrap_or_else(PoisonError::into_inner))(fold, at, names.len());
+            lines.extend(held_out_fold(collected, options, &fold_of, fold));
+        }
+    };
     let threads = options.build.threads.clamp(1, names.len().max(1));
     let mut held_out: Vec<HeldOut> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut lines = Vec::new();
-                    loop {
-                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(fold) = names.get(at) else {
-                            return lines;
-                        };
-                        {
-                            let mut tell = each_fold.lock().unwrap_or_else(PoisonError::into_inner);
-                            tell(fold, at, names.len());
-                        }
-                        lines.extend(held_out_fold(collected, options, &fold_of, fold));
-                    }
-                })
-            })
-            .collect();
+        let workers: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
         workers
             .into_iter()
-            .flat_map(|worker| match worker.join() {
-                Ok(lines) => lines,
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
+            .flat_map(|worker| worker.join().unwrap_or_else(|panic| resume_unwind(panic)))
             .collect()
     });
     if let Some(sampling) = &options.sampling {

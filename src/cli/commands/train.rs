@@ -107,6 +107,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         }
     }
     let (labels, snippets) = load_truth(&args.truth)?;
+    let defaults = BoostSettings::default();
     let options = learn::TrainOptions {
         build: BuildOptions {
             stop: Some(stop_on_interrupt()),
@@ -115,17 +116,13 @@ pub fn run(args: TrainArgs) -> Result<()> {
         family: args.family,
         evidence: args.evidence,
         boost: learn::BoostSettings {
-            trees: args
-                .trees
-                .map_or(BoostSettings::default().trees, |trees| trees as usize),
-            depth: args
-                .depth
-                .map_or(BoostSettings::default().depth, |depth| depth as usize),
+            trees: args.trees.map_or(defaults.trees, |trees| trees as usize),
+            depth: args.depth.map_or(defaults.depth, |depth| depth as usize),
             learning_rate: args
                 .learning_rate
-                .map_or(BoostSettings::default().learning_rate, |rate| rate as f32),
+                .map_or(defaults.learning_rate, |rate| rate as f32),
             ensembles: args.ensemble as usize,
-            ..learn::BoostSettings::default()
+            ..defaults
         },
         seed: args.seed,
         threshold: args.threshold as f32,
