@@ -27,9 +27,9 @@
 # than one page or three of each site (DRAWS=1: the seed's sample alone).
 # PAGES_PER_SITE= (empty) trains and measures whole sites only, without sampling. A host in
 # two corpora (www.bbc.com: 10 news pages, 1 article) is sampled from both in training and
-# from one in eval: in the first draw at K=10 one of its news pages has no held-out text and
-# counts as kept whole; in later draws such a page is left out of the scoring and counted
-# (eval's `labelled_pages_unpredicted`: 1 page of news).
+# from one in eval, so two of its news pages have no held-out text at their size (one in the
+# first draw at K=10, one in a later draw at K=3): eval leaves them out of every row's
+# scoring and counts them (`labelled_pages_unpredicted`: 2).
 #
 # Writes OUT_DIR/model-EVIDENCE.json, OUT_DIR/cv-EVIDENCE.jsonl (held-out kept text) and
 # OUT_DIR/eval-CORPUS.md (`indexer eval`: hybrid with the trained model, bloom, none, the

@@ -556,3 +556,44 @@ fn train_without_the_flag_writes_what_it_always_wrote() {
             .contains("sites sampled to all pages")
     );
 }
+
+#[test]
+fn a_page_the_held_out_text_lacks_is_left_out_of_the_first_draw_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _, held_out) = train_held_out(dir.path(), &["--pages-per-site", "3,all"]);
+    // The seed's sample at 3 pages a site, less one page: as a host read apart from the
+    // rest of its training crawl would leave it.
+    let text = std::fs::read_to_string(&held_out).unwrap();
+    let at_three = |line: &&str| {
+        let line: Value = serde_json::from_str(line).unwrap();
+        line["pages_per_site"] == 3
+    };
+    let dropped: Value = serde_json::from_str(text.lines().find(at_three).unwrap()).unwrap();
+    let dropped = dropped["url"].as_str().unwrap().to_string();
+    let edited = dir.path().join("cv-less-one.jsonl");
+    let kept: Vec<&str> = (text.lines())
+        .filter(|line| !(at_three(line) && line.contains(&format!("\"{dropped}\""))))
+        .collect();
+    assert_eq!(kept.len(), text.lines().count() - 1);
+    std::fs::write(&edited, kept.join("\n") + "\n").unwrap();
+
+    let predictions = format!("loso={}", edited.display());
+    let (report, pages) = eval(
+        &sample(),
+        &[
+            "--detector",
+            "none",
+            "--pages-per-site",
+            "3",
+            "--predictions",
+            &predictions,
+        ],
+    );
+    assert_eq!(report["labelled_pages_unpredicted"], 1, "{report}");
+    // Three sites of three sampled pages, less that one, in every index's row (`none` as
+    // in the predictions'): not scored as `none` keeps it.
+    for row in rows(&report) {
+        assert_eq!(row["quality"]["pages"], 8, "{row}");
+    }
+    assert!(!sampled_urls(&pages, "3").contains(&dropped));
+}

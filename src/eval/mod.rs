@@ -274,10 +274,10 @@ pub struct EvalReport {
     /// The seed of the sampled pages (only in a sampled evaluation).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sample_seed: Option<u64>,
-    /// Labelled pages of draws after the first that a predictions file written at sizes
-    /// holds no kept text of at their size, left out of their draw's scoring for every
-    /// index (a host whose pages were split over inputs read apart, so that its draws differ
-    /// a little from the training run's).
+    /// Labelled pages that a predictions file written at sizes holds no kept text of at
+    /// their size, left out of their draw's scoring for every index (a host whose pages were
+    /// split over inputs read apart, so that its samples differ a little from the training
+    /// run's).
     #[serde(skip_serializing_if = "is_zero")]
     pub labelled_pages_unpredicted: usize,
     /// One row per detector, then each predictions file, then the oracle (in a sampled
@@ -387,10 +387,8 @@ pub fn evaluate(
                 .cloned()
                 .collect();
             let at = Drawn { pages, draw };
-            if draw > 0 {
-                report.labelled_pages_unpredicted +=
-                    keep_predicted(plan.predictions, at, &mut drawn_labels, &mut drawn_snippets)?;
-            }
+            report.labelled_pages_unpredicted +=
+                keep_predicted(plan.predictions, at, &mut drawn_labels, &mut drawn_snippets)?;
             let mut options = plan.options.clone();
             options.input.sample = Some(Arc::new(sample));
             let drawn = Truth {
@@ -552,12 +550,11 @@ fn measure_indexes(
     Ok((rows, missing))
 }
 
-/// Leaves out of a draw after the first its labelled pages that a predictions file written
-/// at sizes (a sampled training run's) holds no kept text of at the draw's size, so that
-/// no page is scored as `none` kept it in the predictions' row; how many were left out.
-/// Refuses predictions that hold no labelled page of the draw at all: a training run that
-/// drew fewer samples. (In the first draw such a page is scored as `none` kept it, as it
-/// always was.)
+/// Leaves out of a draw its labelled pages that a predictions file written at sizes (a
+/// sampled training run's) holds no kept text of at the draw's size, so that no page is
+/// scored as `none` kept it in the predictions' row; how many were left out. Refuses
+/// predictions that hold no labelled page of the draw at all: a training run that drew
+/// fewer samples.
 fn keep_predicted(
     predictions: &[Predictions],
     drawn: Drawn,

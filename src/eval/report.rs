@@ -108,7 +108,7 @@ impl EvalReport {
             }
             if self.labelled_pages_unpredicted > 0 {
                 out.push_str(&format!(
-                    "Labelled pages of later draws left out, the predictions holding no kept \
+                    "Labelled pages left out of every row, the predictions holding no kept \
                      text of them at their size: {}\n",
                     self.labelled_pages_unpredicted
                 ));

@@ -134,7 +134,7 @@ pub fn run(args: EvalArgs) -> Result<()> {
     }
     if figures.labelled_pages_unpredicted > 0 {
         notice!(
-            "note: {} labelled pages of later draws were left out: the predictions hold no \
+            "note: {} labelled pages were left out of every row: the predictions hold no \
              kept text of them at their size",
             figures.labelled_pages_unpredicted
         );
