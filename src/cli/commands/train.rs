@@ -196,3 +196,38 @@ pub fn run(args: TrainArgs) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::{Args, Command};
+
+    use super::*;
+
+    /// The tree flags are `Option`s (so that `--family logistic` can refuse them when given),
+    /// which shows no default in `--help`: their help text states it, and must say the
+    /// learner's.
+    #[test]
+    fn the_tree_flags_help_states_the_learners_defaults() {
+        let command = TrainArgs::augment_args(Command::new("train"));
+        let help = |id: &str| {
+            command
+                .get_arguments()
+                .find(|arg| arg.get_id() == id)
+                .and_then(|arg| arg.get_help())
+                .map(ToString::to_string)
+                .unwrap_or_default()
+        };
+        let defaults = BoostSettings::default();
+        for (id, default) in [
+            ("trees", defaults.trees.to_string()),
+            ("depth", defaults.depth.to_string()),
+            ("learning_rate", defaults.learning_rate.to_string()),
+        ] {
+            assert!(
+                help(id).contains(&format!("(default {default})")),
+                "--{id}: {:?} does not say (default {default})",
+                help(id)
+            );
+        }
+    }
+}
