@@ -310,6 +310,13 @@ fn train_held_out(dir: &Path, extra: &[&str]) -> (Value, PathBuf, PathBuf) {
     (train(&model, &args), model, held_out)
 }
 
+/// The lines of a held-out file, as JSON.
+fn held_out_lines(path: &Path) -> Vec<Value> {
+    (std::fs::read_to_string(path).unwrap().lines())
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
 #[test]
 fn train_pools_the_samples_and_holds_each_out_at_its_size() {
     let dir = tempfile::tempdir().unwrap();
@@ -321,11 +328,7 @@ fn train_pools_the_samples_and_holds_each_out_at_its_size() {
     assert_eq!(written["format"], "indexer-hybrid-model");
     assert_eq!(written["provenance"]["pages"], 112);
 
-    let lines: Vec<Value> = std::fs::read_to_string(&held_out)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let lines = held_out_lines(&held_out);
     let mut per_size: BTreeMap<String, usize> = BTreeMap::new();
     let mut folds: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for line in &lines {
@@ -428,13 +431,8 @@ fn held_out_draws_are_decided_apart_from_training_and_eval_draws_score_them_toge
         std::fs::read(&model).unwrap(),
         std::fs::read(&plain_model).unwrap()
     );
-    let lines = |path: &Path| -> Vec<Value> {
-        (std::fs::read_to_string(path).unwrap().lines())
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
-    };
     let mut per_size: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for line in lines(&held_out) {
+    for line in held_out_lines(&held_out) {
         let url = line["url"].as_str().unwrap().to_string();
         let fresh = per_size
             .entry(line["pages_per_site"].to_string())
@@ -449,8 +447,8 @@ fn held_out_draws_are_decided_apart_from_training_and_eval_draws_score_them_toge
     let expected = [("\"all\"", 100), ("1", 12), ("3", 36)];
     assert_eq!(counts, expected.map(|(size, n)| (size.to_string(), n)));
     // The lines of the plain run are among them, the same.
-    let drawn_lines = lines(&held_out);
-    for line in lines(&plain_held_out) {
+    let drawn_lines = held_out_lines(&held_out);
+    for line in held_out_lines(&plain_held_out) {
         assert!(drawn_lines.contains(&line), "{line}");
     }
 
@@ -563,19 +561,14 @@ fn a_page_the_held_out_text_lacks_is_left_out_of_the_first_draw_too() {
     let (_, _, held_out) = train_held_out(dir.path(), &["--pages-per-site", "3,all"]);
     // The seed's sample at 3 pages a site, less one page: as a host read apart from the
     // rest of its training crawl would leave it.
-    let text = std::fs::read_to_string(&held_out).unwrap();
-    let at_three = |line: &&str| {
-        let line: Value = serde_json::from_str(line).unwrap();
-        line["pages_per_site"] == 3
-    };
-    let dropped: Value = serde_json::from_str(text.lines().find(at_three).unwrap()).unwrap();
-    let dropped = dropped["url"].as_str().unwrap().to_string();
+    let mut lines = held_out_lines(&held_out);
+    let at = (lines.iter())
+        .position(|line| line["pages_per_site"] == 3)
+        .unwrap();
+    let dropped = lines.remove(at)["url"].as_str().unwrap().to_string();
     let edited = dir.path().join("cv-less-one.jsonl");
-    let kept: Vec<&str> = (text.lines())
-        .filter(|line| !(at_three(line) && line.contains(&format!("\"{dropped}\""))))
-        .collect();
-    assert_eq!(kept.len(), text.lines().count() - 1);
-    std::fs::write(&edited, kept.join("\n") + "\n").unwrap();
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    std::fs::write(&edited, text).unwrap();
 
     let predictions = format!("loso={}", edited.display());
     let (report, pages) = eval(

@@ -223,10 +223,10 @@ mod tests {
             ("depth", defaults.depth.to_string()),
             ("learning_rate", defaults.learning_rate.to_string()),
         ] {
+            let help = help(id);
             assert!(
-                help(id).contains(&format!("(default {default})")),
-                "--{id}: {:?} does not say (default {default})",
-                help(id)
+                help.contains(&format!("(default {default})")),
+                "--{id}: {help:?} does not say (default {default})"
             );
         }
     }
