@@ -28,7 +28,9 @@ mod sniff;
 mod source;
 mod warc;
 
-pub use inputs::{InputOptions, InputSet, ReadLimits, RecordLocation, UrlSample, Walk};
+pub use inputs::{
+    Cut, Halves, InputOptions, InputSet, ReadLimits, RecordItem, RecordLocation, UrlSample, Walk,
+};
 pub use page::page_from_record;
 pub use site::{site_of, site_of_url};
 pub use warc::{FetchTime, PARTIAL_RECORD_FIELD};

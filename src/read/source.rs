@@ -264,6 +264,43 @@ fn gzip_start(map: &[u8]) -> Option<usize> {
     decodes.then_some(member)
 }
 
+/// How far past the offset it is given [`record_start_near`] looks for a record start.
+const RECORD_START_LOOKAHEAD: usize = 4 << 20;
+
+/// A record start at or after file offset `from` of the file `map`, found by looking at the
+/// bytes there rather than by reading every record up to them: in a gzip file, a gzip member
+/// whose first bytes decode to a WARC version line; in a plain file, a WARC version line
+/// after a blank line. `None` when there is none within [`RECORD_START_LOOKAHEAD`] bytes.
+///
+/// What it finds is a guess: a member may hold the tail of an earlier record, and a page may
+/// quote a version line. A reader that starts there must check that it meets the records a
+/// read from the file's start meets.
+pub(crate) fn record_start_near(map: &[u8], from: usize) -> Option<u64> {
+    let end = map.len().min(from.saturating_add(RECORD_START_LOOKAHEAD));
+    let window = map.get(..end)?;
+    if gzip_start(map).is_none() {
+        let marker = b"\r\n\r\nWARC/1.";
+        let at = window
+            .get(from..)?
+            .windows(marker.len())
+            .position(|w| w == marker)?;
+        return Some((from + at + 4) as u64);
+    }
+    let mut look_from = from;
+    while let Some(member) = find_member(window, look_from) {
+        let mut first = [0u8; 5];
+        if GzDecoder::new(&map[member..])
+            .read_exact(&mut first)
+            .is_ok()
+            && &first == b"WARC/"
+        {
+            return Some(member as u64);
+        }
+        look_from = member + 1;
+    }
+    None
+}
+
 /// A buffered window over the decompressed bytes of one file.
 pub(crate) struct Stream {
     source: Source,

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use crate::read::{InputSet, Record, Skip, site_of};
+use crate::read::{Halves, InputSet, Record, Skip, site_of};
 use crate::run::partition::{PartitionWriter, Partitions};
 use crate::run::{BuildError, BuildOptions, BuildSummary, Progress, RunPlan};
 use crate::segment::stable_hash_bytes;
@@ -44,6 +44,15 @@ impl<'a> RecordSource<'a> {
         match self {
             RecordSource::Input(inputs) => Box::new(inputs.records()),
             RecordSource::Partition(partitions, round) => Box::new(partitions.records(round)),
+        }
+    }
+
+    /// The records cut in two, to be read at once ([`InputSet::halves`]); `None` for a
+    /// round's partition, and for an input too small to be worth it.
+    pub(super) fn halves(self) -> Option<Halves<'a>> {
+        match self {
+            RecordSource::Input(inputs) => inputs.halves(),
+            RecordSource::Partition(..) => None,
         }
     }
 

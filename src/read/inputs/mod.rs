@@ -18,7 +18,9 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use rustc_hash::FxHashSet;
 
+use super::arc::starts_like_arc;
 use super::framing::FileRecords;
+use super::source::record_start_near;
 use super::{ReadError, Record, RecordKind, Skip, SkipReason};
 use file_url::{file_url, joined_url, normalise_base_url};
 use walk::{folder_inputs, has_html_extension};
@@ -251,6 +253,70 @@ impl InputSet {
         }
     }
 
+    /// [`records`](Self::records) cut in two, for reading both halves at once; `None` when
+    /// the input is under [`MIN_BYTES_TO_HALVE`] or no cut is found near its middle. The cut
+    /// is at the start of an input when one lies within a quarter of the bytes of the
+    /// middle, and otherwise at a record start in the input that holds the middle, found by
+    /// looking (a gzip member that decodes to a WARC version line, or a version line after a
+    /// blank line), not by reading up to it.
+    pub fn halves(&self) -> Option<Halves<'_>> {
+        self.halves_from(MIN_BYTES_TO_HALVE)
+    }
+
+    /// [`halves`](Self::halves) of an input of at least `min_bytes` (tests cut small ones).
+    pub(crate) fn halves_from(&self, min_bytes: u64) -> Option<Halves<'_>> {
+        let total = self.total_bytes();
+        if total < min_bytes.max(2) {
+            return None;
+        }
+        let middle = total / 2;
+        let nearest_start =
+            (1..self.inputs.len()).min_by_key(|&at| self.starts[at].abs_diff(middle));
+        if let Some(at) = nearest_start
+            && self.starts[at].abs_diff(middle) <= total / 4
+        {
+            return Some(Halves {
+                first: Box::new(self.records()),
+                second: Box::new(self.records_after(at, None)),
+                cut: Cut::Input(at as u32),
+            });
+        }
+        let holding = self.starts.iter().rposition(|&start| start <= middle)?;
+        let Input::Warc { path, .. } = &self.inputs[holding] else {
+            return None;
+        };
+        let file = File::open(path).ok()?;
+        // SAFETY: as in `open_warc`: only read, inputs assumed unchanged during a run.
+        let map = unsafe { Mmap::map(&file) }.ok()?;
+        if starts_like_arc(&map) {
+            return None;
+        }
+        let from = usize::try_from(middle - self.starts[holding]).ok()?;
+        let offset = record_start_near(&map, from)?;
+        let file_records =
+            FileRecords::starting_at(map, offset, holding as u32, self.limits.max_record_bytes);
+        Some(Halves {
+            first: Box::new(self.records()),
+            second: Box::new(self.records_after(holding + 1, Some(file_records))),
+            cut: Cut::Within(RecordLocation {
+                input: holding as u32,
+                offset,
+            }),
+        })
+    }
+
+    /// The records of `current` (input `next` − 1, read from where it stands), then of every
+    /// input from `next` on.
+    fn records_after(&self, next: usize, current: Option<FileRecords>) -> Records<'_> {
+        Records {
+            inputs: self.inputs[next..].iter(),
+            limits: self.limits,
+            current,
+            index: next as u32,
+            sample: self.sample.as_deref(),
+        }
+    }
+
     /// Reads again the record of `url` at `location` (from [`Record::source_input`] and
     /// [`Record::source_offset`]). In a WARC file the records from that offset on are read
     /// until one has that URL, at most [`MAX_RECORDS_SEARCHED`] of them (a gzip file of one
@@ -281,6 +347,62 @@ impl InputSet {
         // lies where it was first found.
         record.source_offset = location.offset;
         Some(record)
+    }
+}
+
+/// Inputs smaller than this are read in one piece by [`InputSet::halves`]' callers: the
+/// second thread would cost more than it saves.
+pub const MIN_BYTES_TO_HALVE: u64 = 4 << 20;
+
+/// One record of [`InputSet::records`], or the skip of one.
+pub type RecordItem = Result<Record, Skip>;
+
+/// [`InputSet::records`] cut in two ([`InputSet::halves`]). Read `first` up to the first
+/// item [`Cut::reached`] says lies past the cut, and `second` whole; when [`Cut::joins`]
+/// says so, the two readings together met every record once, in the same order as one
+/// reading of [`InputSet::records`]. When it says not, read `first` on to its end instead.
+pub struct Halves<'a> {
+    /// Every record from the first input's start: stopped at the cut, or read to the end.
+    pub first: Box<dyn Iterator<Item = RecordItem> + Send + 'a>,
+    /// The records from the cut on.
+    pub second: Box<dyn Iterator<Item = RecordItem> + Send + 'a>,
+    /// Where `second` starts.
+    pub cut: Cut,
+}
+
+/// Where the second of [`Halves`] starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// At the start of this input: the halves join whatever the files hold.
+    Input(u32),
+    /// At a record start found by looking inside an input. The halves join when the first
+    /// half's first item at or past it is the second half's first item.
+    Within(RecordLocation),
+}
+
+impl Cut {
+    /// Whether `item`, met reading the first half, lies at or past the cut.
+    pub fn reached(&self, item: &RecordItem) -> bool {
+        let (input, offset) = match item {
+            Ok(record) => (record.source_input, Some(record.source_offset)),
+            Err(skip) => (skip.input, skip.offset),
+        };
+        match *self {
+            Cut::Input(first) => input >= first,
+            Cut::Within(at) => {
+                input > at.input || (input == at.input && offset.is_some_and(|o| o >= at.offset))
+            }
+        }
+    }
+
+    /// Whether reading the first half up to the cut and the second from it meets every
+    /// record once: `reached` is the first half's first item past the cut (`None` when it
+    /// ended first), `second_first` the second half's first item.
+    pub fn joins(&self, reached: Option<&RecordItem>, second_first: Option<&RecordItem>) -> bool {
+        match self {
+            Cut::Input(_) => true,
+            Cut::Within(_) => reached == second_first,
+        }
     }
 }
 
@@ -658,5 +780,160 @@ mod tests {
                 SkipReason::NonPageRecord
             ]
         );
+    }
+
+    /// Reads `halves` as a caller must: the first half up to the cut and the second whole,
+    /// or, when they do not join, the first half on to its end. The items read, and whether
+    /// the halves joined.
+    fn read_in_halves(halves: Halves<'_>) -> (Vec<RecordItem>, bool) {
+        let Halves {
+            mut first,
+            second,
+            cut,
+        } = halves;
+        let second: Vec<RecordItem> = second.collect();
+        let mut items = Vec::new();
+        let mut reached = None;
+        for item in first.by_ref() {
+            if cut.reached(&item) {
+                reached = Some(item);
+                break;
+            }
+            items.push(item);
+        }
+        let joins = cut.joins(reached.as_ref(), second.first());
+        if joins {
+            items.extend(second);
+        } else {
+            items.extend(reached);
+            items.extend(first);
+        }
+        (items, joins)
+    }
+
+    /// `bytes` gzip-compressed as one member.
+    fn gzip_member(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    /// The decompressed bytes of a fixture.
+    fn inflated(name: &str) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        flate2::read::MultiGzDecoder::new(File::open(fixture(name)).unwrap())
+            .read_to_end(&mut bytes)
+            .unwrap();
+        bytes
+    }
+
+    use std::io::Read;
+
+    #[test]
+    fn halves_read_apart_meet_every_record_once_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain.warc");
+        write(&plain, &inflated("dolma-sample-0000.warc.gz"));
+        let one_member = dir.path().join("one-member.warc.gz");
+        write(
+            &one_member,
+            &gzip_member(&inflated("dolma-sample-0000.warc.gz")),
+        );
+        let cases: [(Vec<PathBuf>, Option<bool>); 6] = [
+            // Gzip, one member a record: cut at a member, and the halves join.
+            (vec![fixture("dolma-sample-0000.warc.gz")], Some(true)),
+            // Plain: cut at a version line after a blank line.
+            (vec![plain], Some(true)),
+            // Two files: cut between them.
+            (
+                vec![
+                    fixture("dolma-sample-0000.warc.gz"),
+                    fixture("dolma-sample-0001.warc.gz"),
+                ],
+                Some(true),
+            ),
+            // One member for the whole file: no record starts at a member of its middle.
+            (vec![one_member], Some(false)),
+            // ClueWeb's quirks, and ARC (never cut inside).
+            (vec![fixture("resiliparse-clueweb-quirk.warc.gz")], None),
+            (vec![fixture("cc2020-slice.arc.gz")], None),
+        ];
+        for (paths, expected_join) in cases {
+            let inputs = InputSet::open(&paths, None).unwrap();
+            let whole: Vec<RecordItem> = inputs.records().collect();
+            assert!(whole.len() >= 5, "{paths:?}: {} items", whole.len());
+            let Some(halves) = inputs.halves_from(1) else {
+                assert_ne!(expected_join, Some(true), "{paths:?} was not cut");
+                continue;
+            };
+            let cut = halves.cut;
+            let (items, joined) = read_in_halves(halves);
+            assert_eq!(items, whole, "{paths:?}, cut {cut:?}");
+            if let Some(expected) = expected_join {
+                assert_eq!(joined, expected, "{paths:?}, cut {cut:?}");
+            }
+            if paths.len() == 2 {
+                assert_eq!(cut, Cut::Input(1));
+            }
+        }
+    }
+
+    #[test]
+    fn a_member_that_starts_inside_a_record_is_a_cut_the_halves_do_not_join_at() {
+        // The third record's page quotes a WARC record, and a gzip member starts at the quote.
+        let page =
+            |n: usize| format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>page {n}</p>");
+        let record = |n: usize, block: &[u8]| {
+            let mut out = format!(
+                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://site.example/{n}\r\nContent-Length: {}\r\n\r\n",
+                block.len()
+            )
+            .into_bytes();
+            out.extend_from_slice(block);
+            out.extend_from_slice(b"\r\n\r\n");
+            out
+        };
+        let quoted = "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://quoted.example/\r\nContent-Length: 2\r\n\r\nhi\r\n\r\n";
+        let mut file = Vec::new();
+        let mut quote_member = 0;
+        for n in 0..6 {
+            if n == 2 {
+                let block = format!("{}<pre>{quoted}</pre>", page(n));
+                let whole = record(n, block.as_bytes());
+                let at = whole.windows(5).rposition(|w| w == b"WARC/").unwrap();
+                file.extend(gzip_member(&whole[..at]));
+                quote_member = file.len() as u64;
+                file.extend(gzip_member(&whole[at..]));
+            } else {
+                file.extend(gzip_member(&record(n, page(n).as_bytes())));
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("quoting.warc.gz");
+        write(&path, &file);
+        let map = unsafe { Mmap::map(&File::open(&path).unwrap()) }.unwrap();
+        assert_eq!(
+            record_start_near(&map, quote_member as usize - 1),
+            Some(quote_member)
+        );
+
+        let inputs = InputSet::open(std::slice::from_ref(&path), None).unwrap();
+        let whole: Vec<RecordItem> = inputs.records().collect();
+        let halves = Halves {
+            first: Box::new(inputs.records()),
+            second: Box::new(inputs.records_after(
+                1,
+                Some(FileRecords::starting_at(map, quote_member, 0, 1 << 20)),
+            )),
+            cut: Cut::Within(RecordLocation {
+                input: 0,
+                offset: quote_member,
+            }),
+        };
+        let (items, joined) = read_in_halves(halves);
+        assert!(!joined);
+        assert_eq!(items, whole);
+        assert_eq!(whole.iter().filter(|item| item.is_ok()).count(), 6);
     }
 }

@@ -177,7 +177,12 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
             let mut site_records = if D::DECIDES_SITE_BY_SITE {
                 progress.start_pass(&format!("{label}counting pages per site"));
                 let counted = || progress.record_done(0);
-                Some(SiteRecords::count(source.records(), stopped, counted)?)
+                Some(SiteRecords::count(
+                    source,
+                    plan.threads,
+                    &stopped,
+                    &counted,
+                )?)
             } else {
                 None
             };

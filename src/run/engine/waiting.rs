@@ -19,8 +19,9 @@ use rustc_hash::FxHashMap;
 use indexer_pipeline::Pipeline;
 
 use crate::detect::{Detector, PageSource, Verdict};
-use crate::read::{Record, Skip, site_of};
+use crate::read::{Halves, RecordItem, site_of};
 use crate::run::prepare::{Observed, Origin, Prepared};
+use crate::run::rounds::RecordSource;
 use crate::run::{BuildError, BuildSummary, DecidedPage};
 use crate::segment::{SegmentedPage, stable_hash_bytes};
 
@@ -34,30 +35,71 @@ pub(super) struct SiteRecords {
 }
 
 impl SiteRecords {
-    /// Counts the records of each site that `records` yields — the same records, in the same
+    /// Counts the records of each site that `source` yields — the same records, in the same
     /// order, that the read will see — by the site each will arrive with, skips included (a
     /// record is counted where [`last_of_site`](Self::last_of_site) will place it, or
-    /// nowhere).
+    /// nowhere). With two threads or more, the source is read as two halves at once when it
+    /// can be cut ([`RecordSource::halves`]); the count is the same.
     pub(super) fn count(
-        records: impl Iterator<Item = Result<Record, Skip>>,
-        stopped: impl Fn() -> bool,
-        mut counted: impl FnMut(),
+        source: RecordSource<'_>,
+        threads: usize,
+        stopped: &(dyn Fn() -> bool + Sync),
+        counted: &(dyn Fn() + Sync),
     ) -> Result<Self, BuildError> {
-        let mut remaining: FxHashMap<u64, u32> = FxHashMap::default();
-        for item in records {
-            if stopped() {
-                return Err(BuildError::Interrupted);
+        let halves = if threads >= 2 { source.halves() } else { None };
+        match halves {
+            Some(halves) => Self::count_halves(halves, stopped, counted),
+            None => {
+                let mut remaining = FxHashMap::default();
+                count_into(&mut remaining, source.records(), stopped, counted)?;
+                Ok(SiteRecords { remaining })
             }
-            let url = match &item {
-                Ok(record) => Some(&record.url),
-                Err(skip) => skip.url.as_ref(),
-            };
-            if let Some(url) = url {
-                *remaining.entry(site_key(&site_of(url))).or_default() += 1;
-            }
-            counted();
         }
-        Ok(SiteRecords { remaining })
+    }
+
+    /// [`count`](Self::count) of two halves, the second on a thread of its own.
+    fn count_halves(
+        Halves { first, second, cut }: Halves<'_>,
+        stopped: &(dyn Fn() -> bool + Sync),
+        counted: &(dyn Fn() + Sync),
+    ) -> Result<Self, BuildError> {
+        std::thread::scope(|scope| {
+            let second = scope.spawn(move || {
+                let mut second = second.peekable();
+                let first_item = second.peek().cloned();
+                let mut remaining = FxHashMap::default();
+                count_into(&mut remaining, second, stopped, counted)
+                    .map(|()| (remaining, first_item))
+            });
+            let mut first = first;
+            let mut remaining = FxHashMap::default();
+            let mut reached = None;
+            let before_cut = first.by_ref().map_while(|item| {
+                if cut.reached(&item) {
+                    reached = Some(item);
+                    None
+                } else {
+                    Some(item)
+                }
+            });
+            count_into(&mut remaining, before_cut, stopped, counted)?;
+            let (second_remaining, second_first) = second
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            if cut.joins(reached.as_ref(), second_first.as_ref()) {
+                for (site, records) in second_remaining {
+                    *remaining.entry(site).or_default() += records;
+                }
+            } else {
+                count_into(
+                    &mut remaining,
+                    reached.into_iter().chain(first),
+                    stopped,
+                    counted,
+                )?;
+            }
+            Ok(SiteRecords { remaining })
+        })
     }
 
     /// A record has arrived, whatever became of it: its site, when it was the site's last.
@@ -89,6 +131,29 @@ impl SiteRecords {
             None => false,
         }
     }
+}
+
+/// Adds the records of `records` to the counts of their sites.
+fn count_into(
+    remaining: &mut FxHashMap<u64, u32>,
+    records: impl Iterator<Item = RecordItem>,
+    stopped: &(dyn Fn() -> bool + Sync),
+    counted: &(dyn Fn() + Sync),
+) -> Result<(), BuildError> {
+    for item in records {
+        if stopped() {
+            return Err(BuildError::Interrupted);
+        }
+        let url = match &item {
+            Ok(record) => Some(&record.url),
+            Err(skip) => skip.url.as_ref(),
+        };
+        if let Some(url) = url {
+            *remaining.entry(site_key(&site_of(url))).or_default() += 1;
+        }
+        counted();
+    }
+    Ok(())
 }
 
 fn site_key(site: &str) -> u64 {
@@ -193,5 +258,57 @@ impl<O: Send> Waiting<O> {
             }
         }
         Ok(decided)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::test_support::fixture;
+    use crate::read::{Cut, InputSet, RecordLocation, Skip, SkipReason};
+
+    fn serial_count(inputs: &InputSet) -> FxHashMap<u64, u32> {
+        let mut remaining = FxHashMap::default();
+        count_into(&mut remaining, inputs.records(), &|| false, &|| {}).unwrap();
+        remaining
+    }
+
+    #[test]
+    fn two_halves_count_as_one_read() {
+        let inputs = InputSet::open(
+            &[
+                fixture("dolma-sample-0000.warc.gz"),
+                fixture("dolma-sample-0001.warc.gz"),
+            ],
+            None,
+        )
+        .unwrap();
+        let serial = serial_count(&inputs);
+        assert!(serial.len() > 10, "{} sites", serial.len());
+        let halves = inputs.halves_from(1).unwrap();
+        assert_eq!(halves.cut, Cut::Input(1));
+        let counted = SiteRecords::count_halves(halves, &|| false, &|| {}).unwrap();
+        assert_eq!(counted.remaining, serial);
+
+        // A cut the halves do not join at: the first half is counted on to its end instead.
+        let items: Vec<RecordItem> = inputs.records().collect();
+        let at = (items.len() / 2..items.len())
+            .find(|&at| items[at].is_ok())
+            .unwrap();
+        let Ok(middle) = &items[at] else {
+            unreachable!()
+        };
+        let stray = Skip::new(
+            SkipReason::BrokenRecordHeaders,
+            Some("http://stray.example/".into()),
+            String::new(),
+        );
+        let halves = Halves {
+            first: Box::new(inputs.records()),
+            second: Box::new(std::iter::once(Err(stray)).chain(items[at..].to_vec())),
+            cut: Cut::Within(RecordLocation::of(middle)),
+        };
+        let counted = SiteRecords::count_halves(halves, &|| false, &|| {}).unwrap();
+        assert_eq!(counted.remaining, serial);
     }
 }
