@@ -25,7 +25,7 @@ peers_venv() {
 # The built-in models' training recipe, beyond inputs and labels: each site sampled down to
 # PAGES_PER_SITE pages (default 1,3,10,30,all) and, when 1 is among the sizes, read alone
 # LONE_PAGE_DRAWS times (default 16; a different page each time). PAGES_PER_SITE= (empty)
-# trains on whole sites only. ENSEMBLE=N (default 1, the built-in models) averages N
+# trains on whole sites only. ENSEMBLE=N (default 3, the built-in models) averages N
 # ensembles of trees (`train --ensemble N`). Sets the array `recipe_flags`.
 recipe() {
   local pages_per_site=${PAGES_PER_SITE-1,3,10,30,all}
@@ -34,6 +34,6 @@ recipe() {
     recipe_flags=(--pages-per-site "$pages_per_site")
     [[ ,$pages_per_site, == *,1,* ]] && recipe_flags+=(--lone-page-draws "${LONE_PAGE_DRAWS:-16}")
   fi
-  [[ ${ENSEMBLE:-1} != 1 ]] && recipe_flags+=(--ensemble "$ENSEMBLE")
+  [[ ${ENSEMBLE:-3} != 1 ]] && recipe_flags+=(--ensemble "${ENSEMBLE:-3}")
   return 0
 }
