@@ -306,11 +306,31 @@ pub fn records_in_bytes(bytes: &[u8], max_record_bytes: usize) -> Vec<Result<Rec
 
 #[cfg(test)]
 pub(crate) mod test_support {
+    use std::io::Write;
     use std::path::PathBuf;
 
     /// Path of a fixture file in `tests/data/fixtures/`.
     pub fn fixture(name: &str) -> PathBuf {
         PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fixtures")).join(name)
+    }
+
+    /// A WARC/1.0 record of type `record_type` for `uri` holding `block`.
+    pub fn record(record_type: &str, uri: &str, block: &[u8]) -> Vec<u8> {
+        let mut out = format!(
+            "WARC/1.0\r\nWARC-Type: {record_type}\r\nWARC-Target-URI: {uri}\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .into_bytes();
+        out.extend_from_slice(block);
+        out.extend_from_slice(b"\r\n\r\n");
+        out
+    }
+
+    /// `bytes` as one gzip member.
+    pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
     }
 }
 

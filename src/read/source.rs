@@ -640,6 +640,7 @@ pub(crate) enum HeaderEnd {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::read::test_support::gzip;
     use std::io::Write;
 
     fn map_of(bytes: &[u8]) -> Mmap {
@@ -647,12 +648,6 @@ mod tests {
         file.write_all(bytes).unwrap();
         // SAFETY: the temporary file is private to this test and not modified while mapped.
         unsafe { Mmap::map(&file).unwrap() }
-    }
-
-    fn gzip(bytes: &[u8]) -> Vec<u8> {
-        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        encoder.write_all(bytes).unwrap();
-        encoder.finish().unwrap()
     }
 
     fn read_all(stream: &mut Stream) -> Vec<u8> {

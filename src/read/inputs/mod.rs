@@ -590,7 +590,7 @@ mod test_support {
 mod tests {
     use super::test_support::write;
     use super::*;
-    use crate::read::test_support::fixture;
+    use crate::read::test_support::{fixture, gzip, record};
 
     #[test]
     fn a_sampled_read_yields_the_sample_s_records_and_every_skip() {
@@ -811,14 +811,6 @@ mod tests {
         (items, joins)
     }
 
-    /// `bytes` gzip-compressed as one member.
-    fn gzip_member(bytes: &[u8]) -> Vec<u8> {
-        use std::io::Write;
-        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        encoder.write_all(bytes).unwrap();
-        encoder.finish().unwrap()
-    }
-
     /// The decompressed bytes of a fixture.
     fn inflated(name: &str) -> Vec<u8> {
         let mut bytes = Vec::new();
@@ -836,10 +828,7 @@ mod tests {
         let plain = dir.path().join("plain.warc");
         write(&plain, &inflated("dolma-sample-0000.warc.gz"));
         let one_member = dir.path().join("one-member.warc.gz");
-        write(
-            &one_member,
-            &gzip_member(&inflated("dolma-sample-0000.warc.gz")),
-        );
+        write(&one_member, &gzip(&inflated("dolma-sample-0000.warc.gz")));
         let cases: [(Vec<PathBuf>, Option<bool>); 6] = [
             // Gzip, one member a record: cut at a member, and the halves join.
             (vec![fixture("dolma-sample-0000.warc.gz")], Some(true)),
@@ -884,29 +873,21 @@ mod tests {
         // The third record's page quotes a WARC record, and a gzip member starts at the quote.
         let page =
             |n: usize| format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>page {n}</p>");
-        let record = |n: usize, block: &[u8]| {
-            let mut out = format!(
-                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://site.example/{n}\r\nContent-Length: {}\r\n\r\n",
-                block.len()
-            )
-            .into_bytes();
-            out.extend_from_slice(block);
-            out.extend_from_slice(b"\r\n\r\n");
-            out
-        };
+        let response =
+            |n: usize, block: &[u8]| record("response", &format!("http://site.example/{n}"), block);
         let quoted = "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://quoted.example/\r\nContent-Length: 2\r\n\r\nhi\r\n\r\n";
         let mut file = Vec::new();
         let mut quote_member = 0;
         for n in 0..6 {
             if n == 2 {
                 let block = format!("{}<pre>{quoted}</pre>", page(n));
-                let whole = record(n, block.as_bytes());
+                let whole = response(n, block.as_bytes());
                 let at = whole.windows(5).rposition(|w| w == b"WARC/").unwrap();
-                file.extend(gzip_member(&whole[..at]));
+                file.extend(gzip(&whole[..at]));
                 quote_member = file.len() as u64;
-                file.extend(gzip_member(&whole[at..]));
+                file.extend(gzip(&whole[at..]));
             } else {
-                file.extend(gzip_member(&record(n, page(n).as_bytes())));
+                file.extend(gzip(&response(n, page(n).as_bytes())));
             }
         }
         let dir = tempfile::tempdir().unwrap();

@@ -540,17 +540,7 @@ mod test_support {
             .collect()
     }
 
-    /// A WARC/1.0 record of type `record_type` for `uri` holding `block`.
-    pub(super) fn record(record_type: &str, uri: &str, block: &[u8]) -> Vec<u8> {
-        let mut out = format!(
-            "WARC/1.0\r\nWARC-Type: {record_type}\r\nWARC-Target-URI: {uri}\r\nContent-Length: {}\r\n\r\n",
-            block.len()
-        )
-        .into_bytes();
-        out.extend_from_slice(block);
-        out.extend_from_slice(b"\r\n\r\n");
-        out
-    }
+    pub(super) use crate::read::test_support::record;
 
     pub(super) const HTTP_OK: &[u8] =
         b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>hi</html>";
