@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Two binaries on the same `indexer build`, whole processes, alternated run by run (A, B, A,
-# B, …) so that a noisy machine slows both alike. Prints each binary's median wall time, CPU
-# time (user + system) and peak RSS (from /usr/bin/time), and B's ratios to A.
+# Two binaries on the same `indexer build`, whole processes, alternated run by run so that a
+# noisy machine slows both alike, the order swapped every run (A B, B A, …): on this machine,
+# swapping the order of two binaries moved their CPU ratio by 9 % (docs/MEASUREMENTS.md).
+# Prints each binary's median wall time, CPU time (user + system) and peak RSS (from
+# /usr/bin/time), and B's ratios to A. For three binaries or more, and the median of the
+# run-by-run ratios: benches/binaries.sh.
 #
 # usage: benches/ab.sh BIN_A BIN_B RUNS OUT_DIR BUILD_ARGS...
 #   e.g. benches/ab.sh /tmp/indexer-before target/release/indexer 5 /tmp/ab \
@@ -13,7 +16,9 @@ shift 4
 mkdir -p "$out"
 rm -f "$out"/time-*
 for run in $(seq "$runs"); do
-  for side in a b; do
+  order=(a b)
+  (( run % 2 == 0 )) && order=(b a)
+  for side in "${order[@]}"; do
     bin=$bin_a
     [[ $side == b ]] && bin=$bin_b
     /usr/bin/time -f "%e %U %S %M" -o "$out/time-$side-$run" \

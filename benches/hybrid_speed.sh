@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Build speed and peak memory of `hybrid` against `bloom` and `none`, whole `indexer build`
-# processes on the docs corpus, alternated run by run (none, bloom, hybrid, none, …) so that a
-# noisy machine slows all alike; `hybrid` and `incremental` under --one-pass (`@1`) too. Prints
-# each run's median wall time, MB/s of HTML, median peak RSS, and hybrid's ratios to bloom (and,
-# in one pass, to incremental).
+# processes on the docs corpus, alternated run by run (none, bloom, hybrid, …, the order
+# rotated each run) so that a noisy machine slows all alike; `hybrid` and `incremental` under
+# --one-pass (`@1`) too. Prints each run's median wall time, MB/s of HTML, median peak RSS,
+# and hybrid's ratios to bloom (and, in one pass, to incremental).
 #
 # usage: benches/hybrid_speed.sh [SHARED_DIR] [RUNS] [OUT_DIR]
 set -euo pipefail
@@ -19,8 +19,11 @@ warcs=("$shared"/corpus/docs/*.warc.gz)
 # A run is named DETECTOR, or DETECTOR@1 for the same detector under --one-pass.
 detectors=(none bloom hybrid incremental@1 hybrid@1)
 rm -f "$out"/time-*
+count=${#detectors[@]}
 for run in $(seq "$runs"); do
-  for detector in "${detectors[@]}"; do
+  # The order rotates run by run: a fixed order favours one detector (benches/binaries.sh).
+  for turn in $(seq 0 $((count - 1))); do
+    detector=${detectors[$(((turn + run) % count))]}
     flags=(--detector "${detector%@1}")
     [[ $detector == *@1 ]] && flags+=(--one-pass)
     /usr/bin/time -f "%e %M" -o "$out/time-$detector-$run" \

@@ -272,6 +272,32 @@ impl<'a> Words<'a> {
     pub fn next_into(&mut self, word: &mut String) -> Option<(usize, usize)> {
         loop {
             word.clear();
+            if self.unspaced.is_none() {
+                // ASCII between words: nothing ends, nothing starts.
+                let bytes = self.text.as_bytes();
+                while bytes
+                    .get(self.at)
+                    .is_some_and(|b| b.is_ascii() && !b.is_ascii_alphanumeric())
+                {
+                    self.at += 1;
+                }
+                // A word of ASCII letters and digits that ends at ASCII (or the text's end)
+                // is itself, lower-cased.
+                let at = self.at;
+                let letters = bytes[at..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric())
+                    .count();
+                if letters > 0 && bytes.get(at + letters).is_none_or(u8::is_ascii) {
+                    self.at += letters;
+                    if letters <= MAX_WORD_BYTES {
+                        word.push_str(&self.text[at..self.at]);
+                        word.make_ascii_lowercase();
+                        return Some((at, self.at));
+                    }
+                    continue;
+                }
+            }
             let rest = &self.text[self.at..];
             let Some(c) = rest.chars().next() else {
                 return self.end_unspaced_run(word);
@@ -297,21 +323,25 @@ impl<'a> Words<'a> {
                 self.at += c.len_utf8();
                 continue;
             }
-            let mut end = self.text.len();
-            for (offset, c) in rest.char_indices() {
-                if c.is_ascii() {
-                    if !c.is_ascii_alphanumeric() {
-                        end = at + offset;
-                        break;
+            let mut offset = 0;
+            loop {
+                let letters = rest.as_bytes()[offset..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric())
+                    .count();
+                let start = word.len();
+                word.push_str(&rest[offset..offset + letters]);
+                word[start..].make_ascii_lowercase();
+                offset += letters;
+                match rest[offset..].chars().next() {
+                    Some(c) if !c.is_ascii() && c.is_alphanumeric() && !is_unspaced_script(c) => {
+                        word.extend(c.to_lowercase());
+                        offset += c.len_utf8();
                     }
-                    word.push(c.to_ascii_lowercase());
-                } else if c.is_alphanumeric() && !is_unspaced_script(c) {
-                    word.extend(c.to_lowercase());
-                } else {
-                    end = at + offset;
-                    break;
+                    _ => break,
                 }
             }
+            let end = at + offset;
             self.at = end;
             if !word.is_ascii() {
                 self.folder.fold(word);
@@ -490,9 +520,37 @@ mod tests {
     }
 
     #[test]
+    fn words_of_ascii_and_other_letters_mixed_have_their_byte_ranges() {
+        let mut seen = Vec::new();
+        for_each_word(
+            "Café au LAIT, naïveté 日本abc x本 !?",
+            |word, start, end| {
+                seen.push((word.to_string(), start, end));
+            },
+        );
+        let expected = [
+            ("cafe", 0, 5),
+            ("au", 6, 8),
+            ("lait", 9, 13),
+            ("naivete", 15, 24),
+            ("日本", 25, 31),
+            ("abc", 31, 34),
+            ("x", 35, 36),
+            ("本", 36, 39),
+        ];
+        let expected: Vec<(String, usize, usize)> = expected
+            .iter()
+            .map(|&(word, start, end)| (word.to_string(), start, end))
+            .collect();
+        assert_eq!(seen, expected);
+    }
+
+    #[test]
     fn overlong_words_are_dropped() {
         let long = "a".repeat(MAX_WORD_BYTES + 1);
         assert_eq!(words(&format!("keep {long} this")), ["keep", "this"]);
+        let longest = "b".repeat(MAX_WORD_BYTES);
+        assert_eq!(words(&format!("{long}é {longest}")), [longest]);
     }
 
     #[test]

@@ -241,14 +241,34 @@ impl PageLimit {
 
 /// The words of a block's text, with their offsets.
 pub fn words_of(text: &str) -> Vec<Word> {
-    let mut words = Vec::new();
+    thread_local! {
+        /// The words being split, one buffer a thread: the list returned is allocated once,
+        /// at its length.
+        static WORDS: RefCell<Vec<Word>> = const { RefCell::new(Vec::new()) };
+    }
+    /// Words a thread's buffer keeps room for between blocks; a larger one is let go.
+    const KEPT_WORDS: usize = 1 << 14;
+    WORDS.with_borrow_mut(|words| {
+        words.clear();
+        for_each_word_of(text, |word| words.push(word));
+        let split = words.to_vec();
+        if words.capacity() > KEPT_WORDS {
+            *words = Vec::new();
+        }
+        split
+    })
+}
+
+/// Calls `each` with every word of a block's text in order, as [`words_of`] lists them.
+pub fn for_each_word_of(text: &str, mut each: impl FnMut(Word)) {
+    let mut offset = 0usize;
     for_each_word(text, |word, _, _| {
-        words.push(Word {
+        each(Word {
             id: WordId::of(word),
-            offset: words.len() as u32,
+            offset: offset as u32,
         });
+        offset += 1;
     });
-    words
 }
 
 impl SegmentedPage {

@@ -404,7 +404,8 @@ impl OpenElements {
         if !last_in_node {
             return;
         }
-        let raw = std::mem::take(&mut self.pending_text);
+        // The node's text is read out of the buffer, which is then kept for the next node.
+        let mut raw = std::mem::take(&mut self.pending_text);
         let span = self.pending_source.take().unwrap_or_default();
         if let Granularity::TextNodes { split_lines: true } = self.options.granularity
             && !self.in_title
@@ -415,9 +416,11 @@ impl OpenElements {
                 start += line.len();
                 self.text_node(line, decode, (at, at + line.len()));
             }
-            return;
+        } else {
+            self.text_node(&raw, decode, span);
         }
-        self.text_node(&raw, decode, span);
+        raw.clear();
+        self.pending_text = raw;
     }
 
     /// A whole text node (or, cutting at lines, one line of it).
@@ -487,10 +490,13 @@ impl OpenElements {
         let mut renumbered = vec![u32::MAX; self.blocks.len()];
         let mut blocks = Vec::with_capacity(self.blocks.len());
         for (index, block) in self.blocks.into_iter().enumerate() {
-            let text = block.text.trim_end().to_string();
+            let mut text = block.text;
+            text.truncate(text.trim_end().len());
             if text.is_empty() {
                 continue;
             }
+            // In place: the spare room of the text's growth is handed back, not copied.
+            text.shrink_to_fit();
             let mut runs = block.runs;
             for run in &mut runs {
                 run.end = run.end.min(text.len() as u32);
@@ -719,16 +725,82 @@ const SOFT_HYPHEN: char = '\u{00AD}';
 /// hyphens (shown only where a line breaks, so a word written `Mit&shy;tel&shy;al&shy;ter`
 /// is one word).
 fn append_collapsed(out: &mut String, text: &str) {
-    for c in text.chars() {
-        if c == SOFT_HYPHEN {
-            continue;
-        }
-        if c.is_whitespace() {
-            if !out.is_empty() && !out.ends_with(' ') {
-                out.push(' ');
+    out.reserve(text.len());
+    let mut rest = text;
+    loop {
+        // Characters up to the next whitespace or soft hyphen go over as they are.
+        let bytes = rest.as_bytes();
+        let mut end = 0;
+        let separator = loop {
+            match bytes.get(end) {
+                None => break None,
+                Some(&byte) if byte.is_ascii() => {
+                    if byte.is_ascii_whitespace() || byte == 0x0B {
+                        break Some(char::from(byte));
+                    }
+                    end += 1;
+                }
+                Some(_) => {
+                    let c = rest[end..].chars().next().unwrap_or_default();
+                    if c.is_whitespace() || c == SOFT_HYPHEN {
+                        break Some(c);
+                    }
+                    end += c.len_utf8();
+                }
             }
-        } else {
-            out.push(c);
+        };
+        out.push_str(&rest[..end]);
+        let Some(separator) = separator else {
+            return;
+        };
+        if separator != SOFT_HYPHEN && !out.is_empty() && !out.ends_with(' ') {
+            out.push(' ');
         }
+        rest = &rest[end + separator.len_utf8()..];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `append_collapsed` a character at a time, as it was first written.
+    fn collapsed_by_characters(out: &mut String, text: &str) {
+        for c in text.chars() {
+            if c == SOFT_HYPHEN {
+                continue;
+            }
+            if c.is_whitespace() {
+                if !out.is_empty() && !out.ends_with(' ') {
+                    out.push(' ');
+                }
+            } else {
+                out.push(c);
+            }
+        }
+    }
+
+    #[test]
+    fn whitespace_collapses_to_one_space_and_soft_hyphens_go() {
+        let texts = [
+            "",
+            "  leading and trailing  ",
+            "tab\tnew\nline\r\nform\x0cfeed vertical\x0btab",
+            "no\u{a0}break\u{2003}em\u{3000}ideographic\u{85}next",
+            "Mit\u{ad}tel\u{ad}al\u{ad}ter \u{ad} \u{ad}",
+            "\u{1c}\u{1f} are not whitespace; 東京 café",
+        ];
+        for before in ["", "kept", "kept "] {
+            for text in texts {
+                let mut fast = before.to_string();
+                append_collapsed(&mut fast, text);
+                let mut slow = before.to_string();
+                collapsed_by_characters(&mut slow, text);
+                assert_eq!(fast, slow, "{before:?} + {text:?}");
+            }
+        }
+        let mut out = String::new();
+        append_collapsed(&mut out, " a \t\n b\u{ad}c ");
+        assert_eq!(out, "a bc ");
     }
 }

@@ -133,9 +133,12 @@ impl FirstClusters {
         at
     }
 
-    /// Every key, in insertion order.
-    pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
-        self.chunks.iter().flatten().map(|entry| entry.key)
+    /// Each key with its first cluster, in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &FirstCluster)> + '_ {
+        self.chunks
+            .iter()
+            .flatten()
+            .map(|entry| (entry.key, &entry.cluster))
     }
 
     /// Heap bytes held: the chunks' capacity and the position table's buckets.
@@ -180,7 +183,7 @@ mod tests {
         }
         assert!(!table.insert_new(keys[0], cluster(0)), "a key is held once");
         assert_eq!(table.len(), keys.len());
-        assert_eq!(table.keys().collect::<Vec<_>>(), keys);
+        assert_eq!(table.iter().map(|(key, _)| key).collect::<Vec<_>>(), keys);
         for (i, &key) in keys.iter().enumerate() {
             assert_eq!(table.get(key).map(|found| found.blocks), Some(i as u32));
         }

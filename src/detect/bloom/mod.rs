@@ -18,7 +18,7 @@ mod signature;
 pub use model::{TemplateModel, WordFeatureCluster};
 pub use signature::OffsetSignature;
 
-use std::borrow::Cow;
+use std::cell::RefCell;
 use std::hash::Hasher;
 use std::sync::Mutex;
 
@@ -27,7 +27,8 @@ use rustc_hash::{FxHashMap, FxHasher};
 use super::site_model::{BadSiteModel, SiteModelReader, SiteModelWriter};
 use super::{Counter, Detector, Flag, PageSource, Passes, Rule, Verdict};
 use crate::segment::{
-    Block, BlockStyle, SegmentOptions, SegmentedPage, Word, WordId, stable_hash_bytes, words_of,
+    Block, BlockStyle, SegmentOptions, SegmentedPage, Word, WordId, for_each_word_of,
+    stable_hash_bytes,
 };
 
 /// The share of the block's distinct words that are template words of the block's style
@@ -122,39 +123,119 @@ impl BlockSignatures {
         BlockSignatures::of_words(block.style, &block.words)
     }
 
-    /// The signatures of a block of `style` and `text`, its words split as segmentation
-    /// splits them ([`words_of`]): those of a block whose word lists were dropped.
-    pub fn of_text(style: BlockStyle, text: &str) -> Self {
-        BlockSignatures::of_words(style, &words_of(text))
-    }
-
-    /// The signatures of block `at` of a page, `block`: those its observation `kept`, or,
-    /// when a waiting page's were dropped ([`Detector::trim_for_waiting`]), made again from
-    /// the block's text.
-    pub fn kept_or_remade<'a>(
-        kept: &'a [BlockSignatures],
-        at: usize,
-        block: &Block,
-    ) -> Cow<'a, BlockSignatures> {
-        match kept.get(at) {
-            Some(signatures) => Cow::Borrowed(signatures),
-            None => Cow::Owned(BlockSignatures::of_text(block.style, &block.text)),
-        }
-    }
-
     /// The signatures of a block of `style` whose words are `words`.
     pub fn of_words(style: BlockStyle, words: &[Word]) -> Self {
-        let mut occurrences: Vec<(WordId, u32)> =
-            words.iter().map(|word| (word.id, word.offset)).collect();
-        occurrences.sort_unstable();
-        let mut words = Vec::new();
-        for run in occurrences.chunk_by(|a, b| a.0 == b.0) {
-            let signature =
-                OffsetSignature::from_offset_iter(run.iter().map(|&(_, offset)| offset), run.len());
-            words.push((run[0].0, signature));
-        }
+        let words = with_sorted_occurrences(
+            |occurrences| occurrences.extend(words.iter().map(|word| (word.id, word.offset))),
+            |occurrences| {
+                let distinct = occurrences.chunk_by(same_word);
+                let mut signed = Vec::with_capacity(distinct.clone().count());
+                signed.extend(distinct.map(|run| (run[0].0, signature_of(run))));
+                signed
+            },
+        );
         BlockSignatures { style, words }
     }
+}
+
+/// A block's words as a decision counts its template words: the signatures its page's
+/// observation kept, or, when a waiting page's were dropped ([`Detector::trim_for_waiting`]),
+/// the block's style and text, its words split again as segmentation split them
+/// ([`for_each_word_of`]).
+#[derive(Debug, Clone, Copy)]
+pub enum BlockWords<'a> {
+    /// The block's signatures.
+    Signatures(&'a BlockSignatures),
+    /// The block's style and text.
+    Text {
+        /// The block's style.
+        style: BlockStyle,
+        /// The block's text.
+        text: &'a str,
+    },
+}
+
+impl<'a> BlockWords<'a> {
+    /// Block `at` of a page, `block`: the signatures its observation `kept`, or its text.
+    pub fn kept_or_text(kept: &'a [BlockSignatures], at: usize, block: &'a Block) -> Self {
+        match kept.get(at) {
+            Some(signatures) => BlockWords::Signatures(signatures),
+            None => BlockWords::Text {
+                style: block.style,
+                text: &block.text,
+            },
+        }
+    }
+}
+
+/// Template words among a block's distinct words ([`TemplateModel::count_template_words`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TemplateWordCount {
+    /// Distinct words that are template words.
+    pub template: usize,
+    /// Distinct words.
+    pub distinct: usize,
+}
+
+impl TemplateWordCount {
+    /// The share of the distinct words that are template words (0 when there are none).
+    pub fn share(self) -> f64 {
+        if self.distinct == 0 {
+            return 0.0;
+        }
+        self.template as f64 / self.distinct as f64
+    }
+}
+
+thread_local! {
+    /// The (word, offset) occurrences of the block being read, one buffer a thread.
+    static OCCURRENCES: RefCell<Vec<(WordId, u32)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Occurrences a thread's buffer keeps room for between blocks; a larger one is let go.
+const KEPT_OCCURRENCES: usize = 1 << 14;
+
+/// `read` of the occurrences `fill` pushes, sorted by word and then offset, in a buffer of the
+/// thread's (a block's words are signed without allocating for them).
+fn with_sorted_occurrences<R>(
+    fill: impl FnOnce(&mut Vec<(WordId, u32)>),
+    read: impl FnOnce(&[(WordId, u32)]) -> R,
+) -> R {
+    OCCURRENCES.with_borrow_mut(|occurrences| {
+        occurrences.clear();
+        fill(occurrences);
+        occurrences.sort_unstable();
+        let result = read(occurrences);
+        if occurrences.capacity() > KEPT_OCCURRENCES {
+            *occurrences = Vec::new();
+        }
+        result
+    })
+}
+
+fn same_word(a: &(WordId, u32), b: &(WordId, u32)) -> bool {
+    a.0 == b.0
+}
+
+/// The signature of one word's occurrences (offsets ascending).
+fn signature_of(occurrences: &[(WordId, u32)]) -> OffsetSignature {
+    OffsetSignature::from_offset_iter(
+        occurrences.iter().map(|&(_, offset)| offset),
+        occurrences.len(),
+    )
+}
+
+/// Calls `each` with every distinct word of `text` (split as [`for_each_word_of`] splits it)
+/// and the signature of its occurrences, made only when `each` asks for it.
+fn for_each_distinct_word(text: &str, mut each: impl FnMut(WordId, &dyn Fn() -> OffsetSignature)) {
+    with_sorted_occurrences(
+        |occurrences| for_each_word_of(text, |word| occurrences.push((word.id, word.offset))),
+        |occurrences| {
+            for run in occurrences.chunk_by(same_word) {
+                each(run[0].0, &|| signature_of(run));
+            }
+        },
+    );
 }
 
 /// What `bloom` learns from one page.
@@ -185,23 +266,17 @@ impl Bloom {
 
     /// The share of a block of `site`'s distinct words that are template words (0 for a
     /// block without words).
-    pub fn template_word_ratio(&self, site: &str, block: &BlockSignatures) -> f64 {
-        let total = block.words.len();
-        if total == 0 {
-            return 0.0;
-        }
-        let template = self
-            .model
-            .template_word_flags(site, block, &self.settings)
-            .filter(|&template| template)
-            .count();
-        template as f64 / total as f64
+    pub fn template_word_ratio(&self, site: &str, words: BlockWords<'_>) -> f64 {
+        self.model
+            .count_template_words(site, words, &self.settings)
+            .share()
     }
 
     /// The verdict on a block of `site` by its template-word ratio alone.
-    fn judge(&self, site: &str, block: &BlockSignatures) -> Verdict {
-        let ratio = self.template_word_ratio(site, block);
-        let template = !block.words.is_empty() && ratio >= self.settings.drop_ratio - 1e-12;
+    fn judge(&self, site: &str, words: BlockWords<'_>) -> Verdict {
+        let count = self.model.count_template_words(site, words, &self.settings);
+        let ratio = count.share();
+        let template = count.distinct > 0 && ratio >= self.settings.drop_ratio - 1e-12;
         Verdict::scored(
             !template,
             TEMPLATE_WORD_RATIO,
@@ -311,8 +386,8 @@ impl Detector for Bloom {
         }
     }
 
-    /// The blocks' signatures, made again from a waiting page's text when its block is not
-    /// decided already.
+    /// The blocks' signatures: a waiting page's block not decided already has its template
+    /// words counted from its text instead ([`BlockWords::Text`]).
     fn trim_for_waiting(&self, observation: &mut PageSignatures) {
         observation.blocks = Vec::new();
     }
@@ -336,9 +411,8 @@ impl Detector for Bloom {
                     .ok()
                     .and_then(|decided| decided.get(&key).copied());
                 known.unwrap_or_else(|| {
-                    let signatures =
-                        BlockSignatures::kept_or_remade(&observation.blocks, at, block);
-                    let verdict = self.judge(&page.site, &signatures);
+                    let words = BlockWords::kept_or_text(&observation.blocks, at, block);
+                    let verdict = self.judge(&page.site, words);
                     if let Ok(mut decided) = self.decided.lock() {
                         decided.insert(key, verdict);
                     }
@@ -621,5 +695,46 @@ mod tests {
             dropped += expected.iter().filter(|verdict| !verdict.keep).count();
         }
         assert!(dropped >= 16, "the nav and footer of every page: {dropped}");
+    }
+
+    #[test]
+    fn template_words_counted_from_text_are_those_counted_from_signatures() {
+        let html = |n: usize| {
+            format!(
+                "<nav><a href=/>Home</a> <a href=/a>About us</a></nav><p>Chapter {n} explains \
+                 the widget, and the widget's part {n} of the manual explains it again.</p>\
+                 <footer>Copyright the authors</footer>"
+            )
+        };
+        let mut detector = Bloom::new(BloomSettings::default());
+        let pages = crate::detect::test_site(8, html, detector.segment_options());
+        let observed: Vec<PageSignatures> = pages.iter().map(|p| detector.observe(p, "")).collect();
+        observed.iter().for_each(|o| detector.learn(o));
+        let (mut all_template, mut some_template) = (0, 0);
+        for page in &pages {
+            for block in &page.blocks {
+                let signed = BlockSignatures::of(block);
+                let count = |words| {
+                    detector
+                        .model
+                        .count_template_words(&page.site, words, &detector.settings)
+                };
+                let from_signatures = count(BlockWords::Signatures(&signed));
+                let from_text = count(BlockWords::Text {
+                    style: block.style,
+                    text: &block.text,
+                });
+                assert_eq!(from_text, from_signatures, "{:?}", block.text);
+                assert_eq!(from_text.distinct, signed.words.len());
+                all_template += usize::from(from_text.template == from_text.distinct);
+                some_template +=
+                    usize::from(0 < from_text.template && from_text.template < from_text.distinct);
+            }
+        }
+        assert!(all_template >= 8, "the nav and footer: {all_template}");
+        assert!(
+            some_template >= 8,
+            "the chapters share words: {some_template}"
+        );
     }
 }

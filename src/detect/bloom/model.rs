@@ -4,9 +4,9 @@ use std::hash::Hasher;
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-use super::BlockSignatures;
 use super::first_clusters::{FirstCluster, FirstClusters};
 use super::signature::OffsetSignature;
+use super::{BlockSignatures, BlockWords, TemplateWordCount, for_each_distinct_word};
 use crate::detect::site_model::{
     BadSiteModel, MIN_SAVED_COUNT, SiteModelReader, SiteModelWriter, most_frequent,
 };
@@ -52,21 +52,32 @@ impl SiteModel {
     }
 
     fn clusters(&self, key: u64) -> impl Iterator<Item = WordFeatureCluster> + '_ {
-        let first = self.first.get(key).map(|first| WordFeatureCluster {
+        self.first
+            .get(key)
+            .into_iter()
+            .flat_map(move |first| self.clusters_from(key, first))
+    }
+
+    /// The clusters of `key`, whose first cluster is `first`.
+    fn clusters_from(
+        &self,
+        key: u64,
+        first: &FirstCluster,
+    ) -> impl Iterator<Item = WordFeatureCluster> + '_ {
+        let first = WordFeatureCluster {
             representative: first.representative,
             blocks: first.blocks,
-        });
-        first
-            .into_iter()
-            .chain(self.more.get(&key).into_iter().flatten().copied())
+        };
+        std::iter::once(first).chain(self.more.get(&key).into_iter().flatten().copied())
     }
 
     /// Blocks in the cluster of `key` that `signature` falls into (the first similar one),
-    /// or 0 when the key was seen in fewer than `min_word_frequency` blocks.
+    /// or 0 when the key was seen in fewer than `min_word_frequency` blocks. The signature is
+    /// made only when the key has a cluster to compare it with.
     fn cluster_blocks(
         &self,
         key: u64,
-        signature: &OffsetSignature,
+        signature: impl FnOnce() -> OffsetSignature,
         similarity: f64,
         min_word_frequency: u32,
     ) -> u32 {
@@ -76,7 +87,8 @@ impl SiteModel {
         if first.blocks + first.more_blocks < min_word_frequency {
             return 0;
         }
-        if first.representative.is_similar(signature, similarity) {
+        let signature = signature();
+        if first.representative.is_similar(&signature, similarity) {
             return first.blocks;
         }
         if first.more_blocks == 0 {
@@ -86,7 +98,7 @@ impl SiteModel {
             .get(&key)
             .into_iter()
             .flatten()
-            .find(|cluster| cluster.representative.is_similar(signature, similarity))
+            .find(|cluster| cluster.representative.is_similar(&signature, similarity))
             .map_or(0, |cluster| cluster.blocks)
     }
 }
@@ -193,33 +205,47 @@ impl TemplateModel {
         self.sites.get(site).map_or(0, |model| {
             model.cluster_blocks(
                 key(style, word),
-                signature,
+                || *signature,
                 self.similarity,
                 min_word_frequency,
             )
         })
     }
 
-    /// For each of `block`'s words in order, whether it is a template word of `site`: its
+    /// How many of a block's distinct words are template words of `site`: those whose
     /// cluster ([`Self::cluster_blocks`]) holds at least `settings.min_cluster_blocks` blocks.
     /// The site's model is looked up once per block.
-    pub fn template_word_flags<'a>(
-        &'a self,
+    pub fn count_template_words(
+        &self,
         site: &str,
-        block: &'a BlockSignatures,
-        settings: &'a super::BloomSettings,
-    ) -> impl Iterator<Item = bool> + 'a {
+        words: BlockWords<'_>,
+        settings: &super::BloomSettings,
+    ) -> TemplateWordCount {
         let model = self.sites.get(site);
-        block.words.iter().map(move |(word, signature)| {
+        let is_template = |style, word, signature: &dyn Fn() -> OffsetSignature| {
             model.is_some_and(|model| {
                 model.cluster_blocks(
-                    key(block.style, *word),
+                    key(style, word),
                     signature,
                     self.similarity,
                     settings.min_word_frequency,
                 ) >= settings.min_cluster_blocks
             })
-        })
+        };
+        let mut count = TemplateWordCount::default();
+        match words {
+            BlockWords::Signatures(block) => {
+                for (word, signature) in &block.words {
+                    count.distinct += 1;
+                    count.template += usize::from(is_template(block.style, *word, &|| *signature));
+                }
+            }
+            BlockWords::Text { style, text } => for_each_distinct_word(text, |word, signature| {
+                count.distinct += 1;
+                count.template += usize::from(is_template(style, word, signature));
+            }),
+        }
+        count
     }
 
     /// The clusters of `word` in style cluster `style` of `site`.
@@ -238,9 +264,9 @@ impl TemplateModel {
             return false;
         };
         let min_blocks = min_blocks.max(MIN_SAVED_COUNT);
-        let totals = model.first.keys().filter_map(|key| {
+        let totals = model.first.iter().filter_map(|(key, first)| {
             let blocks = model
-                .clusters(key)
+                .clusters_from(key, first)
                 .filter(|cluster| cluster.blocks >= min_blocks)
                 .map(|cluster| cluster.blocks)
                 .sum::<u32>();

@@ -328,7 +328,8 @@ fn is_identifier(token: &str) -> bool {
     if bytes.len() < 3 {
         return false;
     }
-    if token.contains("::") || token.contains("->") || token.contains("()") {
+    let joined = |pair: &[u8]| matches!(pair, [b':', b':'] | [b'-', b'>'] | [b'(', b')']);
+    if bytes.windows(2).any(joined) {
         return true;
     }
     let letters_before = |at: usize| {

@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::bloom::{BlockSignatures, BloomSettings, TemplateModel};
+use super::bloom::{BlockSignatures, BlockWords, BloomSettings, TemplateModel};
 use super::incremental::{IncrementalSettings, SegmentTables, block_segments, template_share};
 use super::site_model::{BadSiteModel, SiteModelReader, SiteModelWriter};
 use super::title::{self, TitleOverlap, own_title_words};
@@ -311,17 +311,15 @@ fn distinct_hashes(items: impl Iterator<Item = u64>) -> Vec<u64> {
 }
 
 impl Hybrid {
-    /// The share of the block's words that `bloom`'s model calls template words.
-    fn template_word_ratio(&self, site: &str, block: &BlockSignatures) -> f32 {
-        if block.words.is_empty() {
+    /// The share of the block's distinct words that `bloom`'s model calls template words.
+    fn template_word_ratio(&self, site: &str, words: BlockWords<'_>) -> f32 {
+        let count = self
+            .signatures
+            .count_template_words(site, words, &self.settings.bloom);
+        if count.distinct == 0 {
             return 0.0;
         }
-        let template = self
-            .signatures
-            .template_word_flags(site, block, &self.settings.bloom)
-            .filter(|&template| template)
-            .count();
-        template as f32 / block.words.len() as f32
+        count.template as f32 / count.distinct as f32
     }
 
     /// A detector for a run of `passes`: in one pass, site evidence from a segment table and,
@@ -361,7 +359,8 @@ impl Hybrid {
 
     /// Site evidence and own title words of a page, from the tables of a two-pass run. A
     /// page whose signatures were dropped while it waited ([`Detector::trim_for_waiting`])
-    /// has them made again from its blocks' text, word for word as segmentation made them.
+    /// has its blocks' template words counted from their text ([`BlockWords::Text`]), the
+    /// words split as segmentation split them.
     fn two_pass_evidence(
         &self,
         page: &SegmentedPage,
@@ -377,8 +376,8 @@ impl Hybrid {
             let key = site_key ^ facts.texts[at].rotate_left(21) ^ facts.styles[at].rotate_left(42);
             let known = self.ratios.lock().ok().and_then(|r| r.get(&key).copied());
             known.unwrap_or_else(|| {
-                let signatures = BlockSignatures::kept_or_remade(&facts.signatures, at, block);
-                let ratio = self.template_word_ratio(&facts.site, &signatures);
+                let words = BlockWords::kept_or_text(&facts.signatures, at, block);
+                let ratio = self.template_word_ratio(&facts.site, words);
                 if let Ok(mut ratios) = self.ratios.lock() {
                     ratios.insert(key, ratio);
                 }
@@ -626,8 +625,8 @@ impl Detector for Hybrid {
         }
     }
 
-    /// In two passes, the blocks' signatures: the largest part of a waiting page, and made
-    /// again from the page's text when a block's template-word ratio is not known already.
+    /// In two passes, the blocks' signatures: the largest part of a waiting page. A block
+    /// whose template-word ratio is not known already has it counted from its text.
     fn trim_for_waiting(&self, facts: &mut PageFacts) {
         if self.one_pass.is_none() {
             facts.signatures = Vec::new();
