@@ -284,10 +284,7 @@ impl<'a> Words<'a> {
                 // A word of ASCII letters and digits that ends at ASCII (or the text's end)
                 // is itself, lower-cased.
                 let at = self.at;
-                let letters = bytes[at..]
-                    .iter()
-                    .take_while(|b| b.is_ascii_alphanumeric())
-                    .count();
+                let letters = ascii_letters_and_digits(&bytes[at..]);
                 if letters > 0 && bytes.get(at + letters).is_none_or(u8::is_ascii) {
                     self.at += letters;
                     if letters <= MAX_WORD_BYTES {
@@ -325,10 +322,7 @@ impl<'a> Words<'a> {
             }
             let mut offset = 0;
             loop {
-                let letters = rest.as_bytes()[offset..]
-                    .iter()
-                    .take_while(|b| b.is_ascii_alphanumeric())
-                    .count();
+                let letters = ascii_letters_and_digits(&rest.as_bytes()[offset..]);
                 let start = word.len();
                 word.push_str(&rest[offset..offset + letters]);
                 word[start..].make_ascii_lowercase();
@@ -361,6 +355,14 @@ impl<'a> Words<'a> {
         word.push(c);
         Some((at, at + c.len_utf8()))
     }
+}
+
+/// How many bytes `bytes` starts with that are ASCII letters or digits.
+fn ascii_letters_and_digits(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric())
+        .count()
 }
 
 /// Accent folding, its buffers kept from one word to the next.

@@ -495,7 +495,8 @@ impl OpenElements {
             if text.is_empty() {
                 continue;
             }
-            // In place: the spare room of the text's growth is handed back, not copied.
+            // The room the text grew into is handed back where it lies (glibc's realloc to a
+            // smaller size does not copy), where a trimmed copy allocated and copied it all.
             text.shrink_to_fit();
             let mut runs = block.runs;
             for run in &mut runs {
@@ -735,6 +736,7 @@ fn append_collapsed(out: &mut String, text: &str) {
             match bytes.get(end) {
                 None => break None,
                 Some(&byte) if byte.is_ascii() => {
+                    // `char::is_whitespace` holds the vertical tab too; ASCII's does not.
                     if byte.is_ascii_whitespace() || byte == 0x0B {
                         break Some(char::from(byte));
                     }

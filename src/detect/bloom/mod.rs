@@ -264,15 +264,8 @@ impl Bloom {
         &self.model
     }
 
-    /// The share of a block of `site`'s distinct words that are template words (0 for a
-    /// block without words).
-    pub fn template_word_ratio(&self, site: &str, words: BlockWords<'_>) -> f64 {
-        self.model
-            .count_template_words(site, words, &self.settings)
-            .share()
-    }
-
-    /// The verdict on a block of `site` by its template-word ratio alone.
+    /// The verdict on a block of `site` by its template-word ratio alone: the share of its
+    /// distinct words that are template words.
     fn judge(&self, site: &str, words: BlockWords<'_>) -> Verdict {
         let count = self.model.count_template_words(site, words, &self.settings);
         let ratio = count.share();
