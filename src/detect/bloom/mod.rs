@@ -226,13 +226,13 @@ fn signature_of(occurrences: &[(WordId, u32)]) -> OffsetSignature {
 }
 
 /// Calls `each` with every distinct word of `text` (split as [`for_each_word_of`] splits it)
-/// and the signature of its occurrences, made only when `each` asks for it.
-fn for_each_distinct_word(text: &str, mut each: impl FnMut(WordId, &dyn Fn() -> OffsetSignature)) {
+/// and its occurrences, offsets ascending, of which [`signature_of`] makes its signature.
+fn for_each_distinct_word(text: &str, mut each: impl FnMut(WordId, &[(WordId, u32)])) {
     with_sorted_occurrences(
         |occurrences| for_each_word_of(text, |word| occurrences.push((word.id, word.offset))),
         |occurrences| {
             for run in occurrences.chunk_by(same_word) {
-                each(run[0].0, &|| signature_of(run));
+                each(run[0].0, run);
             }
         },
     );

@@ -6,7 +6,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 
 use super::first_clusters::{FirstCluster, FirstClusters};
 use super::signature::OffsetSignature;
-use super::{BlockSignatures, BlockWords, TemplateWordCount, for_each_distinct_word};
+use super::{BlockSignatures, BlockWords, TemplateWordCount, for_each_distinct_word, signature_of};
 use crate::detect::site_model::{
     BadSiteModel, MIN_SAVED_COUNT, SiteModelReader, SiteModelWriter, most_frequent,
 };
@@ -235,15 +235,18 @@ impl TemplateModel {
         let mut count = TemplateWordCount::default();
         match words {
             BlockWords::Signatures(block) => {
-                for (word, signature) in &block.words {
+                for &(word, signature) in &block.words {
                     count.distinct += 1;
-                    count.template += usize::from(is_template(block.style, *word, &|| *signature));
+                    count.template += usize::from(is_template(block.style, word, &|| signature));
                 }
             }
-            BlockWords::Text { style, text } => for_each_distinct_word(text, |word, signature| {
-                count.distinct += 1;
-                count.template += usize::from(is_template(style, word, signature));
-            }),
+            BlockWords::Text { style, text } => {
+                for_each_distinct_word(text, |word, occurrences| {
+                    count.distinct += 1;
+                    let signature = &|| signature_of(occurrences);
+                    count.template += usize::from(is_template(style, word, signature));
+                })
+            }
         }
         count
     }

@@ -591,6 +591,7 @@ mod tests {
     use super::test_support::write;
     use super::*;
     use crate::read::test_support::{fixture, gzip, record};
+    use std::io::Read;
 
     #[test]
     fn a_sampled_read_yields_the_sample_s_records_and_every_skip() {
@@ -819,8 +820,6 @@ mod tests {
             .unwrap();
         bytes
     }
-
-    use std::io::Read;
 
     #[test]
     fn halves_read_apart_meet_every_record_once_in_order() {
