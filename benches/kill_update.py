@@ -10,6 +10,7 @@ usual duration, and checks: the document count is the old or the new one, the ad
 succeeds with only the live generation left.
 
 usage: kill_update.py INDEXER [RUNS]      prints one line: kill -9: R runs, W whole (O old, N new), M mixed
+ADD_FLAGS are given to each add (e.g. ADD_FLAGS="--redecide touched").
 """
 import glob
 import json
@@ -72,7 +73,8 @@ def main():
             seconds = time.monotonic() - start
             return seconds, documents(binary, copy)
 
-        add_args = lambda index: ["add", "--index", index, added_input]
+        add_flags = os.environ.get("ADD_FLAGS", "").split()
+        add_args = lambda index: ["add", "--index", index, added_input, *add_flags]
         delete_args = lambda index: ["delete", "--index", index, "--site", site]
         add_seconds, after_add = timed(add_args)
         delete_seconds, after_delete = timed(delete_args)

@@ -8,12 +8,14 @@
 # build (benches/same_results.py), and whether re-adding the last run changes anything.
 #
 # usage: benches/update.sh SHARED OUT [BUILD_FLAGS...]    e.g. benches/update.sh ../shared /tmp/upd --one-pass
-# INDEXER_BIN picks the binary (default target/release/indexer). Needs QUERIES=FILE from
+# INDEXER_BIN picks the binary (default target/release/indexer); ADD_FLAGS are given to each
+# `add` only (e.g. ADD_FLAGS="--redecide touched"). Needs QUERIES=FILE from
 # `indexer eval … --queries FILE` for the top-10 comparison (skipped without it).
 set -euo pipefail
 shared=$1 out=$2
 shift 2
 flags=("$@")
+read -r -a add_flags <<< "${ADD_FLAGS:-}"
 bin=${INDEXER_BIN:-target/release/indexer}
 corpus=$shared/corpus/docs
 labels=("$corpus"/*.labels.jsonl.gz)
@@ -38,7 +40,7 @@ figures "one build" "$out/one.jsonl"
 
 "$bin" build "${runs[0]}" --index "$out/adds" -q "${flags[@]}" > /dev/null
 for run in "${runs[@]:1}"; do
-  "$bin" add --index "$out/adds" "$run" -q "${flags[@]}" > /dev/null
+  "$bin" add --index "$out/adds" "$run" -q "${flags[@]}" "${add_flags[@]}" > /dev/null
 done
 "$bin" export --index "$out/adds" -q > "$out/adds.jsonl"
 figures "build + 9 adds" "$out/adds.jsonl"
@@ -60,7 +62,7 @@ print(f"{sys.argv[1]:<22} site models {models} bytes of {sites} sites, {100 * mo
 done
 
 before=$("$bin" export --index "$out/adds" -q | sort | md5sum)
-"$bin" add --index "$out/adds" "${runs[9]}" -q "${flags[@]}" > /dev/null
+"$bin" add --index "$out/adds" "${runs[9]}" -q "${flags[@]}" "${add_flags[@]}" > /dev/null
 after=$("$bin" export --index "$out/adds" -q | sort | md5sum)
 if [ "$before" = "$after" ]; then echo "re-adding the last run: no page changed"; else echo "re-adding the last run: pages changed"; fi
 

@@ -2,15 +2,18 @@
 # Add 1 % new pages to the docs index against rebuilding it all, whole process, median of
 # RUNS runs each (issue 27's target: the add at least 20x faster).
 #
-# usage: benches/update_speed.sh INDEXER [RUNS]   (the docs corpus from /work/shared)
+# usage: benches/update_speed.sh INDEXER [RUNS]   (the docs corpus of SHARED, by default the
+# shared folder beside the repository)
+# ADD_FLAGS are given to the add (e.g. ADD_FLAGS="--redecide touched").
 set -eu
 bin=$1
 runs=${2:-3}
 here=$(dirname "$0")
+shared=${SHARED:-$here/../../shared}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 "$here/update_split.py" 100 "$work/docs99.warc.gz" "$work/docs1.warc.gz" \
-  /work/shared/corpus/docs/*.warc.gz
+  "$shared"/corpus/docs/*.warc.gz
 "$bin" -q build --index "$work/base" "$work/docs99.warc.gz" >/dev/null
 
 seconds() { # the wall time of the command, seconds
@@ -28,7 +31,8 @@ while [ "$i" -lt "$runs" ]; do
   rm -rf "$work/rebuilt" "$work/added"
   seconds "$bin" -q build --index "$work/rebuilt" "$work/docs99.warc.gz" "$work/docs1.warc.gz" >>"$work/build.times"
   cp -a "$work/base" "$work/added"
-  seconds "$bin" -q add --index "$work/added" "$work/docs1.warc.gz" >>"$work/add.times"
+  # shellcheck disable=SC2086 # ADD_FLAGS are words
+  seconds "$bin" -q add --index "$work/added" "$work/docs1.warc.gz" ${ADD_FLAGS:-} >>"$work/add.times"
   i=$((i + 1))
 done
 build=$(median <"$work/build.times")

@@ -752,3 +752,71 @@ fn add_json_with(index: &Path, inputs: &[&Path], more: &[&str]) -> serde_json::V
     args.extend_from_slice(more);
     serde_json::from_str(&ok(add(index, inputs, &args))).expect("add --json prints JSON")
 }
+
+/// The Rust book's first 4 pages built with `flags`, then its next 3 added with `flags` and
+/// `add_flags`: the add's summary, the texts after it, and the texts of one build of the 7.
+fn four_then_three(flags: &[&str], add_flags: &[&str]) -> (serde_json::Value, Texts, Texts) {
+    let dir = tempfile::tempdir().unwrap();
+    let records = rustbook_records();
+    let first = write_records(dir.path(), "first.warc", &records[..4]);
+    let rest = write_records(dir.path(), "rest.warc", &records[4..7]);
+    let build_with = |index: &Path, inputs: &[&Path]| {
+        let mut args = vec!["-q", "build", "--index", index.to_str().unwrap()];
+        args.extend_from_slice(flags);
+        ok(indexer(&args, inputs));
+    };
+    let one_build = dir.path().join("one");
+    build_with(&one_build, &[&first, &rest]);
+    let index = dir.path().join("idx");
+    build_with(&index, &[&first]);
+    let mut more = flags.to_vec();
+    more.extend_from_slice(add_flags);
+    let summary = add_json_with(&index, &[&rest], &more);
+    assert_eq!(count(&summary, "added"), 3);
+    (summary, exported_texts(&index), exported_texts(&one_build))
+}
+
+#[test]
+fn redecide_touched_makes_an_add_decide_as_one_build_in_both_modes() {
+    // 4 pages and 3 more stay under 8: by default a two-pass add leaves the first 4 as they
+    // were decided, otherwise than one build of the 7 decides them.
+    let (summary, after, whole) = four_then_three(&[], &[]);
+    assert_eq!(summary["redecided"]["sites"], 0, "{summary}");
+    assert_ne!(
+        after, whole,
+        "the default add decides as one build: this test shows nothing"
+    );
+
+    for flags in [&[][..], &["--one-pass"][..]] {
+        let (summary, after, whole) = four_then_three(flags, &["--redecide", "touched"]);
+        assert_eq!(summary["redecided"]["rule"], "touched", "{summary}");
+        assert_eq!(summary["redecided"]["sites"], 1, "{flags:?}: {summary}");
+        assert_eq!(summary["redecided"]["pages"], 7, "{flags:?}: {summary}");
+        assert_eq!(
+            summary["redecided"]["not_read_again"], 0,
+            "{flags:?}: {summary}"
+        );
+        // Two passes: the first four were decided otherwise (above). One pass goes on from the
+        // stored models, and here already decides as one build: nothing to replace.
+        let replaced = summary["redecided"]["replaced"].as_u64().unwrap();
+        assert!(replaced <= 7, "{flags:?}: {summary}");
+        assert_eq!(replaced > 0, flags.is_empty(), "{flags:?}: {summary}");
+        assert_eq!(after.len(), 7);
+        assert_eq!(after, whole, "{flags:?}");
+    }
+}
+
+#[test]
+fn pages_decided_again_the_same_way_are_left_in_place() {
+    // `none` keeps every block of every page, whatever the site holds: deciding the site
+    // again changes no page's decisions, so no document is replaced.
+    let (summary, after, whole) =
+        four_then_three(&["--detector", "none"], &["--redecide", "touched"]);
+    assert_eq!(summary["redecided"]["pages"], 7, "{summary}");
+    assert_eq!(summary["redecided"]["replaced"], 0, "{summary}");
+    assert_eq!(after, whole);
+
+    let (summary, ..) = four_then_three(&[], &["--redecide", "never"]);
+    assert_eq!(summary["redecided"]["sites"], 0, "{summary}");
+    assert_eq!(summary["redecided"]["rule"], "never", "{summary}");
+}

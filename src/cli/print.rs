@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use indexer::detect::{Detector, DetectorKind, DetectorSettings, DetectorVisitor, Passes};
 use indexer::index::IndexStats;
-use indexer::run::{BuildSummary, DecidedPage, counted, human_bytes};
+use indexer::run::{BuildSummary, DecidedPage, Redecision, counted, human_bytes};
 
 pub fn ratio(a: u64, b: u64) -> Option<f64> {
     (a > 0).then(|| b as f64 / a as f64)
@@ -300,10 +300,16 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
     }
     let redecided = &summary.redecided;
     if redecided.sites + redecided.not_read_again > 0 {
+        let why = match redecided.rule.unwrap_or_default() {
+            Redecision::Grown => "grown past a power of two (two passes)",
+            Redecision::Touched => "the add brought pages to",
+            Redecision::Never => "",
+        };
         println!(
-            "  redecided    {} pages of {} sites grown past a power of two (two passes){}",
+            "  redecided    {} pages of {} sites {why}, {} decided otherwise{}",
             redecided.pages,
             redecided.sites,
+            redecided.replaced,
             if redecided.not_read_again > 0 {
                 format!(
                     "; {} pages not read again (their files gone or changed)",

@@ -10,6 +10,7 @@
 //! live one is untouched, and a failed or killed update leaves it live; the new directory is
 //! removed by [`Generation`]'s drop, or by the next writer if the process was killed.
 
+use std::collections::hash_map::Entry;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -157,9 +158,9 @@ impl IndexBuild {
         ))
     }
 
-    /// Calls `each` with the URL, fetch time and digest of every page the index held when
-    /// this update began (what is committed; nothing added since). An index built before
-    /// those fields existed is [`IndexError::Outdated`].
+    /// Calls `each` with the site, URL, fetch time and digest of every page the index held
+    /// when this update began (what is committed; nothing added since), in no set order. An
+    /// index built before those fields existed is [`IndexError::Outdated`].
     pub fn for_each_indexed_page(
         &self,
         mut each: impl FnMut(&str, &str, i64, u64),
@@ -172,8 +173,8 @@ impl IndexBuild {
         let Some(writer) = &self.writer else {
             return Ok(());
         };
+        let failed = |error: std::io::Error| tantivy_error(&directory)(error.into());
         let searcher = searcher_of(writer.index(), &directory)?;
-        let mut url = String::new();
         for segment in searcher.segment_readers() {
             let fast = segment.fast_fields();
             let urls = fast.str("url").map_err(tantivy_error(&directory))?;
@@ -181,40 +182,60 @@ impl IndexBuild {
             let fetched = fast.i64("fetched").map_err(tantivy_error(&directory))?;
             let digests = fast.u64("digest").map_err(tantivy_error(&directory))?;
             let sites = fast.str("site").map_err(tantivy_error(&directory))?;
-            let mut site = String::new();
-            for doc in segment.doc_ids_alive() {
-                let Some(ord) = urls.term_ords(doc).next() else {
-                    continue;
-                };
-                url.clear();
-                if !urls
-                    .ord_to_str(ord, &mut url)
-                    .map_err(|error| tantivy_error(&directory)(error.into()))?
-                {
-                    continue;
-                }
-                let time = fetched.first(doc).unwrap_or(i64::MIN);
-                let digest = digests.first(doc).unwrap_or(0);
-                site.clear();
-                if let Some(sites) = &sites
-                    && let Some(ord) = sites.term_ords(doc).next()
-                {
-                    sites
-                        .ord_to_str(ord, &mut site)
-                        .map_err(|error| tantivy_error(&directory)(error.into()))?;
-                }
-                each(&site, &url, time, digest);
+            // The pages in URL order, so that the URLs are read from their dictionary block by
+            // block (each block is inflated once, not once a page).
+            let mut by_url: Vec<(u64, tantivy::DocId)> = segment
+                .doc_ids_alive()
+                .filter_map(|doc| urls.term_ords(doc).next().map(|ord| (ord, doc)))
+                .collect();
+            by_url.sort_unstable();
+            let ords: Vec<u64> = by_url.iter().map(|&(ord, _)| ord).collect();
+            let mut site_names: rustc_hash::FxHashMap<u64, String> = Default::default();
+            let mut error = None;
+            let mut at = 0;
+            urls.dictionary()
+                .sorted_ords_to_term_cb(&ords, |url| {
+                    let doc = by_url[at].1;
+                    at += 1;
+                    let (Ok(url), None) = (std::str::from_utf8(url), &error) else {
+                        return;
+                    };
+                    let mut site = "";
+                    if let Some(sites) = &sites
+                        && let Some(ord) = sites.term_ords(doc).next()
+                    {
+                        let name = match site_names.entry(ord) {
+                            Entry::Occupied(known) => known.into_mut(),
+                            Entry::Vacant(new) => {
+                                let mut name = String::new();
+                                if let Err(failure) = sites.ord_to_str(ord, &mut name) {
+                                    error = Some(failure);
+                                    return;
+                                }
+                                new.insert(name)
+                            }
+                        };
+                        site = name;
+                    }
+                    let time = fetched.first(doc).unwrap_or(i64::MIN);
+                    let digest = digests.first(doc).unwrap_or(0);
+                    each(site, url, time, digest);
+                })
+                .map_err(failed)?;
+            if let Some(failure) = error {
+                return Err(failed(failure));
             }
         }
         Ok(())
     }
 
-    /// Calls `each` with the site, URL, source file (`None`: standard input), record offset
-    /// and digest of every page of `sites` the index held when this update began.
+    /// Calls `each` with the site, URL, source file (`None`: standard input), record offset,
+    /// digest and stored decisions of every page of `sites` the index held when this update
+    /// began.
     pub fn for_each_indexed_source(
         &self,
         sites: &[String],
-        mut each: impl FnMut(&str, &str, Option<&str>, u64, u64),
+        mut each: impl FnMut(&str, &str, Option<&str>, u64, u64, &[u8]),
     ) -> Result<(), IndexError> {
         let directory = self.generation.directory().to_path_buf();
         let (Some(writer), Some(record), Some(crawl)) =
@@ -249,7 +270,11 @@ impl IndexBuild {
                         .unwrap_or(0)
                 };
                 let (offset, digest) = (number(record.source_offset), number(crawl.digest));
-                each(site, url, text(record.source), offset, digest);
+                let decisions = document
+                    .get_first(record.decisions)
+                    .and_then(|value| tantivy::schema::Value::as_bytes(&value))
+                    .unwrap_or_default();
+                each(site, url, text(record.source), offset, digest, decisions);
             }
         }
         Ok(())

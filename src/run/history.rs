@@ -73,6 +73,7 @@ impl RunRecord {
                 ("older_than_indexed".to_string(), summary.older_than_indexed),
                 ("redecided_sites".to_string(), summary.redecided.sites),
                 ("redecided_pages".to_string(), summary.redecided.pages),
+                ("redecided_replaced".to_string(), summary.redecided.replaced),
             ]);
         }
         RunRecord {

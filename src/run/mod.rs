@@ -10,7 +10,7 @@
 //! | [`prepare`] | a record | a segmented page (and pages found again by URL) |
 //! | [`engine`] | records of one read | decided pages, one pass or learn-then-decide |
 //! | [`latest`] | the decided pages of a build | per page: first of its URL, replacing, or earlier |
-//! | [`redecide`] | the sites a two-pass `add` grew past a power of two | their pages decided again together |
+//! | [`redecide`] | the sites an `add`'s [`Redecision`] names (by default those a two-pass add grew past a power of two) | their pages decided again together |
 //! | [`single`] | one page's HTML and URL | the page decided alone, or by a cleaner that learns as it goes |
 //! | [`sample`] | the input, K and a seed | each site's pages, and K of them to read alone |
 //! | [`summary`] | — | the [`BuildSummary`] (counted by the engine) and [`DecidedPage`] types |
@@ -43,7 +43,7 @@ pub use options::{
 };
 pub use plan::{Output, RunPlan};
 pub use prepare::segment_record;
-pub use redecide::RedecidedFigures;
+pub use redecide::{RedecidedFigures, Redecision};
 pub use rounds::{SITE_BUCKETS, bucket_of_site};
 pub use sample::{BadPagesPerSite, PagesPerSite, Sampling, SiteCensus, census, sample_rank};
 pub use single::{PageCleaner, PageError, PageInput, decide_page};
@@ -56,7 +56,6 @@ pub use update::{Deleted, add_to_index, delete_from_index};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::detect::DecisionRecord;
 use crate::index::{IndexBuild, IndexedPage, SiteModelsWriter};
 use crate::read::InputSet;
 
@@ -161,7 +160,7 @@ fn index_decided(
     }
     let body = decided.kept_text();
     let kept = decided.kept_blocks();
-    let decisions = DecisionRecord::of(&decided.verdicts).to_bytes();
+    let decisions = decided.decision_bytes();
     let (kept_text_bytes, dropped_text_bytes) = decided.text_bytes();
     let page = IndexedPage {
         url: &decided.page.url,
@@ -440,7 +439,7 @@ mod tests {
         content, html_response, page_html, page_url, request, response, site_pages, write_warc,
     };
     use super::*;
-    use crate::detect::{DetectorKind, Verdict};
+    use crate::detect::{DecisionRecord, DetectorKind, Verdict};
     use crate::index::{OpenIndex, stats, stored_text};
 
     fn options(detector: DetectorKind) -> BuildOptions {

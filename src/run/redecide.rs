@@ -1,16 +1,21 @@
-//! Re-deciding grown sites: after a two-pass `add`, the sites whose page count it took past a
-//! power of two in, every page of those sites decided again together out — read back from
-//! the files the index recorded, learned from scratch, and put in place of their documents.
+//! Re-deciding sites after an `add`: the sites its [`Redecision`] names, every page of
+//! theirs decided again together — read back from the files the index recorded, learned from
+//! scratch, and put in place of their documents where a decision changed.
 //!
 //! A two-pass detector judges a page by everything its site's pages hold. An `add` judges its
 //! new pages with all of them, but the pages of earlier runs keep the decisions made when the
-//! site was smaller (a first crawl of 25 pages of a site that now has 300). Deciding a site
-//! again each time its page count reaches a power of two keeps every page decided with at
-//! least half of the site's pages, at a cost of reading each page again at most about twice
-//! over the life of the index (the reads double with the site). One-pass detectors decide
-//! each page from the pages before it, in a build as in an add, and are not re-decided.
+//! site was smaller (a first crawl of 25 pages of a site that now has 300). By default
+//! ([`Redecision::Grown`]) a site is decided again each time its page count reaches a power of
+//! two, which keeps every page decided with at least half of the site's pages, at a cost of
+//! reading each page again at most about twice over the life of the index (the reads double
+//! with the site). One-pass detectors decide each page from the pages before it, in a build
+//! as in an add, and go on from the stored models; they are not re-decided by default.
+//! [`Redecision::Touched`] decides again every known site an add brings pages to, in either
+//! mode: the index then holds what one build over all its pages would, at the cost of reading
+//! those sites again whole at every add.
 
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -25,16 +30,41 @@ use super::{
     BuildError, BuildOptions, DecidedPage, Output, Progress, RunPlan, absolute_source,
     index_decided,
 };
+use crate::detect::Passes;
 use crate::index::{IndexBuild, IndexError, SiteModelsWriter};
 use crate::read::{InputSet, Record, RecordLocation};
+
+/// Which sites an `add` decides again whole, from every page of theirs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Redecision {
+    /// With a two-pass detector, each site the add takes past a power of two in pages; with a
+    /// one-pass detector, none.
+    #[default]
+    Grown,
+    /// Each site the index held pages of before the add and the add brings a new or changed
+    /// page to, with either kind of detector: every page is then decided as one build over
+    /// all the pages would decide it.
+    Touched,
+    /// None: earlier pages keep their decisions.
+    Never,
+}
 
 /// What the re-decision of an `add` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RedecidedFigures {
+    /// The rule that chose the sites (absent in summaries written before there was a choice:
+    /// [`Redecision::Grown`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<Redecision>,
     /// Sites decided again whole.
     pub sites: u64,
-    /// Pages decided again (their documents replaced).
+    /// Pages decided again.
     pub pages: u64,
+    /// Of those, the pages decided otherwise than their documents said, whose documents were
+    /// replaced (the others were left in place). Absent in summaries written before: all.
+    #[serde(default)]
+    pub replaced: u64,
     /// Pages of those sites whose record could not be read again (its file gone, moved or
     /// changed, or read from standard input): left as they were decided.
     pub not_read_again: u64,
@@ -42,7 +72,9 @@ pub struct RedecidedFigures {
 
 impl RedecidedFigures {
     pub(super) fn absorb(&mut self, other: RedecidedFigures) {
+        self.rule = self.rule.or(other.rule);
         self.sites += other.sites;
+        self.replaced += other.replaced;
         self.pages += other.pages;
         self.not_read_again += other.not_read_again;
     }
@@ -64,6 +96,15 @@ pub(super) struct PageSource {
     /// The digest of the HTML it was decided from: a record read again with another is not
     /// the page indexed (its file changed since).
     pub(super) digest: u64,
+    /// A hash of the decisions its document holds ([`DecidedPage::decision_bytes`]): a page
+    /// decided again the same way is left in place.
+    pub(super) decisions: u64,
+}
+
+/// The hash of a page's decision record that [`PageSource::decisions`] holds (a hash, not the
+/// record, to keep an add's list of pages small).
+pub(super) fn decisions_hash(record: &[u8]) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(record)
 }
 
 /// The pages of an `add`'s sites, counted and located as the add goes.
@@ -106,31 +147,44 @@ impl SitePages {
                 source: source.map(str::to_string),
                 offset: decided.location.offset,
                 digest: decided.digest,
+                decisions: decisions_hash(&decided.decision_bytes()),
             });
     }
 
-    /// The sites to decide again, in name order.
-    pub(super) fn grown_sites(&self) -> Vec<String> {
-        let mut sites: Vec<String> = self
-            .added
-            .iter()
-            .filter(|(site, added)| {
-                grows_past_power_of_two(self.before.get(*site).copied().unwrap_or(0), **added)
-            })
-            .map(|(site, _)| site.clone())
-            .collect();
+    /// The sites `rule` decides again after an add with a detector of `passes`, in name
+    /// order.
+    pub(super) fn sites_to_redecide(&self, rule: Redecision, passes: Passes) -> Vec<String> {
+        let before = |site: &str| self.before.get(site).copied().unwrap_or(0);
+        let mut sites: Vec<String> = match (rule, passes) {
+            (Redecision::Grown, Passes::Two) => self
+                .added
+                .iter()
+                .filter(|(site, added)| grows_past_power_of_two(before(site), **added))
+                .map(|(site, _)| site.clone())
+                .collect(),
+            // A site new to the index was decided by the add as a build decides it.
+            (Redecision::Touched, _) => self
+                .written
+                .keys()
+                .filter(|site| before(site) > 0)
+                .cloned()
+                .collect(),
+            (Redecision::Grown, Passes::One) | (Redecision::Never, _) => Vec::new(),
+        };
         sites.sort();
         sites
     }
 }
 
-/// Decides every page of `sites` again, as one two-pass read of those pages alone, and puts
-/// them in place of their documents in `writer`; their models replace the add's in `saved`.
+/// Decides every page of `sites` again, as one read of those pages alone decides them, and
+/// puts those decided otherwise in place of their documents in `writer`; their models
+/// replace the add's in `saved`. `rule` chose the sites.
 /// `indexed` are the pages of those sites the index held when the add began (in crawl
 /// order); the add's own come from `pages`, and win over an indexed page of the same URL.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn redecide_sites(
     writer: &mut IndexBuild,
+    rule: Redecision,
     sites: &[String],
     indexed: Vec<(String, PageSource)>,
     pages: &SitePages,
@@ -138,7 +192,10 @@ pub(super) fn redecide_sites(
     saved: &mut SiteModelsWriter,
     progress: &dyn Progress,
 ) -> Result<RedecidedFigures, BuildError> {
-    let mut figures = RedecidedFigures::default();
+    let mut figures = RedecidedFigures {
+        rule: Some(rule),
+        ..RedecidedFigures::default()
+    };
     if sites.is_empty() {
         return Ok(figures);
     }
@@ -264,14 +321,14 @@ pub(super) fn redecide_sites(
         return Ok(figures);
     }
 
-    let digest_of: FxHashMap<&str, u64> = by_site
+    let recorded: FxHashMap<&str, &PageSource> = by_site
         .values()
         .flatten()
-        .map(|page| (page.url.as_str(), page.digest))
+        .map(|page| (page.url.as_str(), page))
         .collect();
     let plan = RunPlan::new(options, &inputs, Output::Index);
     let mut sources = FxHashMap::default();
-    let (mut redecided, mut changed) = (0, 0);
+    let (mut redecided, mut replaced, mut changed) = (0, 0, 0);
     Read {
         inputs: &inputs,
         options,
@@ -279,14 +336,21 @@ pub(super) fn redecide_sites(
         source: RecordSource::Partition(&partitions, 0),
         progress,
         emit: &mut |decided: DecidedPage| {
-            if digest_of.get(decided.page.url.as_str()) != Some(&decided.digest) {
+            let Some(page) = recorded
+                .get(decided.page.url.as_str())
+                .filter(|page| page.digest == decided.digest)
+            else {
                 changed += 1;
+                return Ok(());
+            };
+            redecided += 1;
+            if decisions_hash(&decided.decision_bytes()) == page.decisions {
                 return Ok(());
             }
             let source = sources
                 .entry(decided.location.input)
                 .or_insert_with(|| absolute_source(&inputs, decided.location.input));
-            redecided += 1;
+            replaced += 1;
             index_decided(writer, &decided, Latest::Replaces, source.as_deref())
         },
         site_models: SiteModelsOfRun {
@@ -298,6 +362,7 @@ pub(super) fn redecide_sites(
     .run()?;
     progress.finish();
     figures.pages = redecided;
+    figures.replaced = replaced;
     figures.not_read_again += changed;
     Ok(figures)
 }
@@ -309,7 +374,7 @@ pub(super) fn indexed_pages_of(
     sites: &[String],
 ) -> Result<Vec<(String, PageSource)>, IndexError> {
     let mut pages = Vec::new();
-    writer.for_each_indexed_source(sites, |site, url, source, offset, digest| {
+    writer.for_each_indexed_source(sites, |site, url, source, offset, digest, decisions| {
         pages.push((
             site.to_string(),
             PageSource {
@@ -317,6 +382,7 @@ pub(super) fn indexed_pages_of(
                 source: source.map(str::to_string),
                 offset,
                 digest,
+                decisions: decisions_hash(decisions),
             },
         ));
     })?;
@@ -339,6 +405,39 @@ mod tests {
         assert!(!grows_past_power_of_two(129, 100));
         assert!(!grows_past_power_of_two(0, 30));
         assert!(!grows_past_power_of_two(40, 0));
+    }
+
+    #[test]
+    fn each_rule_chooses_its_sites() {
+        let page = || PageSource {
+            url: String::new(),
+            source: None,
+            offset: 0,
+            digest: 0,
+            decisions: 0,
+        };
+        let owned = |pairs: &[(&str, u64)]| -> FxHashMap<String, u64> {
+            pairs
+                .iter()
+                .map(|(site, n)| (site.to_string(), *n))
+                .collect()
+        };
+        // a: taken past 32; b: not past 128; c: new to the index; d: a page replaced.
+        let pages = SitePages {
+            before: owned(&[("a", 25), ("b", 75), ("d", 10)]),
+            added: owned(&[("a", 25), ("b", 5), ("c", 3)]),
+            written: ["a", "b", "c", "d"]
+                .into_iter()
+                .map(|site| (site.to_string(), vec![page()]))
+                .collect(),
+        };
+        let chosen = |rule, passes| pages.sites_to_redecide(rule, passes);
+        assert_eq!(chosen(Redecision::Grown, Passes::Two), ["a"]);
+        assert!(chosen(Redecision::Grown, Passes::One).is_empty());
+        for passes in [Passes::One, Passes::Two] {
+            assert_eq!(chosen(Redecision::Touched, passes), ["a", "b", "d"]);
+            assert!(chosen(Redecision::Never, passes).is_empty());
+        }
     }
 
     #[test]

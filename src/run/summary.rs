@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::detect::{Counter, Merge, Verdict};
+use crate::detect::{Counter, DecisionRecord, Merge, Verdict};
 use crate::read::{FetchTime, RecordLocation};
 use crate::segment::SegmentedPage;
 
@@ -205,6 +205,11 @@ impl DecidedPage {
     /// Text of the kept blocks, one block per line.
     pub fn kept_text(&self) -> String {
         Verdict::kept_text(&self.page, &self.verdicts)
+    }
+
+    /// The page's decisions as the index stores them ([`DecisionRecord`]).
+    pub fn decision_bytes(&self) -> Vec<u8> {
+        DecisionRecord::of(&self.verdicts).to_bytes()
     }
 
     /// Bytes of text kept and dropped.

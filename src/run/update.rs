@@ -5,9 +5,10 @@
 //! or it is refused — and compares each page with the index's page of its URL: the same
 //! HTML (digest) is unchanged and goes no further (not learned by the detector, not
 //! indexed); a different page fetched as late or later replaces it; one fetched earlier is
-//! left out; a URL the index does not hold is added. A two-pass add then decides again, whole,
-//! each site it took past a power of two in pages ([`super::redecide`]). Both keep the
-//! index's history ([`RunRecord`]) in the stored summary.
+//! left out; a URL the index does not hold is added. An add then decides again, whole, the
+//! sites its [`Redecision`] names: by default, with a two-pass detector, each site it took
+//! past a power of two in pages ([`super::redecide`]). Both keep the index's history
+//! ([`RunRecord`]) in the stored summary.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,7 @@ use rustc_hash::FxHashSet;
 
 use super::history::{RunKind, RunRecord};
 use super::latest::{IndexedPages, Latest, LatestByUrl, url_key};
-use super::redecide::{SitePages, indexed_pages_of, redecide_sites};
+use super::redecide::{Redecision, SitePages, indexed_pages_of, redecide_sites};
 use super::rounds::scratch_error;
 use super::{
     BuildError, BuildOptions, BuildSummary, DecidedPage, FromIndex, Output, Progress, RunPlan,
@@ -63,13 +64,14 @@ fn detector_flags(summary: &BuildSummary) -> String {
     format!("--detector {}{one_pass}", summary.detector)
 }
 
-/// Adds the pages of `inputs` to the index at `index` (see the module's docs). The new
-/// generation replaces the live one only when complete; anything that fails leaves the
-/// index as it was.
+/// Adds the pages of `inputs` to the index at `index`, then decides again the sites
+/// `redecision` names (see the module's docs). The new generation replaces the live one only
+/// when complete; anything that fails leaves the index as it was.
 pub fn add_to_index(
     inputs: &[PathBuf],
     index: &Path,
     options: &BuildOptions,
+    redecision: Redecision,
     progress: &dyn Progress,
 ) -> Result<BuildSummary, BuildError> {
     let (input_set, started) = begin_run(inputs, options)?;
@@ -140,12 +142,13 @@ pub fn add_to_index(
         },
     )?;
     counts.store(&mut summary);
-    if plan.passes == Passes::Two && !options.stopped() {
-        let grown = site_pages.grown_sites();
-        let indexed_pages = indexed_pages_of(&writer, &grown)?;
+    if !options.stopped() {
+        let sites = site_pages.sites_to_redecide(redecision, plan.passes);
+        let indexed_pages = indexed_pages_of(&writer, &sites)?;
         summary.redecided = redecide_sites(
             &mut writer,
-            &grown,
+            redecision,
+            &sites,
             indexed_pages,
             &site_pages,
             options,

@@ -11,7 +11,8 @@
 //! The public types and entry points are here; the work is in `syntax` (the filters and the
 //! wildcard and fuzzy words, read from the text), `query` (the text to a tantivy query, with
 //! the title bonuses and the filters), `exclusion` (an excluded clause that tantivy asks only by
-//! plain seeks), `shards` (BM25 over several indexes as one), `collect`
+//! plain seeks), `statistics` (BM25's statistics from the live pages only, the same however they
+//! are spread over segments), `shards` (BM25 over several indexes as one), `collect`
 //! (the best pages, ties ranked by URL, and the per-site counts) and `snippet` (a hit's
 //! passage and where the query matches it).
 
@@ -20,6 +21,7 @@ mod exclusion;
 mod query;
 mod shards;
 mod snippet;
+mod statistics;
 mod syntax;
 
 pub use query::{MAX_EXPANSIONS, TITLE_BOOST, TITLE_PART_BOOST, TITLE_PHRASE_BOOST, Weights};
@@ -137,7 +139,11 @@ pub fn top_urls(
     if limit == 0 {
         return Ok(Vec::new());
     }
-    let found = searcher.search(&*parsed.query, &BestByScoreThenUrl(limit))?;
+    let found = searcher.search_with_statistics_provider(
+        &*parsed.query,
+        &BestByScoreThenUrl(limit),
+        &statistics::LiveStatistics(vec![&searcher]),
+    )?;
     let mut urls = Vec::with_capacity(limit.min(found.len()));
     for page in best_first(found, limit) {
         let document: TantivyDocument = searcher.doc(page.address)?;

@@ -1,43 +1,19 @@
 //! Several indexes searched as one: a request in, one ranking of the pages of every index out,
-//! each page scored with the BM25 statistics of all of them summed, and each URL shown once
+//! each page scored with the BM25 statistics of all their live pages summed, and each URL shown once
 //! (its best-scoring page: two indexes may both hold a URL).
 
 use std::collections::BTreeMap;
 
+use tantivy::Searcher;
 use tantivy::collector::Count;
-use tantivy::query::{Bm25StatisticsProvider, Query};
-use tantivy::schema::Field;
-use tantivy::{Searcher, Term};
+use tantivy::query::Query;
 
 use super::collect::{BestByScoreThenUrl, Found, SiteCounts, best_first, best_of_each_url};
 use super::query::{Weights, parse, within_site};
 use super::snippet::hits;
+use super::statistics::LiveStatistics;
 use super::{SearchError, SearchRequest, SearchResults};
 use crate::index::OpenIndex;
-
-/// The statistics of several indexes summed: BM25 over them equals BM25 over one index
-/// holding all their pages.
-struct SummedStatistics<'a>(Vec<&'a Searcher>);
-
-impl Bm25StatisticsProvider for SummedStatistics<'_> {
-    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
-        self.0
-            .iter()
-            .map(|searcher| Bm25StatisticsProvider::total_num_tokens(*searcher, field))
-            .sum()
-    }
-
-    fn total_num_docs(&self) -> tantivy::Result<u64> {
-        self.0
-            .iter()
-            .map(|searcher| Bm25StatisticsProvider::total_num_docs(*searcher))
-            .sum()
-    }
-
-    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
-        self.0.iter().map(|searcher| searcher.doc_freq(term)).sum()
-    }
-}
 
 /// [`search_many`](super::search_many) with searchers the caller keeps. Pages of equal score are ranked by URL,
 /// so the order does not depend on how pages are spread over indexes and segments.
@@ -110,7 +86,7 @@ fn search_unguarded(
         results.sites = site_counts(shards, &*parsed.query)?;
     }
     let query = within_site(parsed.query, first.fields.site, request.site);
-    let statistics = SummedStatistics(shards.iter().map(|(_, searcher)| searcher).collect());
+    let statistics = LiveStatistics(shards.iter().map(|(_, searcher)| searcher).collect());
     let wanted = offset.saturating_add(limit);
     if limit == 0 {
         for (_, searcher) in shards {

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
 
-use indexer::run::{self, BuildError, BuildOptions};
+use indexer::run::{self, BuildError, BuildOptions, Redecision};
 
 use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
 use crate::cli::interrupt::stop_on_interrupt;
@@ -28,6 +28,14 @@ pub struct AddArgs {
     pub detector: DetectorChoice,
     #[command(flatten)]
     pub run: RunArgs,
+    /// Which sites to decide again whole after the add, from every page of theirs the index
+    /// holds (read back from the files it was built from): `grown` (two passes: each site
+    /// the add takes past a power of two in pages, so every page is decided with at least
+    /// half of its site), `touched` (every site the index held and the add brings new or
+    /// changed pages to, in either mode: the index then holds what one build of all the
+    /// pages would, at the cost of reading those sites again), `never`.
+    #[arg(long, value_enum, default_value_t = RedecideChoice::Grown)]
+    redecide: RedecideChoice,
     /// Print the summary as JSON.
     #[arg(long, help_heading = "Output")]
     json: bool,
@@ -44,7 +52,13 @@ pub fn run(args: AddArgs) -> Result<()> {
         ..args.run.options(args.detector.chosen(&args.run))?
     };
     let progress = TerminalProgress::new();
-    let added = run::add_to_index(&args.inputs.inputs, &args.index, &options, &progress);
+    let added = run::add_to_index(
+        &args.inputs.inputs,
+        &args.index,
+        &options,
+        args.redecide.into(),
+        &progress,
+    );
     if let Err(BuildError::NoPages { summary }) = &added {
         report_skips(args.run.skip_log.as_deref(), summary)?;
     }
@@ -58,4 +72,22 @@ pub fn run(args: AddArgs) -> Result<()> {
         println!("index: {}", args.index.display());
     }
     Ok(())
+}
+
+/// `--redecide`'s values.
+#[derive(Clone, Copy, ValueEnum)]
+enum RedecideChoice {
+    Grown,
+    Touched,
+    Never,
+}
+
+impl From<RedecideChoice> for Redecision {
+    fn from(choice: RedecideChoice) -> Redecision {
+        match choice {
+            RedecideChoice::Grown => Redecision::Grown,
+            RedecideChoice::Touched => Redecision::Touched,
+            RedecideChoice::Never => Redecision::Never,
+        }
+    }
 }
