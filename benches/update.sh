@@ -8,7 +8,8 @@
 # build (benches/same_results.py), and whether re-adding the last run changes anything.
 #
 # usage: benches/update.sh SHARED OUT [BUILD_FLAGS...]    e.g. benches/update.sh ../shared /tmp/upd --one-pass
-# INDEXER_BIN picks the binary (default target/release/indexer); ADD_FLAGS are given to each
+# CORPUS picks the corpus of SHARED (default docs). INDEXER_BIN picks the binary (default
+# target/release/indexer); ADD_FLAGS are given to each
 # `add` only (e.g. ADD_FLAGS="--redecide touched"). Needs QUERIES=FILE from
 # `indexer eval … --queries FILE` for the top-10 comparison (skipped without it).
 set -euo pipefail
@@ -17,7 +18,7 @@ shift 2
 flags=("$@")
 read -r -a add_flags <<< "${ADD_FLAGS:-}"
 bin=${INDEXER_BIN:-target/release/indexer}
-corpus=$shared/corpus/docs
+corpus=$shared/corpus/${CORPUS:-docs}
 labels=("$corpus"/*.labels.jsonl.gz)
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$out" && mkdir -p "$out"

@@ -33,7 +33,9 @@ pub struct AddArgs {
     /// the add takes past a power of two in pages, so every page is decided with at least
     /// half of its site), `touched` (every site the index held and the add brings new or
     /// changed pages to, in either mode: the index then holds what one build of all the
-    /// pages would, at the cost of reading those sites again), `never`.
+    /// pages would — for one pass, reading them as re-decision does, the index's pages by
+    /// file path and offset, then the add's — at the cost of reading those sites again),
+    /// `never`.
     #[arg(long, value_enum, default_value_t = RedecideChoice::Grown)]
     redecide: RedecideChoice,
     /// Print the summary as JSON.
