@@ -301,12 +301,12 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
     let redecided = &summary.redecided;
     if redecided.sites + redecided.not_read_again > 0 {
         let why = match redecided.rule.unwrap_or_default() {
-            Redecision::Grown => "grown past a power of two (two passes)",
+            Redecision::Grown => "grown past a power of two, two passes",
             Redecision::Touched => "the add brought pages to",
-            Redecision::Never => "",
+            Redecision::Never => "none asked for",
         };
         println!(
-            "  redecided    {} pages of {} sites {why}, {} decided otherwise{}",
+            "  redecided    {} pages of {} sites ({why}), {} decided otherwise{}",
             redecided.pages,
             redecided.sites,
             redecided.replaced,

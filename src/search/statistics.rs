@@ -12,7 +12,7 @@
 //! total length of a field is always the sum of its live documents' field norms, and a
 //! segment with deletes counts only its live documents' postings.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 use rustc_hash::FxHashMap;
 use tantivy::fieldnorm::FieldNormReader;
@@ -62,7 +62,7 @@ impl Bm25StatisticsProvider for LiveStatistics<'_> {
 type LengthKey = (SegmentId, DocId, Field);
 
 /// Lengths summed so far in this process (a server answers many queries on one index).
-static LENGTHS: Mutex<Option<FxHashMap<LengthKey, u64>>> = Mutex::new(None);
+static LENGTHS: LazyLock<Mutex<FxHashMap<LengthKey, u64>>> = LazyLock::new(Default::default);
 
 /// Past this many lengths the memory of them starts again: segments come and go as an
 /// index served is updated.
@@ -73,12 +73,12 @@ const MOST_LENGTHS: usize = 4096;
 /// documents.
 fn field_length(segment: &SegmentReader, field: Field) -> tantivy::Result<u64> {
     let key = (segment.segment_id(), segment.num_deleted_docs(), field);
-    if let Some(lengths) = LENGTHS
+    let known = LENGTHS
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .as_ref()
-        && let Some(&length) = lengths.get(&key)
-    {
+        .get(&key)
+        .copied();
+    if let Some(length) = known {
         return Ok(length);
     }
     let length = match segment.fieldnorms_readers().get_field(field)? {
@@ -91,7 +91,6 @@ fn field_length(segment: &SegmentReader, field: Field) -> tantivy::Result<u64> {
         }
     };
     let mut lengths = LENGTHS.lock().unwrap_or_else(PoisonError::into_inner);
-    let lengths = lengths.get_or_insert_with(FxHashMap::default);
     if lengths.len() >= MOST_LENGTHS {
         lengths.clear();
     }
@@ -102,13 +101,8 @@ fn field_length(segment: &SegmentReader, field: Field) -> tantivy::Result<u64> {
 /// The live documents' field norms of one field summed (counted by norm, then weighed).
 fn sum_of_norms(norms: &FieldNormReader, segment: &SegmentReader) -> u64 {
     let mut count = [0u64; 256];
-    match segment.alive_bitset() {
-        None => {
-            (0..segment.max_doc()).for_each(|doc| count[usize::from(norms.fieldnorm_id(doc))] += 1)
-        }
-        Some(_) => segment
-            .doc_ids_alive()
-            .for_each(|doc| count[usize::from(norms.fieldnorm_id(doc))] += 1),
+    for doc in segment.doc_ids_alive() {
+        count[usize::from(norms.fieldnorm_id(doc))] += 1;
     }
     count
         .iter()
