@@ -10,7 +10,8 @@ usual duration, and checks: the document count is the old or the new one, the ad
 succeeds with only the live generation left.
 
 usage: kill_update.py INDEXER [RUNS]      prints one line: kill -9: R runs, W whole (O old, N new), M mixed
-ADD_FLAGS are given to each add (e.g. ADD_FLAGS="--redecide touched").
+ADD_FLAGS are given to each add (e.g. ADD_FLAGS="--redecide touched"); SHARED is the shared
+folder (by default the one beside the repository).
 """
 import glob
 import json
@@ -24,6 +25,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The shared corpora: SHARED, or the shared folder beside the repository.
+SHARED = os.environ.get("SHARED", os.path.join(HERE, "..", "..", "shared"))
 
 
 def run(*args, check=True):
@@ -54,7 +57,7 @@ def main():
     try:
         base_input, added_input = f"{work}/base.warc.gz", f"{work}/added.warc.gz"
         run("python3", f"{HERE}/update_split.py", "10", base_input, added_input,
-            *sorted(glob.glob("/work/shared/corpus/docs/*.warc.gz")))
+            *sorted(glob.glob(f"{SHARED}/corpus/docs/*.warc.gz")))
         base = f"{work}/base"
         run(binary, "-q", "build", "--index", base, base_input)
         old = documents(binary, base)

@@ -123,7 +123,14 @@ pub fn build_index(
             let source = sources
                 .entry(decided.location.input)
                 .or_insert_with(|| absolute_source(&input_set, decided.location.input));
-            index_decided(&mut writer, &decided, verdict, source.as_deref())
+            let decisions = decided.decision_bytes();
+            index_decided(
+                &mut writer,
+                &decided,
+                &decisions,
+                verdict,
+                source.as_deref(),
+            )
         },
     )?;
     summary.replaced_by_later_record = replaced;
@@ -147,11 +154,13 @@ pub fn build_index(
     Ok(summary)
 }
 
-/// Writes `decided` into the index as `verdict` says: added, in place of the page of its URL
-/// (`Replaces`), or not at all (`Earlier`). `source` is the absolute path of its input.
+/// Writes `decided`, whose decision record is `decisions` ([`DecidedPage::decision_bytes`]),
+/// into the index as `verdict` says: added, in place of the page of its URL (`Replaces`), or
+/// not at all (`Earlier`). `source` is the absolute path of its input.
 fn index_decided(
     writer: &mut IndexBuild,
     decided: &DecidedPage,
+    decisions: &[u8],
     verdict: Latest,
     source: Option<&str>,
 ) -> Result<(), BuildError> {
@@ -160,7 +169,6 @@ fn index_decided(
     }
     let body = decided.kept_text();
     let kept = decided.kept_blocks();
-    let decisions = decided.decision_bytes();
     let (kept_text_bytes, dropped_text_bytes) = decided.text_bytes();
     let page = IndexedPage {
         url: &decided.page.url,
@@ -171,7 +179,7 @@ fn index_decided(
         dropped_blocks: decided.verdicts.len() as u64 - kept,
         source,
         source_offset: decided.location.offset,
-        decisions: &decisions,
+        decisions,
         kept_text_bytes,
         dropped_text_bytes,
         fetched: decided.fetched.map_or(i64::MIN, |time| time.0),

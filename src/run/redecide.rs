@@ -124,11 +124,12 @@ impl SitePages {
         *self.before.entry(site.to_string()).or_default() += 1;
     }
 
-    /// A page the add decided, which `verdict` says what became of (`First`: a URL new to the
-    /// index), from the file `source`.
+    /// A page the add decided, with the decision record `decisions`, which `verdict` says what
+    /// became of (`First`: a URL new to the index), from the file `source`.
     pub(super) fn note_written(
         &mut self,
         decided: &DecidedPage,
+        decisions: &[u8],
         verdict: Latest,
         source: Option<&str>,
     ) {
@@ -147,7 +148,7 @@ impl SitePages {
                 source: source.map(str::to_string),
                 offset: decided.location.offset,
                 digest: decided.digest,
-                decisions: decisions_hash(&decided.decision_bytes()),
+                decisions: decisions_hash(decisions),
             });
     }
 
@@ -344,14 +345,21 @@ pub(super) fn redecide_sites(
                 return Ok(());
             };
             redecided += 1;
-            if decisions_hash(&decided.decision_bytes()) == page.decisions {
+            let decisions = decided.decision_bytes();
+            if decisions_hash(&decisions) == page.decisions {
                 return Ok(());
             }
             let source = sources
                 .entry(decided.location.input)
                 .or_insert_with(|| absolute_source(&inputs, decided.location.input));
             replaced += 1;
-            index_decided(writer, &decided, Latest::Replaces, source.as_deref())
+            index_decided(
+                writer,
+                &decided,
+                &decisions,
+                Latest::Replaces,
+                source.as_deref(),
+            )
         },
         site_models: SiteModelsOfRun {
             stored: None,

@@ -137,8 +137,15 @@ pub fn add_to_index(
             let source = sources
                 .entry(decided.location.input)
                 .or_insert_with(|| absolute_source(&input_set, decided.location.input));
-            site_pages.note_written(&decided, verdict, source.as_deref());
-            index_decided(&mut writer, &decided, verdict, source.as_deref())
+            let decisions = decided.decision_bytes();
+            site_pages.note_written(&decided, &decisions, verdict, source.as_deref());
+            index_decided(
+                &mut writer,
+                &decided,
+                &decisions,
+                verdict,
+                source.as_deref(),
+            )
         },
     )?;
     counts.store(&mut summary);
