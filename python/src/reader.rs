@@ -15,10 +15,10 @@ use std::thread::JoinHandle;
 use pyo3::exceptions::{PyFileNotFoundError, PyValueError};
 use pyo3::prelude::*;
 
-use indexer::output::{ExtractedPage, Format, OutputCounts, OutputPlan};
+use indexer::output::{ExtractedPage, Format, OutputCounts, OutputPlan, TextForm};
 use indexer::run::{self, BuildError, BuildOptions, NoProgress};
 
-use crate::{IndexerError, Page, options_for, panic_message};
+use crate::{IndexerError, Page, options_for, panic_message, text_form};
 
 /// Pages waiting in the channel at most: enough to keep the run's workers busy while
 /// Python handles a page, little memory.
@@ -51,7 +51,7 @@ fn run_extract(
 ) {
     let mut counts = OutputCounts::default();
     let result = run::extract(&inputs, &options, &NoProgress, &mut |decided| {
-        let page = ExtractedPage::of(&decided, plan.detect_language);
+        let page = ExtractedPage::of(&decided, plan.detect_language, plan.text);
         let left_out = plan.left_out(&page);
         counts.count(left_out);
         if left_out.is_some() {
@@ -171,13 +171,14 @@ pub enum Paths {
 /// Reads the pages of a WARC, ARC or WET file (or a folder of them, or a list of them read
 /// as one run), decided as `indexer extract` decides them.
 #[pyfunction]
-#[pyo3(signature = (path, *, detector = "hybrid", one_pass = false, keep_empty = false, lang = None))]
+#[pyo3(signature = (path, *, detector = "hybrid", one_pass = false, keep_empty = false, lang = None, markdown = false))]
 pub fn read_warc(
     path: Paths,
     detector: &str,
     one_pass: bool,
     keep_empty: bool,
     lang: Option<Vec<String>>,
+    markdown: bool,
 ) -> PyResult<PageReader> {
     let options = options_for(detector, one_pass)?;
     let paths = match path {
@@ -196,7 +197,8 @@ pub fn read_warc(
     }
     let languages = lang.unwrap_or_default();
     let plan = OutputPlan::new(Format::Jsonl, keep_empty, true, &languages)
-        .map_err(|error| PyValueError::new_err(error.to_string()))?;
+        .map_err(|error| PyValueError::new_err(error.to_string()))?
+        .with_text(text_form(markdown));
     let stop = Arc::new(AtomicBool::new(false));
     let options = BuildOptions {
         stop: Some(Arc::clone(&stop)),

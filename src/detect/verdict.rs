@@ -114,9 +114,17 @@ impl Verdict {
         verdicts.iter().map(|verdict| verdict.keep).collect()
     }
 
-    /// Text of the blocks of `page` that `verdicts` keep, one block per line: what a build
-    /// indexes and `extract` writes.
+    /// Text of the blocks of `page` that `verdicts` keep, as lines ([`Layout::plain_text`];
+    /// a page without a layout, put together by hand, one block a line): what a build indexes
+    /// and `extract` writes.
+    ///
+    /// [`Layout::plain_text`]: crate::segment::Layout::plain_text
     pub fn kept_text(page: &SegmentedPage, verdicts: &[Verdict]) -> String {
+        if !page.layout.is_empty() {
+            return page.layout.plain_text(&page.blocks, |block| {
+                verdicts.get(block).is_some_and(|verdict| verdict.keep)
+            });
+        }
         let mut text = String::new();
         for (block, _) in page
             .blocks

@@ -63,11 +63,29 @@ pub enum OutputError {
     },
 }
 
+/// How a page's kept text is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TextForm {
+    /// Lines ([`crate::segment::Layout::plain_text`]): what a build indexes.
+    #[default]
+    Lines,
+    /// CommonMark with GitHub tables ([`crate::segment::Layout::markdown`]), with links and
+    /// images when asked.
+    Markdown {
+        /// Links as `[text](absolute URL)`.
+        links: bool,
+        /// Images as `![alt](absolute URL)`.
+        images: bool,
+    },
+}
+
 /// What `extract` writes and which pages, resolved once before the run.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct OutputPlan {
     /// The record format.
     pub format: Format,
+    /// Lines or Markdown.
+    pub text: TextForm,
     /// Write pages with no kept text too.
     pub keep_empty: bool,
     /// Detect each page's language (the `lang` field).
@@ -96,10 +114,16 @@ impl OutputPlan {
         };
         Ok(OutputPlan {
             format,
+            text: TextForm::Lines,
             keep_empty,
             detect_language: detect_language || languages.is_some(),
             languages,
         })
+    }
+
+    /// The plan with the text written in `form`.
+    pub fn with_text(self, form: TextForm) -> OutputPlan {
+        OutputPlan { text: form, ..self }
     }
 
     /// Why `page` is left out, or `None` when it is written.

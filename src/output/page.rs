@@ -6,6 +6,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use serde::Serialize;
 
+use super::TextForm;
 use super::language::language_of;
 use crate::run::{DecidedPage, utc_timestamp};
 
@@ -32,14 +33,19 @@ pub struct ExtractedPage {
     /// Blocks kept and dropped.
     pub blocks_kept: usize,
     pub blocks_dropped: usize,
-    /// The kept blocks, one a line.
+    /// The kept text: lines (block-level elements start a line, table cells are separated by
+    /// tabs, code keeps its lines), or Markdown under [`TextForm::Markdown`].
     pub text: String,
 }
 
 impl ExtractedPage {
-    /// The record of `decided`, with the language of its kept text when `detect_language`.
-    pub fn of(decided: &DecidedPage, detect_language: bool) -> ExtractedPage {
-        let text = decided.kept_text();
+    /// The record of `decided`, its text in `form`, with the language of its kept text when
+    /// `detect_language`.
+    pub fn of(decided: &DecidedPage, detect_language: bool, form: TextForm) -> ExtractedPage {
+        let text = match form {
+            TextForm::Lines => decided.kept_text(),
+            TextForm::Markdown { links, images } => decided.kept_markdown(links, images),
+        };
         let blocks_kept = decided.verdicts.iter().filter(|v| v.keep).count();
         let date = match decided.fetched {
             Some(time) => Some(rfc3339(time.0)),

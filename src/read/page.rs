@@ -108,21 +108,33 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
     })
 }
 
-/// Plain text as an HTML body of one `<p>` per non-blank line, so that each line is a block.
+/// Plain text as an HTML body of one `<p>` per non-blank line, so that each line is a block;
+/// a line holding tabs (a table row, as our own text writes one) is a row of a presentation
+/// table, one block still, whose cells come out tab-separated again.
 fn paragraphs_of_lines(text: &str) -> String {
     let mut html = String::with_capacity(text.len() + text.len() / 8 + 32);
     html.push_str("<html><body>\n");
     for line in text.lines().map(str::trim).filter(|line| !line.is_empty()) {
-        html.push_str("<p>");
+        let row = line.contains('\t');
+        html.push_str(if row {
+            "<table role=\"presentation\"><tr><td>"
+        } else {
+            "<p>"
+        });
         for c in line.chars() {
             match c {
                 '&' => html.push_str("&amp;"),
                 '<' => html.push_str("&lt;"),
                 '>' => html.push_str("&gt;"),
+                '\t' => html.push_str("</td><td>"),
                 _ => html.push(c),
             }
         }
-        html.push_str("</p>\n");
+        html.push_str(if row {
+            "</td></tr></table>\n"
+        } else {
+            "</p>\n"
+        });
     }
     html.push_str("</body></html>\n");
     html

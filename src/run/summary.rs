@@ -207,6 +207,21 @@ impl DecidedPage {
         Verdict::kept_text(&self.page, &self.verdicts)
     }
 
+    /// The kept text as CommonMark with GitHub tables ([`crate::segment::Layout::markdown`]),
+    /// with links and images when asked.
+    pub fn kept_markdown(&self, links: bool, images: bool) -> String {
+        let options = crate::segment::MarkdownOptions {
+            links,
+            images,
+            base_url: self.page.url.clone(),
+        };
+        let keep = |block: usize| self.verdicts.get(block).is_some_and(|verdict| verdict.keep);
+        if self.page.layout.is_empty() {
+            return self.kept_text();
+        }
+        self.page.layout.markdown(&self.page.blocks, keep, &options)
+    }
+
     /// The page's decisions as the index stores them ([`DecisionRecord`]).
     pub fn decision_bytes(&self) -> Vec<u8> {
         DecisionRecord::of(&self.verdicts).to_bytes()

@@ -12,11 +12,13 @@
 
 mod attributes;
 pub mod evidence;
+pub mod layout;
 mod style;
 mod tags;
 mod tree;
 
 pub use evidence::BlockEvidence;
+pub use layout::{Layout, MarkdownOptions, TextPiece};
 pub use style::{BlockStyle, StyleAttributes, stable_hash_bytes};
 pub use tags::{is_layout_element, is_table_element};
 
@@ -210,6 +212,9 @@ pub struct SegmentedPage {
     pub tree: Option<DomTree>,
     /// Link targets as written, when [`SegmentOptions::links`] asked for them.
     pub links: Vec<String>,
+    /// The page's shape (headings, lists, code, tables, …) over its blocks' text, for
+    /// writing the kept text as lines or Markdown.
+    pub layout: Layout,
 }
 
 /// A per-page limit that was reached.
@@ -300,6 +305,7 @@ impl SegmentedPage {
                 })
                 .sum::<usize>()
             + self.tree.as_ref().map_or(0, DomTree::heap_bytes)
+            + self.layout.heap_bytes()
             + self.links.iter().map(String::capacity).sum::<usize>()
     }
 }
@@ -440,11 +446,12 @@ pub fn segment_with(
         limited,
         tree: finished.tree,
         links: finished.links,
+        layout: finished.layout,
     })
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn page(html: &str) -> Page {

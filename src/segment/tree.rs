@@ -5,6 +5,7 @@ use lol_html::html_content::Element;
 
 use super::attributes::ElementAttributes;
 use super::evidence::{self, Ancestors, BlockEvidence, MAX_TOKENS};
+use super::layout::{self, Layout, Mark, Shape, StoredText};
 use super::style::{BlockStyle, StyleAttributes, child_path, stable_hash_bytes};
 use super::tags::{
     belongs_in_head, closes_paragraph, heading_level, hides_text, is_heading, is_inline,
@@ -45,6 +46,15 @@ struct OpenElement {
     in_link: bool,
     /// Evidence only: hashes of this element's class and id tokens.
     tokens: Vec<u32>,
+    /// Whether the element's start is in the layout (its end must be, too).
+    in_layout: bool,
+    /// Whether text inside keeps its whitespace (in `<pre>` or the like).
+    preformatted: bool,
+    /// The layout mark of the preformatted element this one is in, if any.
+    preformatted_mark: Option<usize>,
+    /// A code language named by this element's class or a near ancestor's, with the
+    /// generations below that it still applies to.
+    language: Option<(StoredText, u8)>,
 }
 
 struct BlockUnderConstruction {
@@ -97,6 +107,7 @@ pub(super) struct Finished {
     pub(super) limited: Option<PageLimit>,
     pub(super) tree: Option<DomTree>,
     pub(super) links: Vec<String>,
+    pub(super) layout: Layout,
 }
 
 /// The segmenter's state while lol_html streams a page.
@@ -111,6 +122,8 @@ pub(super) struct OpenElements {
     /// Block for text outside every layout element.
     root_block: Option<usize>,
     pending_text: String,
+    /// Whether the pending text's character references apply.
+    pending_decode: bool,
     /// Source bytes of the pending text node.
     pending_source: Option<(usize, usize)>,
     root_reopen: bool,
@@ -119,6 +132,12 @@ pub(super) struct OpenElements {
     title: Option<String>,
     in_title: bool,
     limited: Option<PageLimit>,
+    layout: Layout,
+    /// No preformatted text has come since the last preformatted element started (its first
+    /// line break, which HTML leaves out, is still to be dropped).
+    preformatted_fresh: bool,
+    /// The block the last visible text went into.
+    last_text_block: Option<usize>,
 }
 
 impl OpenElements {
@@ -133,6 +152,7 @@ impl OpenElements {
             blocks: Vec::new(),
             root_block: None,
             pending_text: String::new(),
+            pending_decode: true,
             pending_source: None,
             root_reopen: false,
             tree: options.tree.then(DomTree::new),
@@ -140,6 +160,9 @@ impl OpenElements {
             title: None,
             in_title: false,
             limited: None,
+            layout: Layout::default(),
+            preformatted_fresh: false,
+            last_text_block: None,
         }
     }
 
@@ -170,6 +193,7 @@ impl OpenElements {
         let node = self.add_element_node(&tag, attributes);
         self.image_alt_text(&tag, element, attributes);
         if !element.can_have_content() {
+            self.void_element_layout(&tag, attributes);
             return None;
         }
         if tag == "title" && self.title.is_none() {
@@ -215,6 +239,11 @@ impl OpenElements {
                 self.limited.get_or_insert(PageLimit::Blocks);
             }
         }
+        let shaped = if hidden {
+            ShapedElement::default()
+        } else {
+            self.shape_element(&tag, attributes)
+        };
         let serial = self.next_serial;
         self.next_serial += 1;
         self.stack.push(OpenElement {
@@ -232,8 +261,129 @@ impl OpenElements {
             context,
             in_link,
             tokens,
+            in_layout: shaped.in_layout,
+            preformatted: shaped.preformatted,
+            preformatted_mark: shaped.preformatted_mark,
+            language: shaped.language,
         });
         Some(serial)
+    }
+
+    /// Records the layout mark of an element starting now, if its shape is one the layout
+    /// keeps; says what the element's text inherits.
+    fn shape_element(
+        &mut self,
+        tag: &str,
+        attributes: &ElementAttributes<'_, '_>,
+    ) -> ShapedElement {
+        let parent = self.stack.last();
+        let mut shaped = ShapedElement {
+            in_layout: false,
+            preformatted: parent.is_some_and(|open| open.preformatted),
+            preformatted_mark: parent.and_then(|open| open.preformatted_mark),
+            language: parent
+                .and_then(|open| open.language)
+                .and_then(|(language, generations)| {
+                    (generations > 0).then_some((language, generations - 1))
+                }),
+        };
+        let class = match tag {
+            "div" | "pre" | "code" | "span" | "td" | "th" | "a" | "figure" => {
+                attributes.get("class")
+            }
+            _ => None,
+        };
+        if let Some(class) = &class
+            && layout::is_gutter_class(class)
+        {
+            shaped.in_layout = self.layout.open(Shape::Gutter).is_some();
+            return shaped;
+        }
+        if matches!(tag, "div" | "pre" | "code" | "figure") {
+            let named = class
+                .as_deref()
+                .and_then(layout::language_in_class)
+                .map(str::to_string)
+                .or_else(|| {
+                    attributes
+                        .get("data-lang")
+                        .or_else(|| attributes.get("data-language"))
+                        .and_then(|value| {
+                            layout::language_in_class(&format!("lang-{value}")).map(str::to_string)
+                        })
+                });
+            if let Some(named) = named {
+                shaped.language = Some((self.layout.store(&named), 2));
+            }
+        }
+        if shaped.preformatted {
+            if tag == "code"
+                && let (Some(at), Some((language, _))) = (shaped.preformatted_mark, shaped.language)
+            {
+                self.layout.name_language(at, language);
+            }
+            return shaped;
+        }
+        let Some(shape) = shape_of(tag, attributes, &mut self.layout) else {
+            return shaped;
+        };
+        let shape = match shape {
+            Shape::Preformatted(_) => {
+                Shape::Preformatted(shaped.language.map(|(language, _)| language))
+            }
+            shape => shape,
+        };
+        let mark = self.layout.open(shape);
+        shaped.in_layout = mark.is_some();
+        if let Shape::Preformatted(_) = shape {
+            shaped.preformatted = true;
+            shaped.preformatted_mark = mark;
+            self.preformatted_fresh = true;
+        }
+        shaped
+    }
+
+    /// The layout of an element without content: a line break, or an image.
+    fn void_element_layout(&mut self, tag: &str, attributes: &ElementAttributes<'_, '_>) {
+        let Some(parent) = self.stack.last() else {
+            if tag == "br" || tag == "hr" {
+                self.layout.push(Mark::Break);
+            }
+            return;
+        };
+        if parent.hidden {
+            return;
+        }
+        let (preformatted, block) = (parent.preformatted, parent.block.or(self.root_block));
+        match tag {
+            "br" | "hr" if preformatted => {
+                if let Some(block) = block {
+                    let text = self.layout.store("\n");
+                    self.layout.push(Mark::Literal {
+                        block: block as u32,
+                        text,
+                    });
+                }
+            }
+            "br" | "hr" => self.layout.push(Mark::Break),
+            "img" => {
+                let (Some(block), Some(source)) = (block, attributes.get("src")) else {
+                    return;
+                };
+                if source.len() > MAX_LINK_BYTES {
+                    return;
+                }
+                let alt = attributes.get("alt").unwrap_or_default();
+                let alt = self.layout.store(&htmlize::unescape(&*alt));
+                let source = self.layout.store(&htmlize::unescape(&*source));
+                self.layout.push(Mark::Image {
+                    block: block as u32,
+                    alt,
+                    source,
+                });
+            }
+            _ => {}
+        }
     }
 
     /// Keeps the target of a link, when links are asked for (up to [`MAX_LINKS`] of them, each
@@ -391,12 +541,15 @@ impl OpenElements {
         last_in_node: bool,
         source: std::ops::Range<usize>,
     ) {
-        if script_or_raw {
+        // `<xmp>`'s content is raw text that is shown, as written.
+        let shown_raw = script_or_raw && self.stack.last().is_some_and(|open| open.tag == "xmp");
+        if script_or_raw && !shown_raw {
             self.pending_text.clear();
             self.pending_source = None;
             return;
         }
         self.pending_text.push_str(chunk);
+        self.pending_decode = decode;
         let span = self
             .pending_source
             .get_or_insert((source.start, source.end));
@@ -443,19 +596,34 @@ impl OpenElements {
         if self.stack.last().is_some_and(|open| open.hidden) {
             return;
         }
+        let preformatted = self.stack.last().is_some_and(|open| open.preformatted);
+        let text_nodes = matches!(self.options.granularity, Granularity::TextNodes { .. });
         if is_whitespace {
+            if preformatted {
+                // Between text nodes each their own block, white space goes with the text
+                // before it: kept when that is.
+                let block = match self.last_text_block {
+                    Some(block) if text_nodes => block,
+                    _ => self.current_block(),
+                };
+                self.preformatted_text(block, &text);
+            }
             if !text.is_empty() {
                 self.separate_words();
             }
             return;
         }
         let parent_path = self.stack.last().map_or(0, |open| open.path);
-        let block = if let Granularity::TextNodes { .. } = self.options.granularity {
+        let block = if text_nodes {
             let style_of = self.current_block();
             self.continue_block(style_of)
         } else {
             self.current_block()
         };
+        self.last_text_block = Some(block);
+        if preformatted {
+            self.preformatted_text(block, &text);
+        }
         let in_link = self.stack.last().is_some_and(|open| open.in_link);
         let target = &mut self.blocks[block];
         let before = target.text.len();
@@ -467,6 +635,13 @@ impl OpenElements {
             end: target.text.len() as u32,
             path: parent_path,
         });
+        if !preformatted {
+            self.layout.push(Mark::Text {
+                block: block as u32,
+                start: before as u32,
+                end: target.text.len() as u32,
+            });
+        }
         let span = (span.0 as u32, span.1 as u32);
         target.source = Some(match target.source {
             Some((start, end)) => (start.min(span.0), end.max(span.1)),
@@ -479,15 +654,36 @@ impl OpenElements {
         }
     }
 
+    /// Preformatted text, as written, into the layout (the first line break after the
+    /// element's start left out, as HTML does).
+    fn preformatted_text(&mut self, block: usize, text: &str) {
+        let mut text = text;
+        if std::mem::take(&mut self.preformatted_fresh) {
+            text = text
+                .strip_prefix("\r\n")
+                .or_else(|| text.strip_prefix('\n'))
+                .unwrap_or(text);
+        }
+        if text.is_empty() {
+            return;
+        }
+        let text = self.layout.store(text);
+        self.layout.push(Mark::Literal {
+            block: block as u32,
+            text,
+        });
+    }
+
     /// The title, the non-empty blocks in the order they started, the DOM tree and links if
     /// asked for, and which limit was reached.
     pub(super) fn finish(mut self) -> Finished {
         if !self.pending_text.is_empty() {
             let end = self.pending_source.map_or(0, |span| span.1);
-            self.text("", true, false, true, end..end);
+            self.text("", self.pending_decode, false, true, end..end);
         }
         let title = self.title.unwrap_or_default().trim().to_string();
         let mut renumbered = vec![u32::MAX; self.blocks.len()];
+        let mut text_lengths = Vec::with_capacity(self.blocks.len());
         let mut blocks = Vec::with_capacity(self.blocks.len());
         for (index, block) in self.blocks.into_iter().enumerate() {
             let mut text = block.text;
@@ -503,6 +699,7 @@ impl OpenElements {
                 run.end = run.end.min(text.len() as u32);
             }
             renumbered[index] = blocks.len() as u32;
+            text_lengths.push(text.len() as u32);
             blocks.push(RawBlock {
                 style: block.style,
                 text,
@@ -516,12 +713,15 @@ impl OpenElements {
             tree.renumber_blocks(&renumbered);
             tree
         });
+        let mut layout = self.layout;
+        layout.renumber_blocks(&renumbered, &text_lengths);
         Finished {
             title,
             blocks,
             limited: self.limited,
             tree,
             links: self.links,
+            layout,
         }
     }
 
@@ -551,6 +751,14 @@ impl OpenElements {
             let text = &mut self.blocks[block].text;
             if !text.is_empty() && !text.ends_with(' ') {
                 text.push(' ');
+                if !self.stack.last().is_some_and(|open| open.preformatted) {
+                    let end = text.len() as u32;
+                    self.layout.push(Mark::Text {
+                        block: block as u32,
+                        start: end - 1,
+                        end,
+                    });
+                }
             }
         }
     }
@@ -560,6 +768,9 @@ impl OpenElements {
             if let Some(open) = self.stack.pop() {
                 if open.tag == "title" {
                     self.in_title = false;
+                }
+                if open.in_layout {
+                    self.layout.close();
                 }
                 if self.options.granularity != Granularity::Layout {
                     match self.stack.last_mut() {
@@ -643,6 +854,104 @@ impl OpenElements {
             }
         }
     }
+}
+
+/// What an element starting now hands to its text and its children in the layout.
+#[derive(Default)]
+struct ShapedElement {
+    in_layout: bool,
+    preformatted: bool,
+    preformatted_mark: Option<usize>,
+    language: Option<(StoredText, u8)>,
+}
+
+/// The layout shape of an element of `tag` outside preformatted text, if it has one.
+fn shape_of(
+    tag: &str,
+    attributes: &ElementAttributes<'_, '_>,
+    layout: &mut Layout,
+) -> Option<Shape> {
+    let number = |name: &str| {
+        attributes
+            .get(name)
+            .and_then(|value| value.trim().parse::<i64>().ok())
+    };
+    let shape = match tag {
+        "p" => Shape::Paragraph,
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => Shape::Heading(heading_level(tag)),
+        "ul" | "menu" | "dir" => Shape::List {
+            ordered: false,
+            start: None,
+            reversed: false,
+        },
+        "ol" => Shape::List {
+            ordered: true,
+            start: number("start"),
+            reversed: attributes.has("reversed"),
+        },
+        "li" => Shape::Item(number("value")),
+        "dt" => Shape::Term,
+        "dd" => Shape::Definition,
+        "blockquote" => Shape::Quote,
+        "pre" | "xmp" | "listing" | "plaintext" => Shape::Preformatted(None),
+        "table" => Shape::Table {
+            presentation: attributes.get("role").is_some_and(|role| {
+                role.eq_ignore_ascii_case("presentation") || role.eq_ignore_ascii_case("none")
+            }),
+        },
+        "caption" => Shape::Caption,
+        "tr" => Shape::Row,
+        "td" | "th" => Shape::Cell {
+            header: tag == "th",
+            colspan: number("colspan").map_or(1, |span| {
+                span.clamp(1, i64::from(layout::MAX_COLSPAN)) as u16
+            }),
+        },
+        "code" | "kbd" | "samp" | "tt" => {
+            if attributes
+                .get("style")
+                .is_some_and(|style| styles_preformatted(&style, tag == "code"))
+            {
+                Shape::Preformatted(None)
+            } else {
+                Shape::Code
+            }
+        }
+        "em" | "i" => Shape::Emphasis,
+        "strong" | "b" => Shape::Strong,
+        "a" => {
+            let href = attributes.get("href")?;
+            if href.len() > MAX_LINK_BYTES {
+                return None;
+            }
+            Shape::Link(layout.store(&htmlize::unescape(&*href)))
+        }
+        "div" | "span"
+            if attributes
+                .get("style")
+                .is_some_and(|style| styles_preformatted(&style, false)) =>
+        {
+            Shape::Preformatted(None)
+        }
+        "summary" | "legend" | "option" | "optgroup" | "search" | "address" => Shape::Block,
+        _ if is_layout_element(tag) => Shape::Block,
+        _ => return None,
+    };
+    Some(shape)
+}
+
+/// Whether an inline style keeps whitespace (`white-space: pre` or `pre-wrap`), or, for
+/// `<code>`, makes it a block of its own (`display: block`).
+fn styles_preformatted(style: &str, code: bool) -> bool {
+    let compact: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect();
+    compact.contains("white-space:pre;")
+        || compact.ends_with("white-space:pre")
+        || compact.contains("white-space:pre-wrap")
+        || (code && compact.contains("display:block"))
 }
 
 /// The position path of the next element child of a parent, given as its position path and

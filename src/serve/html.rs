@@ -25,6 +25,7 @@ button{font-size:1rem;padding:.45rem .8rem}\
 .meta{color:#666;font-size:.85rem}mark{background:#fde68a;padding:0 .1rem}\
 .sites{font-size:.9rem;margin:.5rem 0;line-height:1.9}.sites a{margin-right:.8rem;white-space:nowrap}\
 .block{border-left:4px solid #16a34a;padding:.3rem .6rem;margin:.5rem 0;white-space:pre-wrap}\
+.block pre{margin:.3rem 0;padding:.3rem;background:#f6f8fa;overflow-x:auto;white-space:pre}\
 .dropped{border-left-color:#d4d4d4;color:#9a9a9a;background:#fafafa}\
 .why{display:block;font-size:.78rem;color:#b45309;font-family:ui-monospace,monospace}\
 .note{background:#fff7ed;border:1px solid #fed7aa;padding:.6rem}\
@@ -301,7 +302,7 @@ shows {} of text at most).</p>",
                     body,
                     "<div class={class} data-rule=\"{}\"{why_html}{}</div>",
                     escape(block.rule.unwrap_or("")),
-                    escape(&block.text)
+                    block_text(block)
                 );
             }
             if view.blocks_not_shown > 0 {
@@ -316,6 +317,26 @@ most).</p>",
         }
     }
     page(&format!("{title} — indexer"), "", &body)
+}
+
+/// A block's text as HTML: its prose lines (the block keeps white space) and its code
+/// listings in `<pre>`.
+fn block_text(block: &BlockView) -> String {
+    if block.pieces.is_empty() {
+        return escape(&block.text);
+    }
+    let mut html = String::with_capacity(block.text.len() + 32);
+    for (index, piece) in block.pieces.iter().enumerate() {
+        if piece.code {
+            let _ = write!(html, "<pre>{}</pre>", escape(&piece.text));
+        } else {
+            if index > 0 && !block.pieces[index - 1].code {
+                html.push('\n');
+            }
+            html.push_str(&escape(&piece.text));
+        }
+    }
+    html
 }
 
 /// Why a block was kept or dropped: its rule, and the figure the rule compared with its
@@ -428,6 +449,7 @@ mod tests {
     }
 
     use crate::search::Hit;
+    use crate::segment::TextPiece;
     use crate::serve::{BlockView, CatalogHit, PageView, SiteCount, SourceView};
 
     const HOSTILE_URL: &str = "http://a.example/x?a=1&b=\"><script>";
@@ -459,11 +481,31 @@ mod tests {
     fn block(text: &str, kept: bool, rule: &'static str, figures: Option<(f32, f32)>) -> BlockView {
         BlockView {
             text: text.into(),
+            pieces: Vec::new(),
             kept,
             rule: Some(rule),
             score: figures.map(|(score, _)| score),
             threshold: figures.map(|(_, threshold)| threshold),
         }
+    }
+
+    #[test]
+    fn a_blocks_code_is_shown_in_pre_and_its_prose_as_lines() {
+        let mut code = block("Intro a < b fn main() {}", true, "keeps_everything", None);
+        code.pieces = vec![
+            TextPiece::prose("Intro".into()),
+            TextPiece::prose("a < b".into()),
+            TextPiece {
+                code: true,
+                text: "fn main() {\n    <x>\n}".into(),
+            },
+        ];
+        assert_eq!(
+            block_text(&code),
+            "Intro\na &lt; b<pre>fn main() {\n    &lt;x&gt;\n}</pre>"
+        );
+        let html = page_view(&view(vec![code]), false);
+        assert!(html.contains("<pre>fn main() {\n    &lt;x&gt;\n}</pre></div>"));
     }
 
     #[test]

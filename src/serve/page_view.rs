@@ -16,6 +16,11 @@ use super::catalog::{Catalog, StoredPage, shown_source};
 use crate::detect::{DecisionRecord, Verdict};
 use crate::read::{InputSet, RecordLocation};
 use crate::run::{counted, segment_record};
+use crate::segment::TextPiece;
+
+/// Layout marks read, at most, to lay out the blocks of one page view (past them, a block is
+/// shown as its collapsed text).
+const MAX_LAYOUT_MARKS_READ: usize = 1 << 22;
 
 /// A page with the verdict on each of its blocks.
 #[derive(Debug, Clone, Serialize)]
@@ -70,6 +75,9 @@ pub struct SourceView {
 pub struct BlockView {
     /// The block's text.
     pub text: String,
+    /// The block's text laid out: prose lines, and code listings with their lines and
+    /// indentation (what the page view shows in `<pre>`).
+    pub pieces: Vec<TextPiece>,
     /// Whether it was kept.
     pub kept: bool,
     /// The rule that kept or dropped it, as `extract --explain` names it (`None` for a kept
@@ -186,20 +194,37 @@ fn blocks_of(catalog: &Catalog, page: &StoredPage) -> Result<Vec<BlockView>, Str
             counted(verdicts.len() as u64, "block")
         ));
     }
+    let mut text = 0;
+    let shown = segmented
+        .blocks
+        .iter()
+        .take_while(|block| {
+            text += block.text.len();
+            text <= MAX_SHOWN_TEXT_BYTES
+        })
+        .count();
+    let mut pieces = segmented
+        .layout
+        .block_pieces(&segmented.blocks, shown, MAX_LAYOUT_MARKS_READ)
+        .into_iter();
     Ok(segmented
         .blocks
         .into_iter()
         .zip(verdicts)
-        .map(|(block, verdict)| block_view(block.text, verdict))
+        .map(|(block, verdict)| {
+            let pieces = pieces.next().unwrap_or_default();
+            block_view(block.text, pieces, verdict)
+        })
         .collect())
 }
 
 /// A block and its verdict; a verdict the record does not hold is a kept block's.
-fn block_view(text: String, verdict: Option<Verdict>) -> BlockView {
+fn block_view(text: String, pieces: Vec<TextPiece>, verdict: Option<Verdict>) -> BlockView {
     let figure = |value: f32| value.is_finite().then_some(value);
     match verdict {
         Some(verdict) => BlockView {
             text,
+            pieces,
             kept: verdict.keep,
             rule: Some(verdict.rule.name()),
             score: figure(verdict.score),
@@ -207,6 +232,7 @@ fn block_view(text: String, verdict: Option<Verdict>) -> BlockView {
         },
         None => BlockView {
             text,
+            pieces,
             kept: true,
             rule: None,
             score: None,
@@ -354,6 +380,7 @@ mod tests {
     fn a_block_shows_the_figures_its_verdict_has() {
         let dropped = block_view(
             "menu".into(),
+            Vec::new(),
             Some(Verdict::scored(
                 false,
                 crate::detect::bloom::TEMPLATE_WORD_RATIO,
@@ -368,12 +395,14 @@ mod tests {
         assert_eq!((dropped.score, dropped.threshold), (Some(0.9), Some(0.8)));
         let kept = block_view(
             "text".into(),
+            Vec::new(),
             Some(Verdict::kept(crate::detect::sandwich::NO_PEER)),
         );
         assert_eq!((kept.kept, kept.rule), (true, Some("no_peer")));
         assert_eq!((kept.score, kept.threshold), (None, None));
         let infinite = block_view(
             String::new(),
+            Vec::new(),
             Some(Verdict::scored(
                 false,
                 crate::detect::sandwich::NO_PEER,

@@ -53,6 +53,17 @@ pub struct ExtractArgs {
         help_heading = "Output"
     )]
     lang: Vec<String>,
+    /// Write the kept text as Markdown (CommonMark with GitHub tables: headings, lists, quotes,
+    /// fenced code with its language, data tables as pipe tables, inline code and emphasis)
+    /// instead of lines.
+    #[arg(long, help_heading = "Output")]
+    markdown: bool,
+    /// With --markdown: links as [text](absolute URL) (their text alone otherwise).
+    #[arg(long, requires = "markdown", help_heading = "Output")]
+    links: bool,
+    /// With --markdown: images as ![alt](absolute URL) (left out otherwise).
+    #[arg(long, requires = "markdown", help_heading = "Output")]
+    images: bool,
     /// Do not detect each page's language ("lang": null): a little faster.
     #[arg(long, conflicts_with = "lang", help_heading = "Output")]
     no_lang: bool,
@@ -108,7 +119,14 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         !(args.explain && format == output::Format::Wet),
         "--explain adds the blocks to JSON lines: it does not go with --format wet"
     );
-    let plan = OutputPlan::new(format, args.keep_empty, !args.no_lang, &args.lang)?;
+    let text = match args.markdown {
+        true => output::TextForm::Markdown {
+            links: args.links,
+            images: args.images,
+        },
+        false => output::TextForm::Lines,
+    };
+    let plan = OutputPlan::new(format, args.keep_empty, !args.no_lang, &args.lang)?.with_text(text);
     let options = BuildOptions {
         stop: Some(stop_on_interrupt()),
         ..args.run.options(args.detector.chosen(&args.run))?
@@ -130,7 +148,7 @@ pub fn run(args: ExtractArgs) -> Result<()> {
     let progress = TerminalProgress::new();
     let mut counts = OutputCounts::default();
     let summary = run::extract(&args.inputs.inputs, &options, &progress, &mut |decided| {
-        let page = ExtractedPage::of(&decided, plan.detect_language);
+        let page = ExtractedPage::of(&decided, plan.detect_language, plan.text);
         let left_out = plan.left_out(&page);
         counts.count(left_out);
         if left_out.is_some() {

@@ -513,6 +513,7 @@ mod tests {
             limited: None,
             tree: None,
             links: Vec::new(),
+            layout: Default::default(),
         }
     }
 

@@ -1,0 +1,443 @@
+//! The layout's text and Markdown on pages written for the tests, the Markdown read back by
+//! pulldown-cmark (CommonMark with GitHub tables).
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+use super::MarkdownOptions;
+use crate::analyze::words;
+use crate::segment::tests::page;
+use crate::segment::{SegmentLimits, SegmentedPage, segment};
+
+fn segmented(html: &str) -> SegmentedPage {
+    segment(&page(html), &SegmentLimits::default()).unwrap()
+}
+
+/// The page's text as lines, every block kept.
+fn lines(html: &str) -> String {
+    let page = segmented(html);
+    page.layout.plain_text(&page.blocks, |_| true)
+}
+
+/// The page's Markdown, every block kept.
+fn markdown(html: &str) -> String {
+    markdown_with(html, &MarkdownOptions::default())
+}
+
+fn markdown_with(html: &str, options: &MarkdownOptions) -> String {
+    let page = segmented(html);
+    page.layout.markdown(&page.blocks, |_| true, options)
+}
+
+/// What a CommonMark reader finds in Markdown.
+#[derive(Debug, Default)]
+struct Parsed {
+    /// The document's text, blocks and cells set apart by spaces.
+    text: String,
+    /// Each code block's language (info string) and content.
+    code: Vec<(String, String)>,
+    /// Each table's rows of cell texts, the header row first.
+    tables: Vec<Vec<Vec<String>>>,
+    headings: Vec<(u32, String)>,
+}
+
+fn parse(markdown: &str) -> Parsed {
+    let mut parsed = Parsed::default();
+    let mut code: Option<(String, String)> = None;
+    let mut cell: Option<String> = None;
+    let mut heading: Option<(u32, String)> = None;
+    for event in Parser::new_ext(markdown, Options::ENABLE_TABLES) {
+        match event {
+            Event::Text(text) | Event::Code(text) => {
+                if let Some((_, content)) = &mut code {
+                    content.push_str(&text);
+                }
+                if let Some(cell) = &mut cell {
+                    cell.push_str(&text);
+                }
+                if let Some((_, heading)) = &mut heading {
+                    heading.push_str(&text);
+                }
+                parsed.text.push_str(&text);
+            }
+            Event::SoftBreak | Event::HardBreak => parsed.text.push(' '),
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let language = match kind {
+                    CodeBlockKind::Fenced(info) => info.to_string(),
+                    CodeBlockKind::Indented => String::new(),
+                };
+                code = Some((language, String::new()));
+            }
+            Event::End(TagEnd::CodeBlock) => parsed.code.extend(code.take()),
+            Event::Start(Tag::Table(_)) => parsed.tables.push(Vec::new()),
+            Event::Start(Tag::TableHead | Tag::TableRow) => {
+                if let Some(table) = parsed.tables.last_mut() {
+                    table.push(Vec::new());
+                }
+            }
+            Event::Start(Tag::TableCell) => cell = Some(String::new()),
+            Event::End(TagEnd::TableCell) => {
+                if let (Some(row), Some(cell)) = (
+                    parsed.tables.last_mut().and_then(|table| table.last_mut()),
+                    cell.take(),
+                ) {
+                    row.push(cell);
+                }
+                parsed.text.push(' ');
+            }
+            Event::Start(Tag::Heading { level, .. }) => {
+                heading = Some((level as u32, String::new()));
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                parsed.headings.extend(heading.take());
+                parsed.text.push(' ');
+            }
+            Event::End(_) => parsed.text.push(' '),
+            Event::Html(html) | Event::InlineHtml(html) => {
+                panic!("text read as HTML: {html:?} in\n{markdown}")
+            }
+            _ => {}
+        }
+    }
+    parsed
+}
+
+/// Markdown read back holds the words of the text, in order.
+fn assert_same_words(html: &str) {
+    let (text, markdown) = (lines(html), markdown(html));
+    assert_eq!(
+        words(&parse(&markdown).text),
+        words(&text),
+        "text:\n{text}\nmarkdown:\n{markdown}"
+    );
+}
+
+#[test]
+fn code_keeps_its_lines_and_indentation() {
+    let html =
+        "<p>Intro</p><pre>\nfn main() {\n    println!(\"hi\");\n\n\tdone();\n}\n</pre><p>After</p>";
+    assert_eq!(
+        lines(html),
+        "Intro\nfn main() {\n    println!(\"hi\");\n\n\tdone();\n}\nAfter"
+    );
+    let parsed = parse(&markdown(html));
+    assert_eq!(
+        parsed.code,
+        [(
+            String::new(),
+            "fn main() {\n    println!(\"hi\");\n\n\tdone();\n}\n".to_string()
+        )]
+    );
+    assert_same_words(html);
+}
+
+#[test]
+fn highlighted_code_is_one_block_with_its_entities_decoded() {
+    // Pygments' markup: a span per token, entities in the source.
+    let html = "<div class=\"highlight-python notranslate\"><div class=\"highlight\"><pre>\
+        <span class=\"k\">if</span> <span class=\"n\">a</span> <span class=\"o\">&lt;</span> \
+        <span class=\"mi\">2</span><span class=\"p\">:</span>\n    \
+        <span class=\"nb\">print</span><span class=\"p\">(</span><span class=\"s2\">&quot;a &amp; b&quot;</span>)\n</pre></div></div>";
+    assert_eq!(lines(html), "if a < 2:\n    print(\"a & b\")");
+    let parsed = parse(&markdown(html));
+    assert_eq!(
+        parsed.code,
+        [(
+            "python".to_string(),
+            "if a < 2:\n    print(\"a & b\")\n".to_string()
+        )]
+    );
+}
+
+#[test]
+fn the_language_comes_from_the_conventions_sites_use() {
+    let cases = [
+        ("<pre><code class=\"language-rust\">x</code></pre>", "rust"),
+        ("<pre class=\"lang-js prettyprint\">x</pre>", "js"),
+        ("<pre class=\"brush: php; gutter: false\">x</pre>", "php"),
+        (
+            "<div class=\"sourceCode\"><pre class=\"sourceCode python\">x</pre></div>",
+            "python",
+        ),
+        (
+            "<div class=\"highlight highlight-source-shell\"><pre>x</pre></div>",
+            "shell",
+        ),
+        ("<pre><code data-lang=\"go\">x</code></pre>", "go"),
+        ("<pre class=\"highlight-default\">x</pre>", ""),
+        ("<pre>x</pre>", ""),
+    ];
+    for (html, language) in cases {
+        let parsed = parse(&markdown(html));
+        assert_eq!(parsed.code.len(), 1, "{html}");
+        assert_eq!(parsed.code[0].0, language, "{html}");
+    }
+}
+
+#[test]
+fn the_fence_is_longer_than_any_run_of_backticks_inside() {
+    let html = "<pre>```\nnested ```` fence\n```</pre>";
+    let markdown = markdown(html);
+    assert!(markdown.starts_with("`````\n"), "{markdown}");
+    assert_eq!(parse(&markdown).code[0].1, "```\nnested ```` fence\n```\n");
+}
+
+#[test]
+fn line_number_gutters_are_left_out_and_never_interleaved() {
+    // Sphinx's table of line numbers beside the code, and Pygments' inline numbers.
+    let table = "<table class=\"highlighttable\"><tr><td class=\"linenos\"><div class=\"linenodiv\">\
+        <pre>1\n2</pre></div></td><td class=\"code\"><div class=\"highlight\"><pre>first()\nsecond()\n\
+        </pre></div></td></tr></table>";
+    let inline = "<pre><span class=\"linenos\">1</span>first()\n<span class=\"linenos\">2</span>second()\n</pre>";
+    for html in [table, inline] {
+        assert_eq!(lines(html), "first()\nsecond()", "{html}");
+        let parsed = parse(&markdown(html));
+        assert_eq!(parsed.code.len(), 1, "{html}");
+        assert_eq!(parsed.code[0].1, "first()\nsecond()\n", "{html}");
+    }
+}
+
+#[test]
+fn other_preformatted_containers_keep_their_whitespace() {
+    assert_eq!(lines("<xmp>a  <b>\n  c</xmp>"), "a  <b>\n  c");
+    assert_eq!(lines("<listing>x\n  y</listing>"), "x\n  y");
+    assert_eq!(
+        lines("<code style=\"display: block; white-space: pre\">one\n  two</code>"),
+        "one\n  two"
+    );
+    assert_eq!(lines("<pre>a<br>  b</pre>"), "a\n  b");
+}
+
+#[test]
+fn rows_are_lines_with_tab_separated_cells_and_blocks_start_lines() {
+    let html = "<h2>Title</h2><table><tr><th>Name</th><th>Size</th></tr>\
+        <tr><td>\"char\"</td><td>1 <b>byte</b></td></tr></table>\
+        <ul><li>one<li>two <i>and</i> three</ul><dl><dt>term<dd>definition</dl>\
+        <p>line<br>break</p><blockquote>quoted</blockquote>";
+    assert_eq!(
+        lines(html),
+        "Title\nName\tSize\n\"char\"\t1 byte\none\ntwo and three\nterm\ndefinition\nline\nbreak\nquoted"
+    );
+    assert_same_words(html);
+}
+
+#[test]
+fn inline_elements_never_split_a_line_and_whitespace_collapses() {
+    assert_eq!(
+        lines("<p>  a <b>bold</b><i>italic</i>   <a href=x>link</a>\n <code>c</code>  </p>"),
+        "a bolditalic link c"
+    );
+    // Element boundaries that separate words today still do.
+    assert_eq!(lines("<p>Home<button>x</button>About</p>"), "Home x About");
+}
+
+#[test]
+fn headings_lists_and_quotes_in_markdown() {
+    let html = "<h1>Top</h1><h3>Third</h3><ol start=3><li>three<li>four<ul><li>nested \
+        <em>emphasis</em> and <strong>strong</strong></ul></ol>\
+        <ol reversed><li>b<li>a</ol><blockquote><p>quoted</p><p>again</p></blockquote>";
+    let markdown = markdown(html);
+    assert_eq!(
+        markdown,
+        "# Top\n\n### Third\n\n3. three\n4. four\n   - nested *emphasis* and **strong**\n\n\
+         2. b\n1. a\n\n> quoted\n>\n> again"
+    );
+    let parsed = parse(&markdown);
+    assert_eq!(
+        parsed.headings,
+        [(1, "Top".to_string()), (3, "Third".to_string())]
+    );
+    assert_same_words(html);
+}
+
+#[test]
+fn data_tables_are_pipe_tables_and_layout_tables_their_blocks() {
+    let html = "<table><thead><tr><th>Name<th>Storage | Size<th>Notes</thead>\
+        <tr><td colspan=2>wide<td>a<br>b\n<tr><td>x<td><td>z</table>";
+    let parsed = parse(&markdown(html));
+    assert_eq!(
+        parsed.tables,
+        [[
+            vec!["Name", "Storage | Size", "Notes"],
+            vec!["wide", "", "a b"],
+            vec!["x", "", "z"],
+        ]]
+    );
+    // One column, a role saying so, or cells holding headings or code: the blocks inside.
+    let layouts = [
+        "<table><tr><td>one</td></tr><tr><td>two</td></tr></table>",
+        "<table role=presentation><tr><td>one</td><td>two</td></tr></table>",
+        "<table><tr><td><h2>one</h2></td><td><pre>two</pre></td></tr></table>",
+    ];
+    for html in layouts {
+        let markdown = markdown(html);
+        assert!(parse(&markdown).tables.is_empty(), "{markdown}");
+        assert_same_words(html);
+    }
+    // A table inside a data table's cell is flattened to its text.
+    let nested = "<table><tr><th>a</th><th>b</th></tr><tr><td>c</td>\
+        <td><table><tr><td>d</td><td>e</td></tr></table></td></tr></table>";
+    assert_eq!(
+        parse(&markdown(nested)).tables,
+        [[vec!["a", "b"], vec!["c", "d e"]]]
+    );
+}
+
+#[test]
+fn text_that_reads_as_markdown_is_escaped() {
+    let html = "<p># not a heading</p><p>* not a list</p><p>1. not numbered</p>\
+        <p>- dash</p><p>&lt;div&gt; and &amp;amp; and [link](x) and _under_ a_b *star* `tick`</p>\
+        <h2>C# ##</h2><table><tr><td>a|b</td><td>c</td></tr></table>";
+    let markdown = markdown(html);
+    let parsed = parse(&markdown);
+    assert!(
+        parsed.tables.len() == 1 && parsed.code.is_empty(),
+        "{markdown}"
+    );
+    assert_eq!(
+        parsed.text.split_whitespace().collect::<Vec<_>>().join(" "),
+        "# not a heading * not a list 1. not numbered - dash <div> and &amp; and [link](x) \
+         and _under_ a_b *star* `tick` C# ## a|b c",
+        "{markdown}"
+    );
+}
+
+#[test]
+fn links_and_images_only_when_asked_and_absolute() {
+    let html =
+        "<p>See <a href=\"/docs/a b.html\">the docs</a> <img src=\"img/x.png\" alt=\"An X\"></p>";
+    assert_eq!(markdown(html), "See the docs");
+    let options = MarkdownOptions {
+        links: true,
+        images: true,
+        base_url: "http://example.org/dir/page.html".into(),
+    };
+    assert_eq!(
+        markdown_with(html, &options),
+        "See [the docs](http://example.org/docs/a%20b.html) ![An X](http://example.org/dir/img/x.png)"
+    );
+    let script = "<p><a href=\"javascript:void(0)\">menu</a></p>";
+    assert_eq!(markdown_with(script, &options), "menu");
+}
+
+#[test]
+fn dropped_blocks_leave_no_trace() {
+    let html = "<ul><li>kept<li><div>dropped</div></ul><h2><div>gone</div></h2>\
+        <table><tr><th>h1</th><th>h2</th></tr><tr><td><p>dropped</p></td><td><p>dropped</p></td></tr></table>\
+        <p>last</p>";
+    let page = segmented(html);
+    let keep = |block: usize| !["dropped", "gone"].contains(&page.blocks[block].text.as_str());
+    let text = page.layout.plain_text(&page.blocks, keep);
+    assert_eq!(text, "kept\nh1\th2\nlast");
+    let markdown = page
+        .layout
+        .markdown(&page.blocks, keep, &MarkdownOptions::default());
+    assert_eq!(markdown, "- kept\n\n| h1 | h2 |\n| --- | --- |\n\nlast");
+}
+
+#[test]
+fn the_detectors_blocks_and_words_are_those_of_before() {
+    // The layout is recorded beside the blocks: their text is still collapsed.
+    let page =
+        segmented("<div><pre>a\n  b</pre><table><tr><td>c</td><td>d</td></tr></table></div>");
+    let texts: Vec<_> = page
+        .blocks
+        .iter()
+        .map(|block| block.text.as_str())
+        .collect();
+    assert_eq!(texts, ["a b", "c d"]);
+}
+
+/// Hostile pages: bounded work, text and Markdown that parses, no panic.
+#[test]
+fn hostile_structure_is_bounded_and_still_parses() {
+    let pages = [
+        format!("<ul>{}deep", "<li><ul>".repeat(100_000)),
+        format!("<table><tr>{}</tr></table>", "<td>c</td>".repeat(10_000)),
+        "<table><tr><td rowspan=2147483647 colspan=2147483647>x</td><td>y</td></tr></table>"
+            .to_string(),
+        "<ul><li><table><tr><td>a</td><td><pre>code\n  more".to_string(),
+        "<pre>unclosed <table><tr><td>cell".to_string(),
+        format!(
+            "<table>{}</table>",
+            "<tr><td>a</td><td>b</td></tr>".repeat(100_000)
+        ),
+    ];
+    for html in &pages {
+        let text = lines(html);
+        let markdown = markdown(html);
+        assert_eq!(
+            words(&parse(&markdown).text),
+            words(&text),
+            "{}",
+            &html[..html.len().min(80)]
+        );
+    }
+    // Too deep for the segmenter's stack: nesting stops at its limit.
+    let deep = markdown(&pages[0]);
+    assert!(
+        deep.lines().all(|line| line.len() < 2_000),
+        "lines stay short"
+    );
+}
+
+/// Text-node blocks (sandwich, menu) carry the same lines as layout blocks: each piece of a
+/// highlighted `<pre>` goes with the block its text went to.
+#[test]
+fn every_granularity_keeps_the_same_lines() {
+    use crate::segment::{Granularity, SegmentOptions, segment_with};
+    let html = "<p>Intro <b>bold</b> text</p><pre><span>fn</span> <span>main</span>() {\n    \
+        <span>go</span>();\n}</pre><ul><li>one</li><li>two</li></ul>";
+    let expected = lines(html);
+    assert_eq!(
+        expected,
+        "Intro bold text\nfn main() {\n    go();\n}\none\ntwo"
+    );
+    for granularity in [
+        Granularity::TextNodes { split_lines: false },
+        Granularity::TextNodes { split_lines: true },
+    ] {
+        let options = SegmentOptions {
+            granularity,
+            ..SegmentOptions::default()
+        };
+        let page = segment_with(&page(html), &SegmentLimits::default(), options).unwrap();
+        assert!(
+            page.blocks.len() > 3,
+            "{granularity:?}: one block per text node"
+        );
+        assert_eq!(
+            page.layout.plain_text(&page.blocks, |_| true),
+            expected,
+            "{granularity:?}"
+        );
+    }
+}
+
+/// Each block's own text laid out alone: its prose lines and its listings apart, nothing of
+/// another block; past the marks budget, the collapsed text.
+#[test]
+fn a_blocks_pieces_are_its_own_lines_and_listings() {
+    use super::TextPiece;
+    let html = "<div><p>one<br>two</p><pre>a\n  b</pre><div>other block</div></div>";
+    let page = segmented(html);
+    let texts: Vec<_> = page
+        .blocks
+        .iter()
+        .map(|block| block.text.as_str())
+        .collect();
+    assert_eq!(texts, ["one two", "a b", "other block"]);
+    let pieces = page.layout.block_pieces(&page.blocks, 3, usize::MAX);
+    assert_eq!(
+        pieces,
+        [
+            vec![TextPiece::prose("one\ntwo".into())],
+            vec![TextPiece {
+                code: true,
+                text: "a\n  b".into()
+            }],
+            vec![TextPiece::prose("other block".into())],
+        ]
+    );
+    let cut = page.layout.block_pieces(&page.blocks, 1, 2);
+    assert_eq!(cut, [vec![TextPiece::prose("one two".into())]]);
+}

@@ -1,0 +1,185 @@
+//! The kept layout as plain lines: a tree of kept elements in, text out. Block-level elements
+//! start lines, a table row is one line with a tab between its cells, preformatted text keeps
+//! its lines and spaces, whitespace elsewhere collapses to one space and never ends a line.
+
+use super::{Node, Shape};
+
+/// The text of `nodes`, without a line end after the last line.
+pub(super) fn render(nodes: &[Node<'_>]) -> String {
+    let mut lines = Lines::default();
+    lines.nodes(nodes);
+    let mut out = lines.out;
+    out.truncate(out.trim_end_matches('\n').len());
+    out
+}
+
+/// A run of a block's laid-out text: prose lines, or one preformatted listing.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TextPiece {
+    /// Whether the piece is preformatted code (its lines and indentation as written).
+    pub code: bool,
+    /// The piece's lines, without a line end after the last.
+    pub text: String,
+}
+
+impl TextPiece {
+    pub(crate) fn prose(text: String) -> TextPiece {
+        TextPiece { code: false, text }
+    }
+}
+
+/// The text of `nodes` as pieces: the prose between listings, and each listing.
+pub(super) fn render_pieces(nodes: &[Node<'_>]) -> Vec<TextPiece> {
+    let mut lines = Lines {
+        pieces: Some(Vec::new()),
+        ..Lines::default()
+    };
+    lines.nodes(nodes);
+    lines.finish_prose();
+    lines.pieces.unwrap_or_default()
+}
+
+#[derive(Default)]
+struct Lines {
+    out: String,
+    /// When pieces are asked for: those finished so far (`out` holds the prose after them).
+    pieces: Option<Vec<TextPiece>>,
+    /// Where the line being written starts in `out`.
+    line_start: usize,
+    /// Whether whitespace came since the line's last character.
+    space: bool,
+}
+
+impl Lines {
+    fn line_is_empty(&self) -> bool {
+        self.out.len() == self.line_start
+    }
+
+    fn end_line(&mut self) {
+        let trimmed = self.out.trim_end_matches('\t').len().max(self.line_start);
+        self.out.truncate(trimmed);
+        if !self.line_is_empty() {
+            self.out.push('\n');
+            self.line_start = self.out.len();
+        }
+        self.space = false;
+    }
+
+    fn nodes(&mut self, nodes: &[Node<'_>]) {
+        for node in nodes {
+            self.node(node);
+        }
+    }
+
+    fn node(&mut self, node: &Node<'_>) {
+        match node {
+            Node::Text(text) => self.text(text),
+            Node::Literal(text) => self.preformatted(text),
+            Node::Break => self.end_line(),
+            Node::Image { .. } | Node::Element(Shape::Gutter, _) => {}
+            Node::Element(Shape::Preformatted(_), children) => {
+                let mut code = String::new();
+                collect_literal(children, &mut code);
+                self.preformatted(&code);
+            }
+            Node::Element(Shape::Cell { .. }, children) => {
+                if !self.line_is_empty() {
+                    self.out.push('\t');
+                    self.space = false;
+                }
+                self.nodes(children);
+            }
+            Node::Element(shape, children) if shape.is_block_level() => {
+                self.end_line();
+                self.nodes(children);
+                self.end_line();
+            }
+            Node::Element(_, children) => self.nodes(children),
+        }
+    }
+
+    /// Collapsed text: runs of whitespace become one space, written only between characters
+    /// of one line.
+    fn text(&mut self, text: &str) {
+        for (index, word) in text.split(char::is_whitespace).enumerate() {
+            if index > 0 {
+                self.space = true;
+            }
+            if word.is_empty() {
+                continue;
+            }
+            if self.space && !self.line_is_empty() && !self.out.ends_with('\t') {
+                self.out.push(' ');
+            }
+            self.space = false;
+            self.out.push_str(word);
+        }
+    }
+
+    /// Preformatted text on lines of its own: every line and its indentation kept, blank
+    /// lines before and after it and spaces at line ends left out.
+    fn preformatted(&mut self, code: &str) {
+        self.end_line();
+        if self.pieces.is_some() {
+            self.finish_prose();
+            let text = code_lines(code).join("\n");
+            if let Some(pieces) = &mut self.pieces
+                && !text.is_empty()
+            {
+                pieces.push(TextPiece { code: true, text });
+            }
+            return;
+        }
+        for line in code_lines(code) {
+            self.out.push_str(line);
+            self.out.push('\n');
+        }
+        self.line_start = self.out.len();
+    }
+}
+
+impl Lines {
+    /// Ends the prose written since the last piece as a piece of its own.
+    fn finish_prose(&mut self) {
+        let Some(pieces) = &mut self.pieces else {
+            return;
+        };
+        let text = self.out.trim_end_matches('\n');
+        if !text.is_empty() {
+            pieces.push(TextPiece::prose(text.to_string()));
+        }
+        self.out.clear();
+        self.line_start = 0;
+        self.space = false;
+    }
+}
+
+/// The preformatted text under `nodes`, exactly as written (line-number columns left out).
+pub(super) fn collect_literal(nodes: &[Node<'_>], code: &mut String) {
+    for node in nodes {
+        match node {
+            Node::Literal(text) | Node::Text(text) => code.push_str(text),
+            Node::Break => code.push('\n'),
+            Node::Element(Shape::Gutter, _) | Node::Image { .. } => {}
+            Node::Element(_, children) => collect_literal(children, code),
+        }
+    }
+}
+
+/// The lines of preformatted text: line ends normalized, trailing spaces off each line,
+/// leading and trailing blank lines off.
+pub(super) fn code_lines(code: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = code
+        .split('\n')
+        .map(|line| line.trim_end_matches(['\r', ' ', '\t', '\u{c}']))
+        .collect();
+    while lines.last().is_some_and(|line| line.trim().is_empty()) {
+        lines.pop();
+    }
+    let first = lines
+        .iter()
+        .position(|line| !line.trim().is_empty())
+        .unwrap_or(lines.len());
+    lines.drain(..first);
+    lines
+}
