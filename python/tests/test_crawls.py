@@ -31,7 +31,9 @@ def test_read_warc_gives_what_extract_writes(indexer_bin, path):
         assert got[url] == page, url
 
 
-@pytest.mark.parametrize("flags", [("--one-pass",), ("--detector", "bloom"), ("--keep-empty",)])
+@pytest.mark.parametrize(
+    "flags", [("--one-pass",), ("--detector", "bloom"), ("--keep-empty",), ("--markdown",)]
+)
 def test_read_warc_options_are_extracts(indexer_bin, flags):
     path = REPO / "data" / "scrapy28.warc.gz"
     expected = run_extract(indexer_bin, path, *flags)
@@ -39,6 +41,7 @@ def test_read_warc_options_are_extracts(indexer_bin, flags):
         ("--one-pass",): {"one_pass": True},
         ("--detector", "bloom"): {"detector": "bloom"},
         ("--keep-empty",): {"keep_empty": True},
+        ("--markdown",): {"markdown": True},
     }[flags]
     assert pages_by_url(indexer.read_warc(path, **kwargs)) == expected
 

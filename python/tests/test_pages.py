@@ -57,6 +57,23 @@ def test_every_detector_extracts_a_page():
         assert page.blocks_kept + page.blocks_dropped > 0, name
 
 
+def test_markdown_keeps_the_pages_shape():
+    html = (
+        "<html><body><h2>Usage</h2><p>Run <code>it</code>:</p>"
+        "<pre class='language-sh'>make\n  all</pre>"
+        "<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>"
+        "</body></html>"
+    )
+    page = indexer.extract(html, "https://example.org/a", detector="none")
+    assert page.text == "Usage\nRun it:\nmake\n  all\na\tb\n1\t2"
+    markdown = indexer.extract(html, "https://example.org/a", detector="none", markdown=True)
+    assert markdown.text == (
+        "## Usage\n\nRun `it`:\n\n```sh\nmake\n  all\n```\n\n| a | b |\n| --- | --- |\n| 1 | 2 |"
+    )
+    cleaner = indexer.Cleaner(detector="none", markdown=True)
+    assert cleaner.clean(html, "https://example.org/a").text == markdown.text
+
+
 def test_extract_errors():
     with pytest.raises(ValueError, match="unknown detector `nope`"):
         indexer.extract("<p>x</p>", "http://a.example/", detector="nope")

@@ -14,7 +14,7 @@ mod snippets;
 
 pub use chart::write_chart;
 pub use predictions::{Predictions, load_predictions};
-pub use quality::{Prf, Quality, bag, score};
+pub use quality::{Prf, Quality, bag, line_bag, score};
 pub use retrieval::{
     QueryKind, QueryOutcome, RankFigures, Retrieval, reciprocal_rank, sample_phrase,
     title_without_site,

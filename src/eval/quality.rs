@@ -1,7 +1,9 @@
 //! Extraction quality: bag-of-words token precision, recall and F1 of kept text against the
 //! labelled main content — the definition of `shared/tools/score.py`: tokens are runs of
 //! word characters (letters, digits, underscore), lower-cased; micro sums over all pages,
-//! macro averages the per-site figures.
+//! macro averages the per-site figures. Beside it the line score of
+//! `shared/tools/score_lines.py`, which sees what a bag of words cannot (a listing or a table
+//! run together into one line): the gold's lines found as whole lines of the kept text.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -72,6 +74,53 @@ pub struct Quality {
     pub template_kept: f64,
     /// Per site.
     pub sites: BTreeMap<String, Prf>,
+    /// Lines ([`line_bag`]) over all pages.
+    pub lines: Prf,
+    /// Lines, per site.
+    pub site_lines: BTreeMap<String, Prf>,
+}
+
+/// The lines of `text` with their counts, as `score_lines.py` reads them: a line ends at a
+/// line break or a tab, its whitespace collapses to single spaces, a leading number (a
+/// listing's line-number gutter, kept or not) and the one space after it come off, and
+/// empty lines are left out.
+pub fn line_bag(text: &str) -> HashMap<String, u64> {
+    let mut bag = HashMap::new();
+    for line in text.split(['\n', '\t']) {
+        let collapsed = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        let digits = collapsed
+            .char_indices()
+            .find(|(_, c)| !c.is_numeric())
+            .map_or(collapsed.len(), |(at, _)| at);
+        let rest = &collapsed[digits..];
+        let rest = if digits > 0 {
+            rest.strip_prefix(' ').unwrap_or(rest)
+        } else {
+            rest
+        };
+        if !rest.is_empty() {
+            *bag.entry(rest.to_string()).or_insert(0) += 1;
+        }
+    }
+    bag
+}
+
+/// True positives, false positives and false negatives of one kept bag against its gold.
+fn counts_of(kept: &HashMap<String, u64>, gold: &HashMap<String, u64>) -> TokenCounts {
+    let true_positive = overlap(kept, gold);
+    TokenCounts {
+        true_positive,
+        false_positive: kept.values().sum::<u64>() - true_positive,
+        false_negative: gold.values().sum::<u64>() - true_positive,
+    }
+}
+
+impl TokenCounts {
+    fn add(&mut self, counts: TokenCounts) {
+        self.true_positive += counts.true_positive;
+        self.false_positive += counts.false_positive;
+        self.false_negative += counts.false_negative;
+    }
 }
 
 /// The tokens of `text` with their counts.
@@ -98,6 +147,8 @@ fn overlap(a: &HashMap<String, u64>, b: &HashMap<String, u64>) -> u64 {
 pub fn score(labels: &[Label], kept: &HashMap<String, String>) -> Quality {
     let mut sites: BTreeMap<String, TokenCounts> = BTreeMap::new();
     let mut total = TokenCounts::default();
+    let mut site_lines: BTreeMap<String, TokenCounts> = BTreeMap::new();
+    let mut total_lines = TokenCounts::default();
     let (mut template_total, mut template_kept) = (0u64, 0u64);
     let mut quality = Quality::default();
     for label in labels {
@@ -115,26 +166,25 @@ pub fn score(labels: &[Label], kept: &HashMap<String, String>) -> Quality {
         for (token, count) in template_only.iter_mut() {
             *count = count.saturating_sub(gold.get(token).copied().unwrap_or(0));
         }
-        let true_positive = overlap(&kept, &gold);
-        let counts = TokenCounts {
-            true_positive,
-            false_positive: kept.values().sum::<u64>() - true_positive,
-            false_negative: gold.values().sum::<u64>() - true_positive,
-        };
+        let counts = counts_of(&kept, &gold);
         template_total += template_only.values().sum::<u64>();
         template_kept += overlap(&kept, &template_only);
-        let site = sites.entry(label.site.clone()).or_default();
-        for sum in [site, &mut total] {
-            sum.true_positive += counts.true_positive;
-            sum.false_positive += counts.false_positive;
-            sum.false_negative += counts.false_negative;
-        }
+        sites.entry(label.site.clone()).or_default().add(counts);
+        total.add(counts);
+        let lines = counts_of(&line_bag(text), &line_bag(&label.content_text));
+        site_lines.entry(label.site.clone()).or_default().add(lines);
+        total_lines.add(lines);
     }
     quality.micro = Prf::of(&total);
-    quality.sites = sites
-        .iter()
-        .map(|(site, counts)| (site.clone(), Prf::of(counts)))
-        .collect();
+    quality.lines = Prf::of(&total_lines);
+    let per_site = |sites: &BTreeMap<String, TokenCounts>| {
+        sites
+            .iter()
+            .map(|(site, counts)| (site.clone(), Prf::of(counts)))
+            .collect()
+    };
+    quality.sites = per_site(&sites);
+    quality.site_lines = per_site(&site_lines);
     let n = quality.sites.len().max(1) as f64;
     quality.macro_average = Prf {
         precision: quality.sites.values().map(|p| p.precision).sum::<f64>() / n,
@@ -277,6 +327,38 @@ mod tests {
         let none = score(&[], &HashMap::new());
         assert_eq!((none.pages, none.macro_average), (0, Prf::default()));
         assert!(none.sites.is_empty());
+    }
+
+    #[test]
+    fn lines_end_at_breaks_and_tabs_and_lose_a_leading_number() {
+        let bag = line_bag("  fn   main() {\n12 x = 1;\t cell \n\n3\n12  x = 1;\nx86 \u{a0}y");
+        let expected = [("fn main() {", 1), ("x = 1;", 2), ("cell", 1), ("x86 y", 1)];
+        let expected: HashMap<String, u64> = expected
+            .iter()
+            .map(|(line, n)| (line.to_string(), *n))
+            .collect();
+        assert_eq!(bag, expected);
+    }
+
+    #[test]
+    fn the_line_score_counts_whole_lines_per_page_and_site() {
+        // u1 (s1): gold lines {a b, c, d}, kept {a b c, d} (two lines run together):
+        // tp 1 (d), fp 1, fn 2. u2 (s2): gold {x, y}, kept {x, y, menu}: tp 2, fp 1, fn 0.
+        let labels = [
+            label("u1", "s1", "a b\nc\nd", ""),
+            label("u2", "s2", "x\ty", ""),
+        ];
+        let kept = HashMap::from([
+            ("u1".to_string(), "a b c\nd".to_string()),
+            ("u2".to_string(), "x\ny\nmenu".to_string()),
+        ]);
+        let quality = score(&labels, &kept);
+        // The words are all there on u1: a bag of words sees no difference.
+        assert_eq!(quality.sites["s1"].recall, 1.0);
+        // Lines: tp 3, fp 2, fn 2 → P 3/5, R 3/5.
+        assert!(close(quality.lines.precision, 0.6) && close(quality.lines.recall, 0.6));
+        assert!(close(quality.site_lines["s1"].recall, 1.0 / 3.0));
+        assert!(close(quality.site_lines["s2"].precision, 2.0 / 3.0));
     }
 
     #[test]

@@ -140,21 +140,24 @@ impl EvalReport {
                 return out;
             }
         }
-        out.push_str(&format!("| index |{sample_header} micro P | micro R | micro F1 | macro F1 | template kept | postings | reduction vs none | share of oracle reduction | bytes | MRR@10 title | MRR@10 phrase | S@1 title | S@1 phrase |\n"));
+        out.push_str(&format!("| index |{sample_header} micro P | micro R | micro F1 | macro F1 | line P | line R | line F1 | template kept | postings | reduction vs none | share of oracle reduction | bytes | MRR@10 title | MRR@10 phrase | S@1 title | S@1 phrase |\n"));
         out.push_str(&format!(
-            "|---|{sample_align}---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            "|---|{sample_align}---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         ));
         for row in &self.rows {
             let q = &row.quality;
             let r = &row.retrieval;
             out.push_str(&format!(
-                "| {} |{} {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {:.1}% | {:.2} | {} | {:.3} | {:.3} | {:.3} | {:.3} |\n",
+                "| {} |{} {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {:.1}% | {:.2} | {} | {:.3} | {:.3} | {:.3} | {:.3} |\n",
                 row.name,
                 self.sample_cells(row, q.pages),
                 q.micro.precision,
                 q.micro.recall,
                 q.micro.f1,
                 q.macro_average.f1,
+                q.lines.precision,
+                q.lines.recall,
+                q.lines.f1,
                 q.template_kept,
                 row.index.postings,
                 100.0 * row.postings_reduction,
@@ -172,14 +175,14 @@ impl EvalReport {
         out
     }
 
-    /// The per-site F1 table: a row per site of the first row, a column per row.
+    /// The per-site table: a row per site, the F1 and line F1 of each row.
     fn write_sites(&self, out: &mut String) {
         out.push_str("\n| site |");
         for row in &self.rows {
-            out.push_str(&format!(" {} F1 |", row.label()));
+            out.push_str(&format!(" {0} F1 | {0} line F1 |", row.label()));
         }
         out.push_str("\n|---|");
-        out.push_str(&"---:|".repeat(self.rows.len()));
+        out.push_str(&"---:|".repeat(2 * self.rows.len()));
         out.push('\n');
         let mut names: Vec<&String> = self
             .rows
@@ -192,7 +195,8 @@ impl EvalReport {
             out.push_str(&format!("| {site} |"));
             for row in &self.rows {
                 let f1 = row.quality.sites.get(site).map_or(0.0, |prf| prf.f1);
-                out.push_str(&format!(" {f1:.3} |"));
+                let lines = row.quality.site_lines.get(site).map_or(0.0, |prf| prf.f1);
+                out.push_str(&format!(" {f1:.3} | {lines:.3} |"));
             }
             out.push('\n');
         }
@@ -246,13 +250,17 @@ mod tests {
     fn the_markdown_table_shows_reductions_as_percentages_and_absent_sites_as_zero() {
         let mut bloom = row("bloom", 700, 0.3, 0.5);
         bloom.quality.sites.insert("s1".into(), f1(0.5));
+        bloom.quality.site_lines.insert("s1".into(), f1(0.25));
         let table = report(vec![bloom, row("none", 1000, 0.0, 0.0)], None).to_markdown(true);
         // 0.3 → 30.0%, share 0.50.
         assert!(table.contains("| bloom | 0.000 |"), "{table}");
         assert!(table.contains("| 700 | 30.0% | 0.50 |"), "{table}");
         assert!(table.contains("| 1000 | 0.0% | 0.00 |"), "{table}");
         // none has no figures for s1: 0.
-        assert!(table.contains("| s1 | 0.500 | 0.000 |"), "{table}");
+        assert!(
+            table.contains("| s1 | 0.500 | 0.250 | 0.000 | 0.000 |"),
+            "{table}"
+        );
         assert!(!table.contains("pages per site"), "{table}");
     }
 
@@ -280,10 +288,18 @@ mod tests {
         assert!(table.contains("| hybrid | 1 | 2 | 0.000 |"), "{table}");
         assert!(table.contains("| hybrid | all | 7 | 0.000 |"), "{table}");
         assert!(
-            table.contains("| site | hybrid k=1 F1 | hybrid k=all F1 |"),
+            table.contains(
+                "| site | hybrid k=1 F1 | hybrid k=1 line F1 | hybrid k=all F1 | hybrid k=all line F1 |"
+            ),
             "{table}"
         );
-        assert!(table.contains("| s1 | 0.250 | 0.750 |"), "{table}");
-        assert!(table.contains("| s2 | 0.000 | 1.000 |"), "{table}");
+        assert!(
+            table.contains("| s1 | 0.250 | 0.000 | 0.750 | 0.000 |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("| s2 | 0.000 | 0.000 | 1.000 | 0.000 |"),
+            "{table}"
+        );
     }
 }

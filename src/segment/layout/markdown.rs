@@ -220,22 +220,10 @@ impl Writer<'_> {
     }
 
     fn table(&self, presentation: bool, children: &[Node<'_>], blocks: &mut Vec<MarkdownBlock>) {
-        let mut parts = TableParts::default();
-        parts.collect(children);
-        let columns = parts
-            .rows
-            .iter()
-            .map(|row| row.iter().map(|cell| cell.colspan as usize).sum::<usize>())
-            .max()
-            .unwrap_or(0);
-        let layout = presentation
-            || parts.stray
-            || parts.holds_blocks
-            || !(2..=MAX_TABLE_COLUMNS).contains(&columns);
-        if layout {
+        let Some((parts, columns)) = data_table(presentation, children) else {
             blocks.extend(self.blocks(children));
             return;
-        }
+        };
         for caption in &parts.captions {
             let text = self.flat(caption, Context::Paragraph);
             if !text.is_empty() {
@@ -365,12 +353,12 @@ fn code_block(code: &str, language: Option<&str>) -> Option<MarkdownBlock> {
 
 /// The rows and cells of a table, and whether it reads as a layout table.
 #[derive(Default)]
-struct TableParts<'t, 'a> {
+pub(super) struct TableParts<'t, 'a> {
     rows: Vec<Vec<Cell<'t, 'a>>>,
     captions: Vec<&'t [Node<'a>]>,
     /// Text or blocks outside every row.
     stray: bool,
-    /// A cell holds a heading, a code block or a quote: a layout table.
+    /// A cell holds a heading, a code block, a quote or a list: a layout table.
     holds_blocks: bool,
 }
 
@@ -403,7 +391,8 @@ impl<'t, 'a> TableParts<'t, 'a> {
         for node in nodes {
             match node {
                 Node::Element(Shape::Cell { colspan, .. }, children) => {
-                    self.holds_blocks |= children.iter().any(holds_blocks);
+                    self.holds_blocks |=
+                        children.iter().any(holds_blocks) || breaks_and_blocks(children) > 1;
                     row.push(Cell {
                         children,
                         colspan: (*colspan).clamp(1, MAX_COLSPAN),
@@ -418,10 +407,56 @@ impl<'t, 'a> TableParts<'t, 'a> {
     }
 }
 
+/// A data table's rows and its columns (after `colspan`), or `None` for a layout table: one
+/// for layout only (`role=presentation`), with content outside its rows, a cell holding a
+/// heading, a listing, a quote or a list (a site index in columns), or fewer than two or more than [`MAX_TABLE_COLUMNS`]
+/// columns.
+pub(super) fn data_table<'t, 'a>(
+    presentation: bool,
+    children: &'t [Node<'a>],
+) -> Option<(TableParts<'t, 'a>, usize)> {
+    if presentation {
+        return None;
+    }
+    let mut parts = TableParts::default();
+    parts.collect(children);
+    let columns = parts
+        .rows
+        .iter()
+        .map(|row| row.iter().map(|cell| cell.colspan as usize).sum::<usize>())
+        .max()
+        .unwrap_or(0);
+    let layout = parts.stray || parts.holds_blocks || !(2..=MAX_TABLE_COLUMNS).contains(&columns);
+    (!layout).then_some((parts, columns))
+}
+
+/// The line breaks and block-level elements under `nodes`, counted up to 2: a cell with one
+/// paragraph is a cell, a cell with two, or broken into lines, is a page's layout.
+fn breaks_and_blocks(nodes: &[Node<'_>]) -> usize {
+    let mut count = 0;
+    for node in nodes {
+        count += match node {
+            Node::Break => 1,
+            Node::Element(Shape::Table { .. }, _) => 0,
+            Node::Element(shape, children) => {
+                usize::from(shape.is_block_level()) + breaks_and_blocks(children)
+            }
+            _ => 0,
+        };
+        if count > 1 {
+            break;
+        }
+    }
+    count
+}
+
 /// Whether a cell's node is a block a pipe table cannot hold.
 fn holds_blocks(node: &Node<'_>) -> bool {
     match node {
-        Node::Element(Shape::Heading(_) | Shape::Preformatted(_) | Shape::Quote, _) => true,
+        Node::Element(
+            Shape::Heading(_) | Shape::Preformatted(_) | Shape::Quote | Shape::List { .. },
+            _,
+        ) => true,
         // A table inside a cell is flattened to its text.
         Node::Element(Shape::Table { .. }, _) => false,
         Node::Literal(_) => true,

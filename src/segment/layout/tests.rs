@@ -441,3 +441,29 @@ fn a_blocks_pieces_are_its_own_lines_and_listings() {
     let cut = page.layout.block_pieces(&page.blocks, 1, 2);
     assert_eq!(cut, [vec![TextPiece::prose("one two".into())]]);
 }
+
+/// A data table's cell holding a paragraph (as Sphinx writes every cell) is still one cell of
+/// its row's line; a table whose cells hold several blocks, line breaks or lists is a
+/// page's layout, its cells' blocks lines of their own.
+#[test]
+fn a_data_tables_row_is_one_line_and_a_layout_tables_cells_are_blocks() {
+    let html = "<table><tr><th><p>Format</p></th><th><p>Type</p></th></tr>\
+        <tr><td><p><code>%c</code></p></td><td><p>int <em>or</em> char</p></td></tr></table>";
+    assert_eq!(lines(html), "Format\tType\n%c\tint or char");
+    let parsed = parse(&markdown(html));
+    assert_eq!(
+        parsed.tables,
+        [vec![
+            vec!["Format".to_string(), "Type".to_string()],
+            vec!["%c".to_string(), "int or char".to_string()]
+        ]]
+    );
+    for layout in [
+        "<table><tr><td><p>one</p><p>two</p></td><td>three</td></tr></table>",
+        "<table><tr><td>one<br>two<br></td><td>three</td></tr></table>",
+        "<table><tr><td><ul><li>one</li><li>two</li></ul></td><td>three</td></tr></table>",
+    ] {
+        assert_eq!(lines(layout), "one\ntwo\nthree", "{layout}");
+        assert!(parse(&markdown(layout)).tables.is_empty(), "{layout}");
+    }
+}

@@ -48,6 +48,8 @@ struct Lines {
     line_start: usize,
     /// Whether whitespace came since the line's last character.
     space: bool,
+    /// Inside a data table's cell: everything is one line, blocks and breaks a space.
+    flat: u32,
 }
 
 impl Lines {
@@ -72,6 +74,9 @@ impl Lines {
     }
 
     fn node(&mut self, node: &Node<'_>) {
+        if self.flat > 0 {
+            return self.flat_node(node);
+        }
         match node {
             Node::Text(text) => self.text(text),
             Node::Literal(text) => self.preformatted(text),
@@ -89,12 +94,68 @@ impl Lines {
                 }
                 self.nodes(children);
             }
+            // A data table (as Markdown writes one as a pipe table): each row one line, a
+            // cell's paragraphs and breaks within it.
+            Node::Element(Shape::Table { presentation }, children)
+                if super::markdown::data_table(*presentation, children).is_some() =>
+            {
+                self.end_line();
+                for child in children.iter() {
+                    self.data_table_node(child);
+                }
+                self.end_line();
+            }
             Node::Element(shape, children) if shape.is_block_level() => {
                 self.end_line();
                 self.nodes(children);
                 self.end_line();
             }
             Node::Element(_, children) => self.nodes(children),
+        }
+    }
+
+    /// A node of a data table outside its cells: rows and row groups start lines, a cell's
+    /// content is written flat.
+    fn data_table_node(&mut self, node: &Node<'_>) {
+        match node {
+            Node::Element(Shape::Cell { .. }, children) => {
+                if !self.line_is_empty() {
+                    self.out.push('\t');
+                    self.space = false;
+                }
+                self.flat += 1;
+                self.nodes(children);
+                self.flat -= 1;
+            }
+            Node::Element(Shape::Row, children) => {
+                self.end_line();
+                for child in children {
+                    self.data_table_node(child);
+                }
+                self.end_line();
+            }
+            Node::Element(Shape::Caption, _) => self.node(node),
+            Node::Element(_, children) => {
+                for child in children {
+                    self.data_table_node(child);
+                }
+            }
+            _ => self.node(node),
+        }
+    }
+
+    /// A node inside a data table's cell: on the cell's line, whatever its shape.
+    fn flat_node(&mut self, node: &Node<'_>) {
+        match node {
+            Node::Text(text) | Node::Literal(text) => self.text(text),
+            Node::Break => self.space = true,
+            Node::Image { .. } | Node::Element(Shape::Gutter, _) => {}
+            Node::Element(shape, children) => {
+                let apart = shape.is_block_level();
+                self.space |= apart;
+                self.nodes(children);
+                self.space |= apart;
+            }
         }
     }
 
