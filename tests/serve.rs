@@ -202,7 +202,10 @@ fn every_page_and_answer_is_served() {
         .map(|rest| rest.split("</pre>").next().unwrap())
         .find(|code| code.contains("let mut s = String::from(&quot;hello&quot;);"))
         .expect("the listing in a <pre>");
-    assert!(listing.contains("\n    let mut s = String::from(&quot;hello&quot;);\n"));
+    assert!(
+        listing.contains("\n    let mut s = String::from(&quot;hello&quot;);\n"),
+        "{listing}"
+    );
     let hidden = server.get(&format!("/page?url={}&hide=1", encoded(OWNERSHIP)));
     assert_eq!(hidden.body.matches("class=\"block dropped\"").count(), 0);
     assert!(hidden.body.contains("show dropped blocks"));

@@ -457,8 +457,11 @@ fn holds_blocks(node: &Node<'_>) -> bool {
             Shape::Heading(_) | Shape::Preformatted(_) | Shape::Quote | Shape::List { .. },
             _,
         ) => true,
-        // A table inside a cell is flattened to its text.
-        Node::Element(Shape::Table { .. }, _) => false,
+        // A data table inside a cell is flattened to its text; a layout table inside it
+        // makes its table one for layout too.
+        Node::Element(Shape::Table { presentation }, children) => {
+            data_table(*presentation, children).is_none()
+        }
         Node::Literal(_) => true,
         Node::Element(_, children) => children.iter().any(holds_blocks),
         _ => false,

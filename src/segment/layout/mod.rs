@@ -254,6 +254,19 @@ impl Layout {
                 span.1 = at;
             }
         }
+        // A block's span takes in the starts of elements just before its first text and the
+        // ends just after its last: a listing whose text is all one block is one listing.
+        for span in &mut spans {
+            if span.0 > span.1 {
+                continue;
+            }
+            while span.0 > 0 && matches!(self.marks[span.0 - 1], Mark::Open(_)) {
+                span.0 -= 1;
+            }
+            while span.1 + 1 < self.marks.len() && matches!(self.marks[span.1 + 1], Mark::Close) {
+                span.1 += 1;
+            }
+        }
         let mut budget = max_marks;
         spans
             .iter()

@@ -418,14 +418,16 @@ fn every_granularity_keeps_the_same_lines() {
 #[test]
 fn a_blocks_pieces_are_its_own_lines_and_listings() {
     use super::TextPiece;
-    let html = "<div><p>one<br>two</p><pre>a\n  b</pre><div>other block</div></div>";
+    // A listing in spans (as mdBook writes one) is one piece.
+    let html = "<div><p>one<br>two</p><pre><code class=\"language-rust\">\n<span>a\n</span>  \
+        b\n<span>}\n</span></code></pre><div>other block</div></div>";
     let page = segmented(html);
     let texts: Vec<_> = page
         .blocks
         .iter()
         .map(|block| block.text.as_str())
         .collect();
-    assert_eq!(texts, ["one two", "a b", "other block"]);
+    assert_eq!(texts, ["one two", "a b }", "other block"]);
     let pieces = page.layout.block_pieces(&page.blocks, 3, usize::MAX);
     assert_eq!(
         pieces,
@@ -433,7 +435,7 @@ fn a_blocks_pieces_are_its_own_lines_and_listings() {
             vec![TextPiece::prose("one\ntwo".into())],
             vec![TextPiece {
                 code: true,
-                text: "a\n  b".into()
+                text: "a\n  b\n}".into()
             }],
             vec![TextPiece::prose("other block".into())],
         ]
@@ -462,6 +464,7 @@ fn a_data_tables_row_is_one_line_and_a_layout_tables_cells_are_blocks() {
         "<table><tr><td><p>one</p><p>two</p></td><td>three</td></tr></table>",
         "<table><tr><td>one<br>two<br></td><td>three</td></tr></table>",
         "<table><tr><td><ul><li>one</li><li>two</li></ul></td><td>three</td></tr></table>",
+        "<table><tr><td><table><tr><td><p>one</p><p>two</p></td></tr></table></td><td>three</td></tr></table>",
     ] {
         assert_eq!(lines(layout), "one\ntwo\nthree", "{layout}");
         assert!(parse(&markdown(layout)).tables.is_empty(), "{layout}");
