@@ -9,6 +9,9 @@
 # usage: benches/binaries.sh ROUNDS OUT_DIR BIN... -- BUILD_ARGS...
 #   e.g. benches/binaries.sh 12 /tmp/three /tmp/indexer-old /tmp/indexer-mid \
 #          target/release/indexer -- ../shared/corpus/docs/*.warc.gz --detector hybrid
+# COMMAND=extract times `extract ARGS` (output thrown away) instead of `build ARGS --index`.
+# A binary given as "PATH ARG..." (quoted) runs with those arguments first: two runs of one
+# binary, e.g. "target/release/indexer extract --markdown" beside "target/release/indexer extract".
 set -euo pipefail
 [[ $# -ge 4 ]] || { sed -n 2,11p "$0" >&2; exit 2; }
 rounds=$1 out=$2
@@ -23,8 +26,14 @@ count=${#bins[@]}
 for round in $(seq "$rounds"); do
   for turn in $(seq 0 $((count - 1))); do
     i=$(((turn + round) % count))
-    /usr/bin/time -f "%e %U %S %M" -o "$out/time-$i-$round" \
-      "${bins[$i]}" build "$@" --index "$out/index-$i" > /dev/null 2>&1
+    read -ra binary <<<"${bins[$i]}"
+    if [[ ${COMMAND:-build} == extract ]]; then
+      [[ ${#binary[@]} -gt 1 ]] || binary+=(extract)
+      /usr/bin/time -f "%e %U %S %M" -o "$out/time-$i-$round" "${binary[@]}" "$@" > /dev/null 2>&1
+    else
+      /usr/bin/time -f "%e %U %S %M" -o "$out/time-$i-$round" \
+        "${binary[@]}" build "$@" --index "$out/index-$i" > /dev/null 2>&1
+    fi
   done
 done
 python3 - "$out" "$rounds" "${bins[@]}" <<'PY'

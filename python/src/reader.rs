@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use pyo3::exceptions::{PyFileNotFoundError, PyValueError};
 use pyo3::prelude::*;
 
-use indexer::output::{ExtractedPage, Format, OutputCounts, OutputPlan, TextForm};
+use indexer::output::{ExtractedPage, Format, OutputCounts, OutputPlan};
 use indexer::run::{self, BuildError, BuildOptions, NoProgress};
 
 use crate::{IndexerError, Page, options_for, panic_message, text_form};
