@@ -598,7 +598,14 @@ impl Inline {
     }
 
     fn code(&mut self, code: &str) {
-        let code = code.trim();
+        // White space at the ends of the code element separates it from the words around
+        // it (the text after it may hold no space of its own: it collapsed into this one).
+        let trimmed = code.trim();
+        if trimmed.len() < code.len() && code.starts_with(char::is_whitespace) {
+            self.space = true;
+        }
+        let ends_with_space = trimmed.len() < code.len() && code.ends_with(char::is_whitespace);
+        let code = trimmed;
         if code.is_empty() {
             return;
         }
@@ -616,6 +623,7 @@ impl Inline {
         };
         self.out
             .push_str(&format!("{ticks}{pad}{code}{pad}{ticks}"));
+        self.space = ends_with_space;
     }
 
     /// `inner` between `open` and `close`, its outer whitespace moved outside them; nothing

@@ -470,3 +470,12 @@ fn a_data_tables_row_is_one_line_and_a_layout_tables_cells_are_blocks() {
         assert!(parse(&markdown(layout)).tables.is_empty(), "{layout}");
     }
 }
+
+/// Inline code whose element ends in white space is still set apart from the next word.
+#[test]
+fn inline_code_ending_in_white_space_keeps_the_space_after_it() {
+    let html = "<p>the <code>/var/www\n</code> directory and <code> x</code>y</p>";
+    assert_eq!(lines(html), "the /var/www directory and xy");
+    assert_eq!(markdown(html), "the `/var/www` directory and `x`y");
+    assert_same_words(html);
+}
