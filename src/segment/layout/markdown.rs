@@ -29,6 +29,7 @@ pub(super) fn render(layout: &Layout, nodes: &[Node<'_>], options: &MarkdownOpti
         layout,
         options,
         base: Url::parse(&options.base_url).ok(),
+        nesting: std::cell::Cell::new(0),
     };
     let blocks = writer.blocks(nodes);
     let mut out = String::new();
@@ -44,10 +45,17 @@ pub(super) fn render(layout: &Layout, nodes: &[Node<'_>], options: &MarkdownOpti
 /// One Markdown block, as lines.
 type MarkdownBlock = Vec<String>;
 
+/// Quotes and lists nested deeper than this are written as the blocks they hold: each level
+/// prefixes every line below it, so deeper nesting would make output grow with the square of
+/// the depth.
+pub const MAX_MARKDOWN_NESTING: u32 = 16;
+
 struct Writer<'o> {
     layout: &'o Layout,
     options: &'o MarkdownOptions,
     base: Option<Url>,
+    /// Quotes and lists open around the block being written.
+    nesting: std::cell::Cell<u32>,
 }
 
 /// Where inline text is written, which decides what must be escaped and what a line break is.
@@ -124,6 +132,27 @@ impl Writer<'_> {
             }
             _ => return,
         };
+        let container = matches!(shape, Shape::Quote | Shape::List { .. } | Shape::Item(_));
+        if container && self.nesting.get() >= MAX_MARKDOWN_NESTING {
+            blocks.extend(self.blocks(children));
+            return;
+        }
+        if container {
+            self.nesting.set(self.nesting.get() + 1);
+        }
+        self.container_block(shape, node, children, blocks);
+        if container {
+            self.nesting.set(self.nesting.get() - 1);
+        }
+    }
+
+    fn container_block(
+        &self,
+        shape: Shape,
+        node: &Node<'_>,
+        children: &[Node<'_>],
+        blocks: &mut Vec<MarkdownBlock>,
+    ) {
         match shape {
             Shape::Heading(level) => {
                 let text = self.flat(children, Context::Heading);
@@ -226,8 +255,12 @@ impl Writer<'_> {
         };
         for caption in &parts.captions {
             let text = self.flat(caption, Context::Paragraph);
-            if !text.is_empty() {
-                blocks.push(vec![escape_line_start(&text)]);
+            let lines: Vec<String> = (text.split('\n'))
+                .filter(|line| !line.trim().is_empty())
+                .map(escape_line_start)
+                .collect();
+            if !lines.is_empty() {
+                blocks.push(lines);
             }
         }
         let mut lines = Vec::with_capacity(parts.rows.len() + 1);
@@ -331,7 +364,8 @@ impl Writer<'_> {
             url.as_str()
                 .replace('(', "%28")
                 .replace(')', "%29")
-                .replace(' ', "%20"),
+                .replace(' ', "%20")
+                .replace('|', "%7C"),
         )
     }
 }
@@ -639,6 +673,11 @@ impl Inline {
             return;
         }
         self.space_before();
+        if open == "[" && self.out.ends_with('!') && !self.out.ends_with("\\!") {
+            // `![` would open an image.
+            self.out.pop();
+            self.out.push_str("\\!");
+        }
         self.out.push_str(open);
         self.out.push_str(&text);
         self.out.push_str(close);
@@ -684,9 +723,10 @@ fn escape_into(word: &str, context: Context, out: &mut String) {
                 !(before.is_some_and(char::is_alphanumeric)
                     && after.is_some_and(char::is_alphanumeric))
             }
+            // Before what could make an entity, here or in the next text written.
             '&' => chars
                 .get(index + 1)
-                .is_some_and(|next| next.is_ascii_alphanumeric() || *next == '#'),
+                .is_none_or(|next| next.is_ascii_alphanumeric() || *next == '#'),
             '#' => context == Context::Heading,
             '|' => context == Context::Cell,
             _ => false,
@@ -702,7 +742,7 @@ fn escape_into(word: &str, context: Context, out: &mut String) {
 /// quote, list item, setext underline or thematic break.
 fn escape_line_start(line: &str) -> String {
     let first = line.chars().next();
-    if matches!(first, Some('#' | '>' | '+' | '-' | '=')) {
+    if matches!(first, Some('#' | '>' | '+' | '-' | '=' | '|' | ':')) {
         return format!("\\{line}");
     }
     let digits = line.bytes().take_while(u8::is_ascii_digit).count();

@@ -479,3 +479,45 @@ fn inline_code_ending_in_white_space_keeps_the_space_after_it() {
     assert_eq!(markdown(html), "the `/var/www` directory and `x`y");
     assert_same_words(html);
 }
+
+/// Markdown that would read otherwise: deep nesting stays linear, `!` before a link, `|` in a
+/// cell's link, a carriage return in a listing, a paragraph shaped like a table, a caption's
+/// lines, `&` before an entity's letters in the next text node.
+#[test]
+fn markdown_that_could_read_otherwise_is_written_safely() {
+    let deep = format!("{}<p>word</p>", "<blockquote>".repeat(200));
+    let out = markdown(&deep);
+    assert!(out.len() < 100, "{out}");
+    assert!(out.ends_with("word"));
+    let deep_list = format!("{}x", "<ol start=999999999><li>".repeat(200));
+    assert!(markdown(&deep_list).len() < 1000);
+    let links = MarkdownOptions {
+        links: true,
+        images: false,
+        base_url: "http://a.example/".into(),
+    };
+    let bang = markdown_with("<p>Wow!<a href=/x>click</a></p>", &links);
+    assert_eq!(bang, "Wow\\![click](http://a.example/x)");
+    let cell = markdown_with(
+        "<table><tr><th>a</th><th>b</th></tr><tr><td><a href=\"/a|b\">t</a></td><td>u</td></tr></table>",
+        &links,
+    );
+    assert!(
+        cell.contains("| [t](http://a.example/a%7Cb) | u |"),
+        "{cell}"
+    );
+    let carriage = markdown("<ul><li><pre>a&#13;- b</pre></li></ul>");
+    let parsed = parse(&carriage);
+    assert_eq!(
+        parsed.code,
+        [(String::new(), "a\n- b\n".to_string())],
+        "{carriage}"
+    );
+    let table_like = markdown("<p>a|b<br>|-|-|</p>");
+    assert!(parse(&table_like).tables.is_empty(), "{table_like}");
+    assert_same_words("<p>a|b<br>|-|-|</p>");
+    let caption = "<table><caption>a<br>- b</caption><tr><td>1</td><td>2</td></tr></table>";
+    assert!(markdown(caption).contains("\\- b"), "{}", markdown(caption));
+    let entity = markdown("<p>&amp;<!---->lt;</p>");
+    assert_eq!(entity, "\\&lt;");
+}
