@@ -93,6 +93,10 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
             format!("binary data: {share}% of its first characters are control characters");
         return Err(fail(SkipReason::NotHtml, &url, message));
     }
+    if html.contains('\0') {
+        // As an HTML tokenizer and a CommonMark reader both do: a NUL is never text.
+        html = html.replace('\0', "\u{fffd}");
+    }
     if plain_text {
         html = paragraphs_of_lines(&html);
     }
@@ -181,6 +185,15 @@ mod tests {
         let mut pages = pages_of(name);
         assert_eq!(pages.len(), 1);
         pages.remove(0)
+    }
+
+    #[test]
+    fn a_nul_in_the_page_becomes_the_replacement_character() {
+        let record = response(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>A page of words with a\0b in it.</p>",
+        );
+        let page = page_from_record(record, MAX).unwrap();
+        assert_eq!(page.html, "<p>A page of words with a\u{fffd}b in it.</p>");
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! they hold; inline code, emphasis and strong are marked; links and images only when asked.
 //! Text that would read as Markdown syntax is escaped.
 
+use std::collections::{HashMap, HashSet};
+
 use url::Url;
 
 use super::text::{code_lines, collect_literal};
@@ -211,10 +213,21 @@ impl Writer<'_> {
     fn list(&self, children: &[Node<'_>], numbering: Option<(i64, i64)>) -> Vec<MarkdownBlock> {
         let mut lines = Vec::new();
         let mut number = numbering.map(|(first, _)| first);
-        for child in children {
+        let is_item = |node: &Node<'_>| matches!(node, Node::Element(Shape::Item(_), _));
+        let mut rest = children;
+        while let Some(child) = rest.first() {
+            // Content outside any item (stray text a browser shows in the list) is one item.
             let (value, content) = match child {
-                Node::Element(Shape::Item(value), content) => (*value, self.blocks(content)),
-                other => (None, self.blocks(std::slice::from_ref(other))),
+                Node::Element(Shape::Item(value), content) => {
+                    rest = &rest[1..];
+                    (*value, self.blocks(content))
+                }
+                _ => {
+                    let stray = rest.iter().take_while(|node| !is_item(node)).count();
+                    let (run, after) = rest.split_at(stray);
+                    rest = after;
+                    (None, self.blocks(run))
+                }
             };
             if content.is_empty() {
                 continue;
@@ -315,23 +328,29 @@ impl Writer<'_> {
                     for child in children {
                         self.inline(child, &mut inner);
                     }
-                    out.wrapped(inner, delimiter, delimiter);
+                    out.wrapped(inner, delimiter, delimiter, true);
                 }
                 Shape::Link(target) => {
-                    let mut inner = Inline::new(out.context);
-                    inner.in_line = true;
-                    for child in children {
-                        self.inline(child, &mut inner);
-                    }
                     let target = self
                         .options
                         .links
                         .then(|| self.absolute(self.layout.stored(*target)))
                         .flatten();
-                    match target {
-                        Some(target) => out.wrapped(inner, "[", &format!("]({target})")),
-                        None => out.wrapped(inner, "", ""),
+                    let Some(target) = target else {
+                        // Its text alone, written in line with the text around it.
+                        let in_line = std::mem::replace(&mut out.in_line, true);
+                        for child in children {
+                            self.inline(child, out);
+                        }
+                        out.in_line = in_line;
+                        return;
+                    };
+                    let mut inner = Inline::new(out.context);
+                    inner.in_line = true;
+                    for child in children {
+                        self.inline(child, &mut inner);
                     }
+                    out.wrapped(inner, "[", &format!("]({target})"), false);
                 }
                 _ => {
                     // A block inside inline content (a heading's div, a cell's paragraphs):
@@ -583,6 +602,20 @@ struct Inline {
     leading_space: bool,
     /// Writing inside emphasis or a link: a line break is a space.
     in_line: bool,
+    /// The delimiters of the emphasis written, checked once the line is whole
+    /// ([`resolve_emphasis`]).
+    emphasis: Vec<Delimiters>,
+    /// The last code span, when it is the last thing written: where it starts, and its code.
+    /// A code span right after it joins it, as two runs of backticks side by side would read
+    /// as one.
+    code_span: Option<(usize, String)>,
+}
+
+/// Where an emphasis' delimiters are in the output: start and length of each.
+#[derive(Debug, Clone, Copy)]
+struct Delimiters {
+    open: (usize, usize),
+    close: (usize, usize),
 }
 
 impl Inline {
@@ -593,6 +626,8 @@ impl Inline {
             space: false,
             leading_space: false,
             in_line: false,
+            emphasis: Vec::new(),
+            code_span: None,
         }
     }
 
@@ -608,6 +643,7 @@ impl Inline {
             } else if !self.at_line_start() {
                 self.out.push(' ');
             }
+            self.code_span = None;
         }
         self.space = false;
     }
@@ -621,6 +657,7 @@ impl Inline {
                 continue;
             }
             self.space_before();
+            self.code_span = None;
             escape_into(word, self.context, &mut self.out);
         }
     }
@@ -628,6 +665,7 @@ impl Inline {
     /// Markup written as it is (an image).
     fn markup(&mut self, markup: &str) {
         self.space_before();
+        self.code_span = None;
         self.out.push_str(markup);
     }
 
@@ -644,25 +682,34 @@ impl Inline {
             return;
         }
         self.space_before();
-        let ticks = "`".repeat(longest_run(code, '`') + 1);
+        let code = match self.code_span.take() {
+            Some((start, before)) => {
+                self.out.truncate(start);
+                before + code
+            }
+            None => code.to_string(),
+        };
+        let start = self.out.len();
+        let ticks = "`".repeat(longest_run(&code, '`') + 1);
         let pad = if code.starts_with('`') || code.ends_with('`') {
             " "
         } else {
             ""
         };
-        let code = if self.context == Context::Cell {
+        let written = if self.context == Context::Cell {
             code.replace('|', "\\|")
         } else {
-            code.to_string()
+            code.clone()
         };
         self.out
-            .push_str(&format!("{ticks}{pad}{code}{pad}{ticks}"));
+            .push_str(&format!("{ticks}{pad}{written}{pad}{ticks}"));
+        self.code_span = Some((start, code));
         self.space = ends_with_space;
     }
 
     /// `inner` between `open` and `close`, its outer whitespace moved outside them; nothing
-    /// when it holds no text.
-    fn wrapped(&mut self, inner: Inline, open: &str, close: &str) {
+    /// when it holds no text. `emphasis` delimiters are checked when the line is whole.
+    fn wrapped(&mut self, inner: Inline, open: &str, close: &str, emphasis: bool) {
         let (leading, trailing) = (inner.leading_space, inner.space);
         let text = inner.out;
         if leading {
@@ -673,18 +720,34 @@ impl Inline {
             return;
         }
         self.space_before();
+        self.code_span = None;
         if open == "[" && self.out.ends_with('!') && !self.out.ends_with("\\!") {
             // `![` would open an image.
             self.out.pop();
             self.out.push_str("\\!");
         }
+        let open_at = self.out.len();
         self.out.push_str(open);
+        let text_at = self.out.len();
         self.out.push_str(&text);
+        let close_at = self.out.len();
         self.out.push_str(close);
+        self.emphasis
+            .extend(inner.emphasis.into_iter().map(|inside| Delimiters {
+                open: (inside.open.0 + text_at, inside.open.1),
+                close: (inside.close.0 + text_at, inside.close.1),
+            }));
+        if emphasis {
+            self.emphasis.push(Delimiters {
+                open: (open_at, open.len()),
+                close: (close_at, close.len()),
+            });
+        }
         self.space = trailing;
     }
 
     fn line_break(&mut self) {
+        self.code_span = None;
         if self.context == Context::Paragraph && !self.in_line {
             if !self.at_line_start() {
                 self.out.push_str("\\\n");
@@ -696,6 +759,7 @@ impl Inline {
     }
 
     fn block_boundary(&mut self) {
+        self.code_span = None;
         if self.context == Context::Paragraph && !self.in_line {
             if !self.at_line_start() {
                 self.out.push('\n');
@@ -707,26 +771,158 @@ impl Inline {
     }
 
     fn finish(self) -> String {
-        self.out.trim_end().to_string()
+        let mut out = resolve_emphasis(self.out, self.emphasis);
+        out.truncate(out.trim_end().len());
+        out
     }
+}
+
+/// Passes of [`resolve_emphasis`] before every delimiter left is taken out.
+const EMPHASIS_PASSES: usize = 8;
+
+/// `out` without the emphasis delimiters CommonMark would not read as opening and closing
+/// their emphasis, where the text around them decides it: an opening delimiter must not
+/// follow a closing one, nor come before punctuation unless whitespace or punctuation comes
+/// before it; a closing delimiter after punctuation must come before whitespace or
+/// punctuation. Taking a pair out changes its neighbours', so the check repeats.
+fn resolve_emphasis(mut out: String, mut emphasis: Vec<Delimiters>) -> String {
+    for pass in 0.. {
+        if emphasis.is_empty() {
+            break;
+        }
+        // Delimiters side by side make one run, and CommonMark reads a run as a whole: the
+        // characters around the run decide, and a run holding a closing delimiter cannot
+        // open anything after it.
+        let mut delimiters: Vec<(usize, usize, bool)> = (emphasis.iter())
+            .flat_map(|pair| {
+                [
+                    (pair.open.0, pair.open.1, true),
+                    (pair.close.0, pair.close.1, false),
+                ]
+            })
+            .collect();
+        delimiters.sort_unstable();
+        let mut runs: HashMap<usize, (usize, usize, bool)> = HashMap::new();
+        let mut index = 0;
+        while index < delimiters.len() {
+            let run_start = delimiters[index].0;
+            let mut end = index;
+            while end + 1 < delimiters.len()
+                && delimiters[end].0 + delimiters[end].1 == delimiters[end + 1].0
+            {
+                end += 1;
+            }
+            let run_end = delimiters[end].0 + delimiters[end].1;
+            let mut closed = false;
+            for &(at, _, opens) in &delimiters[index..=end] {
+                runs.insert(at, (run_start, run_end, closed));
+                closed |= !opens;
+            }
+            index = end + 1;
+        }
+        // Emphasis inside other emphasis: an opening delimiter there that could also close
+        // would close the outer one instead.
+        let mut by_open: Vec<(usize, usize)> = (emphasis.iter())
+            .map(|pair| (pair.open.0, pair.close.0))
+            .collect();
+        by_open.sort_unstable();
+        let mut enclosing: Vec<usize> = Vec::new();
+        let mut enclosed: HashSet<usize> = HashSet::new();
+        for (open, close) in by_open {
+            while enclosing.last().is_some_and(|&end| end <= open) {
+                enclosing.pop();
+            }
+            if !enclosing.is_empty() {
+                enclosed.insert(open);
+            }
+            enclosing.push(close);
+        }
+        let before = |at: usize| out[..at].chars().next_back().unwrap_or(' ');
+        let after = |at: usize| out[at..].chars().next().unwrap_or(' ');
+        let valid = |pair: &Delimiters| {
+            let (open_start, open_end, after_a_close) = runs[&pair.open.0];
+            let (close_start, close_end, _) = runs[&pair.close.0];
+            let (ahead, first) = (before(open_start), after(open_end));
+            let (last, next) = (before(close_start), after(close_end));
+            let opens = !first.is_whitespace()
+                && !after_a_close
+                && (!maybe_punctuation(first)
+                    || ahead.is_whitespace()
+                    || ahead.is_ascii_punctuation());
+            let closes = !last.is_whitespace()
+                && (!maybe_punctuation(last)
+                    || next.is_whitespace()
+                    || next.is_ascii_punctuation());
+            let could_close = !ahead.is_whitespace()
+                && (!ahead.is_ascii_punctuation()
+                    || first.is_whitespace()
+                    || maybe_punctuation(first));
+            opens && closes && !(could_close && enclosed.contains(&pair.open.0))
+        };
+        let (kept, dropped): (Vec<Delimiters>, Vec<Delimiters>) = if pass < EMPHASIS_PASSES {
+            emphasis.iter().partition(|pair| valid(pair))
+        } else {
+            (Vec::new(), emphasis.clone())
+        };
+        if dropped.is_empty() {
+            break;
+        }
+        let mut cuts: Vec<(usize, usize)> = (dropped.iter())
+            .flat_map(|pair| [pair.open, pair.close])
+            .filter(|&(_, length)| length > 0)
+            .collect();
+        cuts.sort_unstable();
+        let cut_before: Vec<usize> = std::iter::once(0)
+            .chain(cuts.iter().scan(0, |sum, &(_, length)| {
+                *sum += length;
+                Some(*sum)
+            }))
+            .collect();
+        let shift = |at: usize| at - cut_before[cuts.partition_point(|&(cut, _)| cut < at)];
+        emphasis = kept
+            .into_iter()
+            .map(|pair| Delimiters {
+                open: (shift(pair.open.0), pair.open.1),
+                close: (shift(pair.close.0), pair.close.1),
+            })
+            .collect();
+        let mut resolved = String::with_capacity(out.len());
+        let mut from = 0;
+        for (at, length) in cuts {
+            resolved.push_str(&out[from..at]);
+            from = at + length;
+        }
+        resolved.push_str(&out[from..]);
+        out = resolved;
+    }
+    out
+}
+
+/// Punctuation as CommonMark's flanking rules may count it: anything but letters, digits
+/// and whitespace (Unicode symbols count in newer versions of the specification).
+fn maybe_punctuation(c: char) -> bool {
+    !c.is_alphanumeric() && !c.is_whitespace()
 }
 
 /// Appends `word` (no whitespace in it) with what Markdown would read as syntax escaped.
 fn escape_into(word: &str, context: Context, out: &mut String) {
-    let chars: Vec<char> = word.chars().collect();
-    for (index, &c) in chars.iter().enumerate() {
+    const SPECIAL: &[char] = &['\\', '`', '*', '[', ']', '<', '~', '_', '&', '#', '|'];
+    if !word.contains(SPECIAL) {
+        out.push_str(word);
+        return;
+    }
+    let mut before = None;
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        let after = chars.peek().copied();
         let escape = match c {
             '\\' | '`' | '*' | '[' | ']' | '<' | '~' => true,
             '_' => {
-                let before = index.checked_sub(1).map(|i| chars[i]);
-                let after = chars.get(index + 1).copied();
                 !(before.is_some_and(char::is_alphanumeric)
                     && after.is_some_and(char::is_alphanumeric))
             }
             // Before what could make an entity, here or in the next text written.
-            '&' => chars
-                .get(index + 1)
-                .is_none_or(|next| next.is_ascii_alphanumeric() || *next == '#'),
+            '&' => after.is_none_or(|next| next.is_ascii_alphanumeric() || next == '#'),
             '#' => context == Context::Heading,
             '|' => context == Context::Cell,
             _ => false,
@@ -735,6 +931,7 @@ fn escape_into(word: &str, context: Context, out: &mut String) {
             out.push('\\');
         }
         out.push(c);
+        before = Some(c);
     }
 }
 

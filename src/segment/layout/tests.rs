@@ -38,6 +38,8 @@ struct Parsed {
     /// Each table's rows of cell texts, the header row first.
     tables: Vec<Vec<Vec<String>>>,
     headings: Vec<(u32, String)>,
+    /// Emphasis and strong elements read.
+    emphasis: usize,
 }
 
 fn parse(markdown: &str) -> Parsed {
@@ -68,6 +70,7 @@ fn parse(markdown: &str) -> Parsed {
                 code = Some((language, String::new()));
             }
             Event::End(TagEnd::CodeBlock) => parsed.code.extend(code.take()),
+            Event::Start(Tag::Emphasis | Tag::Strong) => parsed.emphasis += 1,
             Event::Start(Tag::Table(_)) => parsed.tables.push(Vec::new()),
             Event::Start(Tag::TableHead | Tag::TableRow) => {
                 if let Some(table) = parsed.tables.last_mut() {
@@ -91,6 +94,7 @@ fn parse(markdown: &str) -> Parsed {
                 parsed.headings.extend(heading.take());
                 parsed.text.push(' ');
             }
+            Event::End(TagEnd::Emphasis | TagEnd::Strong | TagEnd::Link | TagEnd::Image) => {}
             Event::End(_) => parsed.text.push(' '),
             Event::Html(html) | Event::InlineHtml(html) => {
                 panic!("text read as HTML: {html:?} in\n{markdown}")
@@ -520,4 +524,50 @@ fn markdown_that_could_read_otherwise_is_written_safely() {
     assert!(markdown(caption).contains("\\- b"), "{}", markdown(caption));
     let entity = markdown("<p>&amp;<!---->lt;</p>");
     assert_eq!(entity, "\\&lt;");
+}
+
+#[test]
+fn emphasis_is_marked_only_where_commonmark_reads_it_as_emphasis() {
+    let cases = [
+        // Closing after punctuation, a letter next: CommonMark would not close it.
+        ("<p><em>Expect:</em>ation</p>", 0),
+        // Opening before punctuation, a letter before it.
+        ("<p>socket<b>(2)</b> and</p>", 0),
+        // Emphasis right after emphasis: the second is not marked (`****` reads as text).
+        ("<p><b>a</b><b>b</b> c</p>", 1),
+        ("<p><em>argument</em><b>(</b><code>,</code></p>", 1),
+        (
+            "<p><b><i>Welcome</i></b><a href=/x><b><i>Hell</i></b></a><b><i>, our</i></b></p>",
+            2,
+        ),
+        // Where the delimiters can open and close, they stay.
+        (
+            "<p>Byte<em>n</em> and <em>A</em>x, <strong>a:</strong> b</p>",
+            3,
+        ),
+        ("<p><em><strong>both</strong></em></p>", 2),
+        // Inside emphasis, emphasis opening within a word would close the outer one.
+        (
+            "<p>in <em><span>post<em>apocalyptic</em> tale,</span> </em>The Road</p>",
+            1,
+        ),
+    ];
+    for (html, marked) in cases {
+        let out = markdown(html);
+        assert_eq!(parse(&out).emphasis, marked, "{html}\n{out}");
+        assert_same_words(html);
+    }
+}
+
+#[test]
+fn adjacent_code_spans_join_and_stray_list_content_is_one_item() {
+    let html = "<p><code>Request.</code><a href=/m><code>meta['x']</code></a> and \
+                <code>a</code><br><code>b</code></p>";
+    let out = markdown(html);
+    assert!(out.contains("`Request.meta['x']`"), "{out}");
+    assert_same_words(html);
+    let stray = "<ul><br><b>Warning</b>:  Use of <b>x</b><li>item</li></ul>";
+    let out = markdown(stray);
+    assert_eq!(out, "- **Warning**: Use of **x**\n- item");
+    assert_same_words(stray);
 }
