@@ -161,7 +161,7 @@ fn markdown_reads_back_as_the_texts_words_listings_and_rows() {
 }
 
 #[test]
-fn eval_scores_lines_as_score_lines_does() {
+fn eval_scores_lines_and_code_as_the_shared_tools_do() {
     let labels = sample_files("labels.jsonl.gz");
     let mut args = vec!["eval", "-q", "--json", "--detector", "hybrid"];
     for label in &labels {
@@ -212,6 +212,67 @@ fn eval_scores_lines_as_score_lines_does() {
     assert!(line_f1 > 0.95, "{line_f1}");
     assert!(line_f1 > row("none")["lines"]["f1"].as_f64().unwrap());
     assert!(hybrid["site_lines"]["rustbook"]["f1"].as_f64().unwrap() > 0.95);
+
+    // The code score, counted again from the sample's HTML, extract's text and its Markdown
+    // read back by pulldown-cmark: the same figures.
+    let lines_of = |text: &str| -> Vec<String> {
+        let mut lines: Vec<String> = text
+            .lines()
+            .map(|line| line.trim_end().to_string())
+            .collect();
+        while lines.last().is_some_and(|line| line.trim().is_empty()) {
+            lines.pop();
+        }
+        let blank = lines
+            .iter()
+            .take_while(|line| line.trim().is_empty())
+            .count();
+        lines.split_off(blank)
+    };
+    let inputs = indexer::read::InputSet::open(&sample_files("warc.gz"), None).unwrap();
+    let mut content_blocks = std::collections::HashMap::new();
+    for record in inputs.records().filter_map(Result::ok) {
+        let limits = indexer::segment::SegmentLimits::default();
+        let Ok(page) = indexer::run::page_of_record(record, &limits) else {
+            continue;
+        };
+        if let Some(content) = gold.get(&page.url) {
+            let blocks = indexer::eval::content_blocks(&page.html, content);
+            content_blocks.insert(page.url.clone(), blocks);
+        }
+    }
+    let text: std::collections::HashMap<String, String> = pages(&[]).into_iter().collect();
+    let markdown: std::collections::HashMap<String, String> =
+        pages(&["--markdown"]).into_iter().collect();
+    let (mut blocks, mut in_text, mut in_markdown) = (0, 0, 0);
+    for (url, page_blocks) in &content_blocks {
+        let text_lines = lines_of(&text[url]);
+        let code: Vec<Vec<String>> = parse(&markdown[url])
+            .code
+            .iter()
+            .map(|code| lines_of(code))
+            .collect();
+        for block in page_blocks {
+            blocks += 1;
+            in_text += u64::from(
+                text_lines
+                    .windows(block.len())
+                    .any(|window| window == block.as_slice()),
+            );
+            in_markdown += u64::from(code.contains(block));
+        }
+    }
+    let code = &report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["name"] == "hybrid")
+        .unwrap()["code"];
+    assert_eq!(code["blocks"], blocks);
+    assert_eq!(code["whole_in_text"], in_text);
+    assert_eq!(code["whole_in_markdown"], in_markdown);
+    assert!(blocks > 300, "{blocks} content <pre> blocks");
+    assert!(in_text * 100 >= blocks * 99 && in_markdown * 100 >= blocks * 99);
 }
 
 #[test]

@@ -6,6 +6,8 @@
 //! `template_text`; lines with `"usable": false` are skipped.
 
 mod chart;
+mod code;
+mod code_pages;
 mod predictions;
 mod quality;
 mod report;
@@ -13,6 +15,7 @@ mod retrieval;
 mod snippets;
 
 pub use chart::write_chart;
+pub use code::{CodeScore, content_blocks, preformatted_blocks};
 pub use predictions::{Predictions, load_predictions};
 pub use quality::{Prf, Quality, bag, line_bag, score};
 pub use retrieval::{
@@ -38,6 +41,7 @@ use crate::run::{
     Sampling, build_index,
 };
 use crate::search::SearchError;
+use code_pages::{CodeReference, CodeSource, code_score};
 
 /// One labelled page.
 #[derive(Debug, Clone, PartialEq)]
@@ -243,6 +247,9 @@ pub struct EvalRow {
     pub draws: Option<usize>,
     /// Extraction quality of the index's stored body text.
     pub quality: Quality,
+    /// The content's `<pre>` blocks of the labelled pages, and how many came out whole in
+    /// the text and in Markdown.
+    pub code: CodeScore,
     /// Snippet scores, when snippet labels were given.
     pub snippets: Option<SnippetScore>,
     /// Index size.
@@ -430,6 +437,7 @@ struct Drawn {
 struct Measured {
     name: String,
     kept: HashMap<String, String>,
+    code: CodeScore,
     queries: Vec<QueryOutcome>,
     index: IndexStats,
     build_seconds: f64,
@@ -442,6 +450,7 @@ fn pool(pooled: &mut Vec<Measured>, measured: Vec<Measured>) {
         match pooled.iter_mut().find(|index| index.name == more.name) {
             Some(index) => {
                 index.kept.extend(more.kept);
+                index.code.add(&more.code);
                 index.queries.extend(more.queries);
                 index.index.add(&more.index);
                 index.build_seconds += more.build_seconds;
@@ -463,6 +472,7 @@ fn rows_of(
         .into_iter()
         .map(|index| EvalRow {
             quality: score(truth.labels, &index.kept),
+            code: index.code,
             snippets: (!truth.snippets.is_empty())
                 .then(|| score_snippets(truth.snippets, &index.kept)),
             retrieval: Retrieval::of(&index.queries),
@@ -511,6 +521,7 @@ fn measure_indexes(
     };
     let sampled = drawn.map(|drawn| drawn.pages);
     let mut rows = Vec::new();
+    let mut reference = CodeReference::default();
     for kind in kinds {
         let path = workdir.path().join(kind.name());
         let run = BuildOptions {
@@ -522,11 +533,16 @@ fn measure_indexes(
             prefix: format!("eval, {sample_prefix}the {} index: ", kind.name()),
         };
         let summary = build_index(inputs, &path, &run, &phase)?;
+        let code = CodeSource::Decided {
+            summary: &summary,
+            reference: &mut reference,
+        };
         rows.push(measure(
             kind.name(),
             &path,
             truth,
             queries,
+            code,
             summary.seconds,
         )?);
     }
@@ -540,12 +556,14 @@ fn measure_indexes(
     for (at, predicted) in plan.predictions.iter().enumerate() {
         let path = workdir.path().join(format!("predictions-{at}"));
         build_from_predictions(&path, &documents, predicted, sampled)?;
-        rows.push(measure(&predicted.name, &path, truth, queries, 0.0)?);
+        let code = CodeSource::TextOnly(&reference);
+        rows.push(measure(&predicted.name, &path, truth, queries, code, 0.0)?);
     }
     if !labels.is_empty() {
         let oracle = workdir.path().join("oracle");
         build_oracle(&oracle, labels)?;
-        rows.push(measure("oracle", &oracle, truth, queries, 0.0)?);
+        let code = CodeSource::TextOnly(&reference);
+        rows.push(measure("oracle", &oracle, truth, queries, code, 0.0)?);
     }
     Ok((rows, missing))
 }
@@ -688,18 +706,22 @@ fn write_index<'a>(
     Ok(())
 }
 
-/// The index at `path`: its kept text, its answers to `truth`'s known-item queries, its size.
+/// The index at `path`: its kept text, its code score, its answers to `truth`'s known-item
+/// queries, its size.
 fn measure(
     name: &str,
     path: &Path,
     truth: Truth<'_>,
     queries: QuerySettings,
+    code: CodeSource<'_>,
     seconds: f64,
 ) -> Result<Measured, EvalError> {
     let open = OpenIndex::open(path)?;
+    let kept = stored_bodies(&open)?;
     Ok(Measured {
         name: name.to_string(),
-        kept: stored_bodies(&open)?,
+        code: code_score(&open, truth.labels, &kept, code)?,
+        kept,
         queries: retrieval::ask(&open, truth.labels, queries.seed, queries.weights)?,
         index: stats(&open)?,
         build_seconds: seconds,

@@ -169,10 +169,39 @@ impl EvalReport {
                 r.phrase.success_at_1,
             ));
         }
+        if self.rows.iter().any(|row| row.code.blocks > 0) {
+            self.write_code(&mut out);
+        }
         if sites {
             self.write_sites(&mut out);
         }
         out
+    }
+
+    /// The code table: of the labelled content's `<pre>` blocks, the share each row kept
+    /// whole in its text and in its Markdown.
+    fn write_code(&self, out: &mut String) {
+        let (sample_header, sample_align) = self.sample_headers();
+        out.push_str(&format!(
+            "\n| index |{sample_header} code blocks | whole in text | whole in Markdown |\n"
+        ));
+        out.push_str(&format!("|---|{sample_align}---:|---:|---:|\n"));
+        for row in &self.rows {
+            let code = &row.code;
+            let markdown = match (code.whole_in_markdown, code.markdown_share()) {
+                (Some(whole), Some(share)) => format!("{whole} ({:.1}%)", 100.0 * share),
+                _ => "-".to_string(),
+            };
+            out.push_str(&format!(
+                "| {} |{} {} | {} ({:.1}%) | {} |\n",
+                row.name,
+                self.sample_cells(row, row.quality.pages),
+                code.blocks,
+                code.whole_in_text,
+                100.0 * code.text_share(),
+                markdown
+            ));
+        }
     }
 
     /// The per-site table: a row per site, the F1 and line F1 of each row.

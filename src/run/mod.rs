@@ -42,7 +42,7 @@ pub use options::{
     PrefixedProgress, Progress, choose_detector,
 };
 pub use plan::{Output, RunPlan};
-pub use prepare::segment_record;
+pub use prepare::{page_of_record, segment_record};
 pub use redecide::{RedecidedFigures, Redecision};
 pub use rounds::{SITE_BUCKETS, bucket_of_site};
 pub use sample::{BadPagesPerSite, PagesPerSite, Sampling, SiteCensus, census, sample_rank};

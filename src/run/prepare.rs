@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 
 use crate::detect::{Detector, PageSource, normalized_url};
 use crate::read::{
-    FetchTime, InputSet, Record, RecordLocation, Skip, SkipReason, page_from_record,
+    FetchTime, InputSet, Page, Record, RecordLocation, Skip, SkipReason, page_from_record,
 };
 use crate::segment::{
     SegmentLimits, SegmentOptions, SegmentedPage, html_read, segment_with, stable_hash_bytes,
@@ -117,6 +117,12 @@ pub fn segment_record(
     options: SegmentOptions,
 ) -> Result<SegmentedPage, Skip> {
     prepare(Ok(record), limits, options).map(|(page, _, _)| page)
+}
+
+/// A record decoded into its page as a build decodes it, before it is segmented (`eval`
+/// reads a labelled page's own HTML this way).
+pub fn page_of_record(record: Record, limits: &SegmentLimits) -> Result<Page, Skip> {
+    page_from_record(record, decode_cap(limits))
 }
 
 /// A page with its observation and where its record lies.
