@@ -12,7 +12,9 @@
 # can differ between two runs of the same binary (issue: seed methods); its --threads 1 run is
 # the one that must match. KEEP_OLD=1 reuses the old
 # binary's outputs from an earlier run in OUT_DIR; OLD_ONLY=1 writes the old binary's outputs
-# and stops (run it before the change, then KEEP_OLD=1 after it).
+# and stops (run it before the change, then KEEP_OLD=1 after it). DECISIONS=1 compares the
+# decisions alone (`--explain`'s blocks: kept, rule, score; benches/decisions_only.py), for a
+# change to how the kept text is written that must leave every decision as it was.
 set -euo pipefail
 old=${1:?usage: same_output.sh OLD_BINARY NEW_BINARY [SHARED_DIR] [OUT_DIR]}
 new=${2:?usage: same_output.sh OLD_BINARY NEW_BINARY [SHARED_DIR] [OUT_DIR]}
@@ -51,9 +53,15 @@ for corpus in docs news articles; do
       [[ $side == new ]] && bin=$new
       threads=(--threads 2)
       [[ $options == *--threads* ]] && threads=()
-      # shellcheck disable=SC2086
-      "$bin" extract "${warcs[@]}" "${threads[@]}" $options \
-        > "$out/$corpus-$name.$side.jsonl" 2> "$out/$corpus-$name.$side.log"
+      if [[ ${DECISIONS:-0} == 1 ]]; then
+        # shellcheck disable=SC2086
+        "$bin" extract "${warcs[@]}" "${threads[@]}" $options --explain 2> "$out/$corpus-$name.$side.log" \
+          | python3 benches/decisions_only.py > "$out/$corpus-$name.$side.jsonl"
+      else
+        # shellcheck disable=SC2086
+        "$bin" extract "${warcs[@]}" "${threads[@]}" $options \
+          > "$out/$corpus-$name.$side.jsonl" 2> "$out/$corpus-$name.$side.log"
+      fi
     done
     if [[ ${OLD_ONLY:-0} == 1 ]]; then
       printf '%-8s %-22s old written\n' "$corpus" "$name"

@@ -234,7 +234,7 @@ impl EvalReport {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{IndexStats, Prf, Quality, Retrieval};
+    use super::super::{CodeScore, IndexStats, Prf, Quality, Retrieval};
     use super::*;
 
     fn row(name: &str, postings: u64, reduction: f64, share: f64) -> EvalRow {
@@ -243,6 +243,7 @@ mod tests {
             pages_per_site: None,
             draws: None,
             quality: Quality::default(),
+            code: CodeScore::default(),
             snippets: None,
             index: IndexStats {
                 postings,
