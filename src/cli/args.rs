@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use indexer::detect::DetectorKind;
 
 use super::commands;
+use super::generate::Generate;
 
 /// Exit codes of the whole tool (`indexer --help`).
 const EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (see each command's --help); 2 invalid \
@@ -66,13 +67,22 @@ const VERSION_LINE: &str = concat!(
 /// Build a full-text search index from web crawls, stripping each site's template
 /// (navigation, headers, footers, sidebars) while indexing.
 #[derive(Parser)]
-#[command(version = VERSION_LINE, after_help = EXIT_CODES)]
+#[command(
+    version = VERSION_LINE,
+    after_help = EXIT_CODES,
+    args_conflicts_with_subcommands = true,
+    arg_required_else_help = true
+)]
 pub struct Cli {
     /// No progress, warnings or notes on stderr; errors only.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Write a reference generated from these definitions on stdout and stop: the man page,
+    /// the Markdown command-line reference (docs/CLI.md) or a shell's completions.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub generate: Option<Generate>,
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 /// The commands; each one's flags and its run are in `cli/commands/<name>.rs`.

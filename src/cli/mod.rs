@@ -25,6 +25,7 @@ mod choice;
 mod commands;
 mod detectors;
 mod flags;
+mod generate;
 mod interrupt;
 mod print;
 mod progress;
@@ -47,10 +48,26 @@ pub fn main() -> ExitCode {
     quiet_on_closed_pipe();
     let cli = Cli::parse_from(commands::search::with_search_words_last(std::env::args_os()));
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
-    for warning in cli.command.idle_detector_flags() {
+    let command = match (cli.generate, cli.command) {
+        (Some(what), _) => return finish(generate::write(what, &mut std::io::stdout().lock())),
+        (None, Some(command)) => command,
+        (None, None) => {
+            use clap::CommandFactory;
+            let message = "give a command (indexer --help lists them)";
+            Cli::command()
+                .error(clap::error::ErrorKind::MissingSubcommand, message)
+                .exit()
+        }
+    };
+    for warning in command.idle_detector_flags() {
         notice!("warning: {warning}");
     }
-    match run(cli.command) {
+    finish(run(command))
+}
+
+/// How a run ended, said on stderr, as the process's exit code.
+fn finish(outcome: Result<()>) -> ExitCode {
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {}", error_message(&error));

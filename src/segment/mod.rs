@@ -437,6 +437,8 @@ pub fn segment_with(
         });
     }
 
+    let mut layout = finished.layout;
+    layout.shrink_to_fit();
     Ok(SegmentedPage {
         url: page.url.clone(),
         site: page.site.clone(),
@@ -446,7 +448,7 @@ pub fn segment_with(
         limited,
         tree: finished.tree,
         links: finished.links,
-        layout: finished.layout,
+        layout,
     })
 }
 

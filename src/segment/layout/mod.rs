@@ -143,6 +143,13 @@ impl Layout {
         self.marks.capacity() * std::mem::size_of::<Mark>() + self.strings.capacity()
     }
 
+    /// Gives back the room grown past what the page needed (a layout is kept with each page
+    /// waiting for its decision).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.marks.shrink_to_fit();
+        self.strings.shrink_to_fit();
+    }
+
     /// Stores `text`; returns where it lies.
     pub(crate) fn store(&mut self, text: &str) -> StoredText {
         let start = self.strings.len() as u32;
