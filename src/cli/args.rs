@@ -70,7 +70,6 @@ const VERSION_LINE: &str = concat!(
 #[command(
     version = VERSION_LINE,
     after_help = EXIT_CODES,
-    args_conflicts_with_subcommands = true,
     arg_required_else_help = true
 )]
 pub struct Cli {

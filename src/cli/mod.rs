@@ -48,16 +48,21 @@ pub fn main() -> ExitCode {
     quiet_on_closed_pipe();
     let cli = Cli::parse_from(commands::search::with_search_words_last(std::env::args_os()));
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    let usage_error = |kind, message: &str| -> ! {
+        use clap::CommandFactory;
+        Cli::command().error(kind, message).exit()
+    };
     let command = match (cli.generate, cli.command) {
-        (Some(what), _) => return finish(generate::write(what, &mut std::io::stdout().lock())),
+        (Some(what), None) => return finish(generate::write(what, &mut std::io::stdout().lock())),
+        (Some(_), Some(_)) => usage_error(
+            clap::error::ErrorKind::ArgumentConflict,
+            "--generate takes no command",
+        ),
         (None, Some(command)) => command,
-        (None, None) => {
-            use clap::CommandFactory;
-            let message = "give a command (indexer --help lists them)";
-            Cli::command()
-                .error(clap::error::ErrorKind::MissingSubcommand, message)
-                .exit()
-        }
+        (None, None) => usage_error(
+            clap::error::ErrorKind::MissingSubcommand,
+            "give a command (indexer --help lists them)",
+        ),
     };
     for warning in command.idle_detector_flags() {
         notice!("warning: {warning}");
