@@ -1,6 +1,6 @@
 //! The extracted page: a [`DecidedPage`] in, the record `extract` writes of it out — as one
 //! JSON line, or the fields of a WET record ([`super::wet`]). Its fields, in this order, are
-//! the JSON keys, and the order is part of the output's contract (README, "extract").
+//! the JSON keys, and the order is part of the output's contract (docs/GUIDE.md, "Extracting text for corpora").
 
 use std::time::{Duration, UNIX_EPOCH};
 

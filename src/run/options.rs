@@ -10,11 +10,11 @@ use crate::read::InputOptions;
 use crate::segment::SegmentLimits;
 
 /// The detector of a build that names none: `hybrid` beats `bloom` on every shared corpus,
-/// on sites it was not trained on (see the README).
+/// on sites it was not trained on (see docs/DETECTORS.md).
 pub const DEFAULT_DETECTOR: DetectorKind = DetectorKind::Hybrid;
 
 /// The detector of a one-pass build that names none: in one pass too, `hybrid` (with its
-/// one-pass model) beats `incremental` and `sandwich` on every shared corpus (see the README).
+/// one-pass model) beats `incremental` and `sandwich` on every shared corpus (see docs/DETECTORS.md).
 pub const DEFAULT_ONE_PASS_DETECTOR: DetectorKind = DetectorKind::Hybrid;
 
 /// How to run a build or an extraction.

@@ -28,7 +28,7 @@ pub struct ExtractArgs {
     pub detector: DetectorChoice,
     /// Also print every block of the page in order with its decision and the evidence:
     /// "blocks": [{"text", "kept", "rule", "score", "threshold"}] — the rule that decided
-    /// (template_word_ratio, content_probability, title_heading, …; see the README), the
+    /// (template_word_ratio, content_probability, title_heading, …; see docs/DETECTORS.md), the
     /// figure it compared and its threshold. To check a site before trusting a build.
     #[arg(long, visible_alias = "show-dropped", help_heading = "Output")]
     explain: bool,

@@ -16,7 +16,7 @@ pub const MODEL_FORMAT: &str = "indexer-hybrid-model";
 /// The model file layout this build reads and writes.
 pub const MODEL_VERSION: u32 = 1;
 
-/// The model trained on the shared corpora, as committed (see `indexer train` in the README).
+/// The model trained on the shared corpora, as committed (see `indexer train` in docs/GUIDE.md).
 const BUILT_IN: &str = include_str!("default-model.json");
 
 /// The same, trained on the evidence of one-pass runs (`indexer train --one-pass`).

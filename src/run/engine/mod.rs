@@ -16,7 +16,7 @@
 //! input order. When the whole input fits in the batch memory this is exactly learning
 //! everything, then deciding everything, at the cost of one parse per page instead of two
 //! (measured: re-reading and re-segmenting the docs corpus made `bloom` cost 3.2× `none`; see
-//! the README).
+//! docs/DETECTORS.md, "One read, learn then decide").
 //!
 //! A one-pass detector ([`Passes::One`]) decides each page in input order and then learns
 //! from it.
