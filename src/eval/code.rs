@@ -170,10 +170,7 @@ pub fn preformatted_blocks(html: &str) -> Vec<Vec<String>> {
     let _ = rewriter
         .write(html.as_bytes())
         .and_then(|()| rewriter.end());
-    let state = Rc::try_unwrap(state).map_or_else(
-        |shared| std::mem::take(&mut *shared.borrow_mut()),
-        RefCell::into_inner,
-    );
+    let state = std::mem::take(&mut *state.borrow_mut());
     let left_open = (state.open.into_iter()).filter_map(|(text, holds)| (!holds).then_some(text));
     (state.done.into_iter())
         .chain(left_open)
