@@ -50,7 +50,7 @@ fn encoded(text: &str) -> String {
 }
 
 #[test]
-fn every_page_and_answer_is_served() {
+fn the_search_page_and_its_api_answer() {
     let server = Server::start(&[index()]);
 
     // The search page: the form alone, then results with marks, site counts and paging.
@@ -131,9 +131,13 @@ fn every_page_and_answer_is_served() {
     assert_eq!(api["hits"][0]["index"], 0);
     assert_eq!(api["hits"][0]["site"], "doc.rust-lang.org");
     assert!(api["hits"][0]["highlights"].as_array().unwrap().len() >= 2);
+}
 
-    // The page view: every block in order, dropped ones marked with the rule, the kept ones
-    // are the indexed text.
+#[test]
+fn the_page_view_shows_every_block_in_order_with_its_decision() {
+    let server = Server::start(&[index()]);
+
+    // Every block in order, dropped ones marked with the rule, the kept ones the indexed text.
     let page = server
         .get(&format!("/api/page?url={}", encoded(OWNERSHIP)))
         .json();

@@ -143,9 +143,9 @@ impl Verdict {
 
 /// A page's verdicts in a few bytes, as an index stores them: one keep/drop bit per block,
 /// the rule that decided each block, and for a dropped block the figure its rule compared
-/// (thresholds once per rule). A kept block's figure is left out: on the docs corpus it would
-/// add 6.3 % to the index (4 bytes of a score that barely compresses, for 85 kept blocks a
-/// page), for a figure `extract --explain` gives.
+/// (thresholds once per rule). A kept block's figure is left out: 4 bytes of a score that
+/// barely compresses for every kept block, for a figure `extract --explain` gives (its cost:
+/// docs/MEASUREMENTS.md, design choices measured).
 ///
 /// Layout (little-endian): version byte `2`; block count (u32); the keep bits, eight to a
 /// byte, first block in the lowest bit; rule count (u8) and for each rule its code (u8) and

@@ -715,8 +715,8 @@ impl OpenIndex {
     }
 
     /// Checks every file of the live segments against the checksum tantivy wrote in its
-    /// footer: [`IndexError::Damaged`] naming those that fail. Reads the whole index (8 ms
-    /// for the 17.5 MB index of the docs corpus, in the page cache: docs/HARDENING.md).
+    /// footer: [`IndexError::Damaged`] naming those that fail. Reads the whole index (its cost:
+    /// docs/MEASUREMENTS.md, robustness).
     pub fn check(&self) -> Result<(), IndexError> {
         let damaged = self
             .index

@@ -200,32 +200,7 @@ pub(super) fn redecide_sites(
     if sites.is_empty() {
         return Ok(figures);
     }
-    let wanted: FxHashSet<&str> = sites.iter().map(String::as_str).collect();
-    let written = |site: &str| pages.written.get(site).into_iter().flatten();
-    let written_urls: FxHashSet<&str> = sites
-        .iter()
-        .flat_map(|site| written(site))
-        .map(|page| page.url.as_str())
-        .collect();
-    let mut by_site: BTreeMap<String, Vec<PageSource>> = BTreeMap::new();
-    for (site, page) in indexed {
-        if wanted.contains(site.as_str()) && !written_urls.contains(page.url.as_str()) {
-            by_site.entry(site).or_default().push(page);
-        }
-    }
-    for site in sites {
-        // The add's pages after the indexed ones; of a URL written twice, the last.
-        let last_of_url: FxHashMap<&str, usize> = written(site)
-            .enumerate()
-            .map(|(at, page)| (page.url.as_str(), at))
-            .collect();
-        let list = by_site.entry(site.clone()).or_default();
-        for (at, page) in written(site).enumerate() {
-            if last_of_url[page.url.as_str()] == at {
-                list.push(page.clone());
-            }
-        }
-    }
+    let by_site = pages_by_site(sites, indexed, pages);
 
     // Their files, those still there: one input set, so that pages are read again (by the
     // two-pass batch too) and recorded by their own file and offset.
@@ -244,40 +219,7 @@ pub(super) fn redecide_sites(
         .map(|(input, path)| (path.as_path(), input as u32))
         .collect();
 
-    // A file whose wanted records share an offset is one gzip stream (every record of it
-    // lies at offset 0): finding each record again would inflate the file from its start, so
-    // such a file is read once, through, and its wanted records kept by URL.
-    let mut offsets_seen: FxHashSet<(&str, u64)> = FxHashSet::default();
-    let mut one_stream: FxHashSet<&str> = FxHashSet::default();
-    for page in by_site.values().flatten() {
-        if let Some(source) = page.source.as_deref()
-            && !offsets_seen.insert((source, page.offset))
-        {
-            one_stream.insert(source);
-        }
-    }
-    let mut streamed: FxHashMap<(u32, &str), Record> = FxHashMap::default();
-    for source in &one_stream {
-        let Some(&input) = input_of.get(Path::new(source)) else {
-            continue;
-        };
-        let urls_of_file: FxHashSet<&str> = by_site
-            .values()
-            .flatten()
-            .filter(|page| page.source.as_deref() == Some(*source))
-            .map(|page| page.url.as_str())
-            .collect();
-        // Gone since it was listed: its pages are counted as not read again below.
-        let Ok(file) = InputSet::open_with(&[PathBuf::from(source)], &options.input) else {
-            continue;
-        };
-        for mut record in file.records().filter_map(Result::ok) {
-            if let Some(&url) = urls_of_file.get(record.url.as_str()) {
-                record.source_input = input;
-                streamed.insert((input, url), record);
-            }
-        }
-    }
+    let mut streamed = streamed_records(&by_site, &input_of, options);
 
     // The records read again, into a partition of their own, in the order listed.
     let scratch = writer
@@ -373,6 +315,86 @@ pub(super) fn redecide_sites(
     figures.replaced = replaced;
     figures.not_read_again += changed;
     Ok(figures)
+}
+
+/// The pages of `sites` to decide again, by site: those the index held (`indexed`, in crawl
+/// order) whose URL the add did not write, then the add's own, the last of a URL written
+/// twice.
+fn pages_by_site(
+    sites: &[String],
+    indexed: Vec<(String, PageSource)>,
+    pages: &SitePages,
+) -> BTreeMap<String, Vec<PageSource>> {
+    let wanted: FxHashSet<&str> = sites.iter().map(String::as_str).collect();
+    let written = |site: &str| pages.written.get(site).into_iter().flatten();
+    let written_urls: FxHashSet<&str> = sites
+        .iter()
+        .flat_map(|site| written(site))
+        .map(|page| page.url.as_str())
+        .collect();
+    let mut by_site: BTreeMap<String, Vec<PageSource>> = BTreeMap::new();
+    for (site, page) in indexed {
+        if wanted.contains(site.as_str()) && !written_urls.contains(page.url.as_str()) {
+            by_site.entry(site).or_default().push(page);
+        }
+    }
+    for site in sites {
+        // The add's pages after the indexed ones; of a URL written twice, the last.
+        let last_of_url: FxHashMap<&str, usize> = written(site)
+            .enumerate()
+            .map(|(at, page)| (page.url.as_str(), at))
+            .collect();
+        let list = by_site.entry(site.clone()).or_default();
+        for (at, page) in written(site).enumerate() {
+            if last_of_url[page.url.as_str()] == at {
+                list.push(page.clone());
+            }
+        }
+    }
+    by_site
+}
+
+/// The wanted records of files read through rather than at their offsets, by input and URL.
+/// A file whose wanted records share an offset is one gzip stream (every record of it lies at
+/// offset 0): finding each record again would inflate the file from its start, so such a file
+/// is read once, through, and its wanted records kept by URL.
+fn streamed_records<'p>(
+    by_site: &'p BTreeMap<String, Vec<PageSource>>,
+    input_of: &FxHashMap<&Path, u32>,
+    options: &BuildOptions,
+) -> FxHashMap<(u32, &'p str), Record> {
+    let mut offsets_seen: FxHashSet<(&str, u64)> = FxHashSet::default();
+    let mut one_stream: FxHashSet<&str> = FxHashSet::default();
+    for page in by_site.values().flatten() {
+        if let Some(source) = page.source.as_deref()
+            && !offsets_seen.insert((source, page.offset))
+        {
+            one_stream.insert(source);
+        }
+    }
+    let mut streamed: FxHashMap<(u32, &str), Record> = FxHashMap::default();
+    for source in &one_stream {
+        let Some(&input) = input_of.get(Path::new(source)) else {
+            continue;
+        };
+        let urls_of_file: FxHashSet<&str> = by_site
+            .values()
+            .flatten()
+            .filter(|page| page.source.as_deref() == Some(*source))
+            .map(|page| page.url.as_str())
+            .collect();
+        // Gone since it was listed: its pages are counted as not read again below.
+        let Ok(file) = InputSet::open_with(&[PathBuf::from(source)], &options.input) else {
+            continue;
+        };
+        for mut record in file.records().filter_map(Result::ok) {
+            if let Some(&url) = urls_of_file.get(record.url.as_str()) {
+                record.source_input = input;
+                streamed.insert((input, url), record);
+            }
+        }
+    }
+    streamed
 }
 
 /// The pages of `sites` in the index `writer` began from, each with its site, in crawl

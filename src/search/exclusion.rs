@@ -4,8 +4,8 @@
 //! tantivy 0.27 asks an exclusion whether it holds a page with `DocSet::seek_danger`, and its
 //! phrase scorer asserts (in builds with debug assertions) that it is never asked about a page
 //! before the one it stands on — which it is, when the phrase matched nothing in a segment and
-//! the scorer stands at the end (found by the `query` fuzz target; `docs/HARDENING.md`). The
-//! answer tantivy computes is right either way; the assertion stops a debug build. An
+//! the scorer stands at the end (found by the `query` fuzz target; `fuzz/findings/README.md`).
+//! The answer tantivy computes is right either way; the assertion stops a debug build. An
 //! [`Excluded`] clause hides the inner scorer's own `seek_danger` behind `DocSet`'s plain one,
 //! which seeks only forward and answers the same.
 

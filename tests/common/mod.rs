@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod server;
+pub mod updates;
 
 use std::ffi::OsStr;
 use std::path::PathBuf;

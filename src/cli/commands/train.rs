@@ -47,7 +47,7 @@ pub struct TrainArgs {
     /// With --pages-per-site 1 (and a larger size): read N different pages of each site at
     /// one page per site, each in a read of its own, so the model learns lone pages of the
     /// kinds the labelled sites hold; a site's lone pages weigh together as one more site.
-    /// 1: off. The built-in models are trained with 16 (docs/PAGES-PER-SITE.md).
+    /// 1: off. The built-in models are trained with 16 (docs/MEASUREMENTS.md, lone pages).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
     lone_page_draws: u64,
     /// With --cross-validate and --pages-per-site: also decide held out draws 2 to N of each
@@ -68,11 +68,11 @@ pub struct TrainArgs {
     /// Trees: fit N ensembles, with seeds --seed to --seed + N − 1 (each its own rows per
     /// tree and, above 50,000 blocks, its own sample for the bins' cuts; the pages sampled
     /// stay --seed's), and average their log-odds into one model of N × --trees trees:
-    /// decisions turn less on the seed (docs/PAGES-PER-SITE.md).
+    /// decisions turn less on the seed (docs/MEASUREMENTS.md, cross-validation).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     ensemble: u64,
-    /// The keep threshold written into the model (0.6 measured best of 0.5 and 0.6 in
-    /// leave-one-site-out runs on all three shared corpora).
+    /// The keep threshold written into the model (chosen in leave-one-site-out runs:
+    /// docs/MEASUREMENTS.md, cross-validation).
     #[arg(long, default_value_t = 0.6, value_parser = share)]
     threshold: f64,
     /// Also hold out each site in turn (sites with fewer than 20 labelled pages in ten

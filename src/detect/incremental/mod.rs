@@ -50,8 +50,8 @@ pub struct IncrementalSettings {
     /// which keeps the template of one more page per site).
     #[serde(default = "yes")]
     pub count_page_first: bool,
-    /// Shrink after every page, as the paper does; off (chosen), every `Tb/2` pages, which
-    /// measured the same F1 on docs and news for a fraction of the sweeps.
+    /// Shrink after every page, as the paper does; off (chosen), every `Tb/2` pages, for a
+    /// fraction of the sweeps (docs/MEASUREMENTS.md, the papers' variants and options).
     #[serde(default)]
     pub shrink_every_page: bool,
 }

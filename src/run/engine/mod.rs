@@ -15,8 +15,8 @@
 //! ends. Decisions run on the workers against everything learned so far and pages leave in
 //! input order. When the whole input fits in the batch memory this is exactly learning
 //! everything, then deciding everything, at the cost of one parse per page instead of two
-//! (measured: re-reading and re-segmenting the docs corpus made `bloom` cost 3.2× `none`; see
-//! docs/DETECTORS.md, "One read, learn then decide").
+//! (docs/DETECTORS.md, "One read, learn then decide"; the cost of two reads:
+//! docs/MEASUREMENTS.md, design choices measured).
 //!
 //! A one-pass detector ([`Passes::One`]) decides each page in input order and then learns
 //! from it.
@@ -27,7 +27,7 @@ use std::time::Instant;
 use indexer_pipeline::Pipeline;
 
 use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Rule, Verdict};
-use crate::read::InputSet;
+use crate::read::{InputSet, Record, Skip};
 use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
 use crate::run::rounds::RecordSource;
 use crate::run::site_models::{SiteModelsOfRead, SiteModelsOfRun, fingerprint};
@@ -126,6 +126,43 @@ fn decide_site<D: Detector>(
     Ok(())
 }
 
+/// What both pass modes of one read share once it has begun.
+struct Reading<'a, 'e, 'm> {
+    inputs: &'a InputSet,
+    options: &'a BuildOptions,
+    plan: &'a RunPlan,
+    source: RecordSource<'a>,
+    progress: &'a dyn Progress,
+    emit: &'e mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
+    unchanged: Option<&'a IsUnchanged<'a>>,
+    pipeline: Pipeline,
+    tally: BuildSummary,
+    site_models: SiteModelsOfRead<'m>,
+}
+
+impl<'a> Reading<'a, '_, '_> {
+    /// The records of the read, until the run is stopped, reporting progress through the
+    /// input when the read is of the input itself.
+    fn records(
+        source: RecordSource<'a>,
+        inputs: &'a InputSet,
+        options: &'a BuildOptions,
+        progress: &'a dyn Progress,
+    ) -> impl Iterator<Item = Result<Record, Skip>> + Send + 'a {
+        let reads_input = matches!(source, RecordSource::Input(_));
+        let total = inputs.total_bytes();
+        source
+            .records()
+            .take_while(|_| !options.stopped())
+            .inspect(move |item| {
+                if let (true, Ok(record)) = (reads_input, item) {
+                    let position = inputs.position(record.source_input, record.source_offset);
+                    progress.input_read(position, total);
+                }
+            })
+    }
+}
+
 /// One read of `source` with `detector`, handing every decided page to `emit`.
 fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary, BuildError> {
     let Read {
@@ -139,123 +176,110 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
         unchanged,
     } = read;
     let started = Instant::now();
-    let is_unchanged = |page: &SegmentedPage, origin: &Origin| {
-        unchanged.is_some_and(|unchanged| unchanged(&page.url, origin.digest))
-    };
     let pipeline = Pipeline::new(plan.threads);
-    let limits = &options.limits;
-    let stopped = || options.stopped();
-    let reads_input = matches!(source, RecordSource::Input(_));
-    let total = inputs.total_bytes();
-    let records = || {
-        source
-            .records()
-            .take_while(|_| !stopped())
-            .inspect(move |item| {
-                if let (true, Ok(record)) = (reads_input, item) {
-                    let position = inputs.position(record.source_input, record.source_offset);
-                    progress.input_read(position, total);
-                }
-            })
-    };
-    let label = source.label();
-    let segment_options = detector.segment_options();
     let mut tally = BuildSummary {
-        segment_limits: Some(*limits),
-        ..first_tally(&detector, pipeline.workers(), total)
+        segment_limits: Some(options.limits),
+        ..first_tally(&detector, pipeline.workers(), inputs.total_bytes())
     };
     tally.passes = plan.passes.count();
     let fingerprint = fingerprint(D::NAME, tally.passes, &tally.settings);
-    let mut site_models = SiteModelsOfRead::new(site_models, &fingerprint);
+    let reading = Reading {
+        inputs,
+        options,
+        plan,
+        source,
+        progress,
+        emit,
+        unchanged,
+        pipeline,
+        tally,
+        site_models: SiteModelsOfRead::new(site_models, &fingerprint),
+    };
+    let mut tally = match plan.passes {
+        Passes::Two => two_passes(detector, reading)?,
+        Passes::One => one_pass(detector, reading)?,
+    };
+    if options.stopped() {
+        return Err(BuildError::Interrupted);
+    }
+    tally.seconds = started.elapsed().as_secs_f64();
+    Ok(tally)
+}
 
-    match plan.passes {
-        Passes::Two => {
-            let loads_pages = detector.loads_pages();
-            let detector = RwLock::new(detector);
-            let mut waiting = Waiting::new();
-            let mut pages = InputPages::new(inputs, *limits, segment_options);
-            let mut site_records = if D::DECIDES_SITE_BY_SITE {
-                progress.start_pass(&format!("{label}counting pages per site"));
-                let counted = || progress.record_done(0);
-                Some(SiteRecords::count(
-                    source,
-                    plan.threads,
-                    &stopped,
-                    &counted,
-                )?)
-            } else {
-                None
-            };
-            progress.start_pass(&format!("{label}learning and deciding"));
-            pipeline.run(
-                records(),
-                |item| Ok(observe(item, limits, segment_options, &detector)),
-                |prepared| {
-                    let last_of_site = site_records
-                        .as_mut()
-                        .and_then(|records| records.last_of_site(&prepared));
-                    match prepared {
-                        Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
-                            pass_over_unchanged(&mut tally, progress, &page);
-                        }
-                        Prepared::Page(page, observed) => {
-                            progress.record_done(page.html_bytes);
-                            if loads_pages {
-                                pages.remember(&page.url, observed.origin.location);
-                            }
-                            let mut detector = write_lock(&detector);
-                            site_models.arrive(&mut *detector, &page.site);
-                            let decided_next = last_of_site.is_some();
-                            learn_and_wait(
-                                &mut *detector,
-                                &mut waiting,
-                                page,
-                                observed,
-                                decided_next,
-                            );
-                        }
-                        Prepared::Text(page, origin) => {
-                            progress.record_done(page.html_bytes);
-                            waiting.push_ready(Prepared::Text(page, origin));
-                        }
-                        Prepared::Skipped(skip) => {
-                            progress.record_done(0);
-                            waiting.push_ready(Prepared::Skipped(skip));
-                        }
+/// A two-pass read: each page learned as it arrives and kept waiting, decided when its site
+/// is complete or the pages waiting fill the batch memory, and at the end.
+fn two_passes<D: Detector>(
+    detector: D,
+    reading: Reading<'_, '_, '_>,
+) -> Result<BuildSummary, BuildError> {
+    let Reading {
+        inputs,
+        options,
+        plan,
+        source,
+        progress,
+        emit,
+        unchanged,
+        pipeline,
+        mut tally,
+        mut site_models,
+    } = reading;
+    let (limits, segment_options) = (&options.limits, detector.segment_options());
+    let stopped = || options.stopped();
+    let is_unchanged = |page: &SegmentedPage, origin: &Origin| {
+        unchanged.is_some_and(|unchanged| unchanged(&page.url, origin.digest))
+    };
+    let label = source.label();
+    let loads_pages = detector.loads_pages();
+    let detector = RwLock::new(detector);
+    let mut waiting = Waiting::new();
+    let mut pages = InputPages::new(inputs, *limits, segment_options);
+    let mut site_records = if D::DECIDES_SITE_BY_SITE {
+        progress.start_pass(&format!("{label}counting pages per site"));
+        let counted = || progress.record_done(0);
+        Some(SiteRecords::count(
+            source,
+            plan.threads,
+            &stopped,
+            &counted,
+        )?)
+    } else {
+        None
+    };
+    progress.start_pass(&format!("{label}learning and deciding"));
+    pipeline.run(
+        Reading::records(source, inputs, options, progress),
+        |item| Ok(observe(item, limits, segment_options, &detector)),
+        |prepared| {
+            let last_of_site = site_records
+                .as_mut()
+                .and_then(|records| records.last_of_site(&prepared));
+            match prepared {
+                Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
+                    pass_over_unchanged(&mut tally, progress, &page);
+                }
+                Prepared::Page(page, observed) => {
+                    progress.record_done(page.html_bytes);
+                    if loads_pages {
+                        pages.remember(&page.url, observed.origin.location);
                     }
-                    if waiting.bytes >= plan.batch_memory {
-                        decide_waiting(
-                            &*read_lock(&detector),
-                            |_| true,
-                            &mut waiting,
-                            &pipeline,
-                            &pages,
-                            &mut tally,
-                            emit,
-                        )?;
-                    }
-                    if let Some(site) = last_of_site {
-                        decide_site(
-                            &detector,
-                            &site,
-                            &mut waiting,
-                            &mut site_models,
-                            &pipeline,
-                            &pages,
-                            &mut tally,
-                            emit,
-                        )?;
-                    }
-                    Ok(())
-                },
-            )?;
-            if stopped() {
-                return Err(BuildError::Interrupted);
+                    let mut detector = write_lock(&detector);
+                    site_models.arrive(&mut *detector, &page.site);
+                    let decided_next = last_of_site.is_some();
+                    learn_and_wait(&mut *detector, &mut waiting, page, observed, decided_next);
+                }
+                Prepared::Text(page, origin) => {
+                    progress.record_done(page.html_bytes);
+                    waiting.push_ready(Prepared::Text(page, origin));
+                }
+                Prepared::Skipped(skip) => {
+                    progress.record_done(0);
+                    waiting.push_ready(Prepared::Skipped(skip));
+                }
             }
-            let detector = read_lock(&detector);
-            if !waiting.is_empty() {
+            if waiting.bytes >= plan.batch_memory {
                 decide_waiting(
-                    &*detector,
+                    &*read_lock(&detector),
                     |_| true,
                     &mut waiting,
                     &pipeline,
@@ -264,57 +288,104 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
                     emit,
                 )?;
             }
-            tally.set_counters(detector.counters());
-            tally.site_models = site_models.finish(&*detector);
-        }
-        Passes::One => {
-            let detector = RwLock::new(detector);
-            progress.start_pass(&format!("{label}deciding"));
-            let mut pages = 0u64;
-            pipeline.run(
-                records(),
-                |item| Ok(observe(item, limits, segment_options, &detector)),
-                |prepared| {
-                    let decided = match prepared {
-                        Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
-                            pass_over_unchanged(&mut tally, progress, &page);
-                            return Ok(());
-                        }
-                        Prepared::Page(page, observed) => {
-                            progress.record_done(page.html_bytes);
-                            let mut detector = write_lock(&detector);
-                            site_models.arrive(&mut *detector, &page.site);
-                            let verdicts = detector.decide(&page, &observed.observation, &NoPages);
-                            detector.learn(&observed.observation);
-                            pages += 1;
-                            if pages.is_multiple_of(256) {
-                                tally.peak_state_bytes =
-                                    tally.peak_state_bytes.max(detector.state_bytes() as u64);
-                            }
-                            Prepared::Page(page, (verdicts, observed.origin))
-                        }
-                        Prepared::Text(page, origin) => {
-                            progress.record_done(page.html_bytes);
-                            Prepared::Text(page, origin)
-                        }
-                        Prepared::Skipped(skip) => {
-                            progress.record_done(0);
-                            Prepared::Skipped(skip)
-                        }
-                    };
-                    tally_and_emit(&mut tally, decided, emit)
-                },
-            )?;
-            let detector = read_lock(&detector);
-            tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
-            tally.set_counters(detector.counters());
-            tally.site_models = site_models.finish(&*detector);
-        }
-    }
+            if let Some(site) = last_of_site {
+                decide_site(
+                    &detector,
+                    &site,
+                    &mut waiting,
+                    &mut site_models,
+                    &pipeline,
+                    &pages,
+                    &mut tally,
+                    emit,
+                )?;
+            }
+            Ok(())
+        },
+    )?;
     if stopped() {
         return Err(BuildError::Interrupted);
     }
-    tally.seconds = started.elapsed().as_secs_f64();
+    let detector = read_lock(&detector);
+    if !waiting.is_empty() {
+        decide_waiting(
+            &*detector,
+            |_| true,
+            &mut waiting,
+            &pipeline,
+            &pages,
+            &mut tally,
+            emit,
+        )?;
+    }
+    tally.set_counters(detector.counters());
+    tally.site_models = site_models.finish(&*detector);
+    Ok(tally)
+}
+
+/// A one-pass read: each page decided as it arrives, then learned.
+fn one_pass<D: Detector>(
+    detector: D,
+    reading: Reading<'_, '_, '_>,
+) -> Result<BuildSummary, BuildError> {
+    let Reading {
+        inputs,
+        options,
+        source,
+        progress,
+        emit,
+        unchanged,
+        pipeline,
+        mut tally,
+        mut site_models,
+        ..
+    } = reading;
+    let (limits, segment_options) = (&options.limits, detector.segment_options());
+    let is_unchanged = |page: &SegmentedPage, origin: &Origin| {
+        unchanged.is_some_and(|unchanged| unchanged(&page.url, origin.digest))
+    };
+    let label = source.label();
+    let detector = RwLock::new(detector);
+    progress.start_pass(&format!("{label}deciding"));
+    let mut pages = 0u64;
+    pipeline.run(
+        Reading::records(source, inputs, options, progress),
+        |item| Ok(observe(item, limits, segment_options, &detector)),
+        |prepared| {
+            let decided = match prepared {
+                Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
+                    pass_over_unchanged(&mut tally, progress, &page);
+                    return Ok(());
+                }
+                Prepared::Page(page, observed) => {
+                    progress.record_done(page.html_bytes);
+                    let mut detector = write_lock(&detector);
+                    site_models.arrive(&mut *detector, &page.site);
+                    let verdicts = detector.decide(&page, &observed.observation, &NoPages);
+                    detector.learn(&observed.observation);
+                    pages += 1;
+                    if pages.is_multiple_of(256) {
+                        tally.peak_state_bytes =
+                            tally.peak_state_bytes.max(detector.state_bytes() as u64);
+                    }
+                    Prepared::Page(page, (verdicts, observed.origin))
+                }
+                Prepared::Text(page, origin) => {
+                    progress.record_done(page.html_bytes);
+                    Prepared::Text(page, origin)
+                }
+                Prepared::Skipped(skip) => {
+                    progress.record_done(0);
+                    Prepared::Skipped(skip)
+                }
+            };
+            tally_and_emit(&mut tally, decided, emit)
+        },
+    )?;
+    let detector = read_lock(&detector);
+    tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
+    tally.set_counters(detector.counters());
+    tally.site_models = site_models.finish(&*detector);
     Ok(tally)
 }
 

@@ -53,12 +53,12 @@ pub enum Shape {
     /// `<ul>`, `<ol>`, `<menu>`, `<dir>`.
     List {
         ordered: bool,
-        /// The `start` attribute, if any.
-        start: Option<i64>,
+        /// The `start` attribute, if any (held within `i32`: Markdown writes nine digits).
+        start: Option<i32>,
         reversed: bool,
     },
     /// `<li>`, with its `value` attribute, if any.
-    Item(Option<i64>),
+    Item(Option<i32>),
     /// `<dt>`.
     Term,
     /// `<dd>`.
@@ -111,12 +111,8 @@ pub enum Mark {
     Literal { block: u32, text: StoredText },
     /// `<br>`.
     Break,
-    /// `<img>` in block `block`, with its `alt` text and `src`.
-    Image {
-        block: u32,
-        alt: StoredText,
-        source: StoredText,
-    },
+    /// `<img>` in block `block`: its `alt` text and `src` are [`Layout`]'s image `image`.
+    Image { block: u32, image: u32 },
 }
 
 /// The layout of one page: its marks and the strings they refer to.
@@ -124,6 +120,8 @@ pub enum Mark {
 pub struct Layout {
     marks: Vec<Mark>,
     strings: String,
+    /// Each image's `alt` text and `src`.
+    images: Vec<(StoredText, StoredText)>,
     structure_marks: usize,
 }
 
@@ -140,7 +138,9 @@ impl Layout {
 
     /// Approximate bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.marks.capacity() * std::mem::size_of::<Mark>() + self.strings.capacity()
+        self.marks.capacity() * std::mem::size_of::<Mark>()
+            + self.strings.capacity()
+            + self.images.capacity() * std::mem::size_of::<(StoredText, StoredText)>()
     }
 
     /// Gives back the room grown past what the page needed (a layout is kept with each page
@@ -148,6 +148,7 @@ impl Layout {
     pub(crate) fn shrink_to_fit(&mut self) {
         self.marks.shrink_to_fit();
         self.strings.shrink_to_fit();
+        self.images.shrink_to_fit();
     }
 
     /// Stores `text`; returns where it lies.
@@ -190,6 +191,19 @@ impl Layout {
         }
     }
 
+    /// Records an image of block `block`.
+    pub(crate) fn push_image(&mut self, block: u32, alt: &str, source: &str) {
+        if self.structure_marks >= MAX_STRUCTURE_MARKS {
+            return;
+        }
+        let image = (self.store(alt), self.store(source));
+        self.push(Mark::Image {
+            block,
+            image: self.images.len() as u32,
+        });
+        self.images.push(image);
+    }
+
     /// Records a mark that opens and closes nothing.
     pub(crate) fn push(&mut self, mark: Mark) {
         if matches!(mark, Mark::Break | Mark::Image { .. }) {
@@ -220,6 +234,7 @@ impl Layout {
         }
         self.marks.shrink_to_fit();
         self.strings.shrink_to_fit();
+        self.images.shrink_to_fit();
     }
 
     /// The kept text as lines: each block-level element's text starts a line, a table row is
@@ -315,8 +330,19 @@ impl Layout {
         images: bool,
     ) -> Vec<Node<'a>> {
         let kept = |block: u32| (block as usize) < blocks.len() && keep(block as usize);
-        let mut stack: Vec<(Shape, Vec<Node<'a>>)> = Vec::new();
+        // Each open element with its children so far and whether any of them has content.
+        let mut stack: Vec<(Shape, Vec<Node<'a>>, bool)> = Vec::new();
         let mut top: Vec<Node<'a>> = Vec::new();
+        let push = |stack: &mut Vec<(Shape, Vec<Node<'a>>, bool)>,
+                    top: &mut Vec<Node<'a>>,
+                    node: Node<'a>,
+                    content: bool| match stack.last_mut() {
+            Some((_, children, has_content)) => {
+                *has_content |= content;
+                children.push(node);
+            }
+            None => top.push(node),
+        };
         // Text of another block than the text before it is set apart from it, as each block's
         // text always was (a text node is a block of its own at `Granularity::TextNodes`).
         let mut last_text_block = u32::MAX;
@@ -326,29 +352,27 @@ impl Layout {
                 && kept(block)
             {
                 if last_text_block != u32::MAX {
-                    match stack.last_mut() {
-                        Some((_, children)) => children.push(Node::Text(" ")),
-                        None => top.push(Node::Text(" ")),
-                    }
+                    push(&mut stack, &mut top, Node::Text(" "), false);
                 }
                 last_text_block = block;
             }
-            let node = match *mark {
+            let (node, content) = match *mark {
                 Mark::Open(shape) => {
-                    stack.push((shape, Vec::new()));
+                    stack.push((shape, Vec::new(), false));
                     continue;
                 }
                 Mark::Close => {
-                    let Some((shape, children)) = stack.pop() else {
+                    let Some((shape, children, content)) = stack.pop() else {
                         continue;
                     };
                     // An empty cell stays, so that the cells after it keep their columns.
-                    if !matches!(shape, Shape::Cell { .. })
-                        && !children.iter().any(Node::has_content)
-                    {
+                    if !content && !matches!(shape, Shape::Cell { .. }) {
                         continue;
                     }
-                    Node::Element(shape, children)
+                    (
+                        Node::Element(shape, children),
+                        content && shape != Shape::Gutter,
+                    )
                 }
                 Mark::Text { block, start, end } => {
                     if !kept(block) {
@@ -356,10 +380,12 @@ impl Layout {
                     }
                     let text = &blocks[block as usize].text;
                     match text.get(start as usize..end as usize) {
-                        Some(span) if !span.is_empty() => Node::Text(span),
+                        Some(span) if !span.is_empty() => {
+                            (Node::Text(span), !span.trim().is_empty())
+                        }
                         // Whitespace the block's end trimmed: it still separates what is
                         // around it (an image after it, the next block's text).
-                        Some(_) => Node::Text(" "),
+                        Some(_) => (Node::Text(" "), false),
                         None => continue,
                     }
                 }
@@ -367,34 +393,32 @@ impl Layout {
                     if !kept(block) || text.is_empty() {
                         continue;
                     }
-                    Node::Literal(self.stored(text))
+                    (Node::Literal(self.stored(text)), true)
                 }
-                Mark::Break => Node::Break,
-                Mark::Image { block, alt, source } => {
+                Mark::Break => (Node::Break, false),
+                Mark::Image { block, image } => {
+                    let Some(&(alt, source)) = self.images.get(image as usize) else {
+                        continue;
+                    };
                     if !images || !kept(block) || source.is_empty() {
                         continue;
                     }
-                    Node::Image {
+                    let image = Node::Image {
                         alt: self.stored(alt),
                         source: self.stored(source),
-                    }
+                    };
+                    (image, true)
                 }
             };
-            match stack.last_mut() {
-                Some((_, children)) => children.push(node),
-                None => top.push(node),
-            }
+            push(&mut stack, &mut top, node, content);
         }
         // Elements still open at the end of the page end there.
-        while let Some((shape, children)) = stack.pop() {
-            if !children.iter().any(Node::has_content) {
+        while let Some((shape, children, content)) = stack.pop() {
+            if !content {
                 continue;
             }
             let node = Node::Element(shape, children);
-            match stack.last_mut() {
-                Some((_, siblings)) => siblings.push(node),
-                None => top.push(node),
-            }
+            push(&mut stack, &mut top, node, shape != Shape::Gutter);
         }
         top
     }
@@ -445,14 +469,13 @@ pub fn language_in_class(class: &str) -> Option<&str> {
     let mut tokens = class.split_ascii_whitespace().peekable();
     let mut found = None;
     while let Some(token) = tokens.next() {
-        let lower = token.to_ascii_lowercase();
         let named = if let Some(rest) = strip_prefix_ignore_case(token, "language-")
             .or_else(|| strip_prefix_ignore_case(token, "lang-"))
         {
             Some(rest)
         } else if let Some(rest) = strip_prefix_ignore_case(token, "highlight-") {
             Some(strip_prefix_ignore_case(rest, "source-").unwrap_or(rest))
-        } else if lower == "brush:" || lower == "sourcecode" {
+        } else if token.eq_ignore_ascii_case("brush:") || token.eq_ignore_ascii_case("sourcecode") {
             tokens.peek().copied()
         } else {
             strip_prefix_ignore_case(token, "brush:")
@@ -464,7 +487,9 @@ pub fn language_in_class(class: &str) -> Option<&str> {
             && named
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"+#._-".contains(&b))
-            && !NOT_LANGUAGES.contains(&named.to_ascii_lowercase().as_str());
+            && !NOT_LANGUAGES
+                .iter()
+                .any(|not| named.eq_ignore_ascii_case(not));
         if valid {
             found = Some(named);
             break;
@@ -484,23 +509,24 @@ fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> 
 /// Pygments `linenos`, Doxygen `lineno`, Prism `line-numbers-rows`, Chroma `lnt`, GitHub
 /// `blob-num`, highlight.js `hljs-ln-numbers`, CodeMirror and Ace `gutter`).
 pub fn is_gutter_class(class: &str) -> bool {
+    const GUTTERS: [&str; 12] = [
+        "linenos",
+        "linenodiv",
+        "lineno",
+        "line-numbers-rows",
+        "lnt",
+        "blob-num",
+        "hljs-ln-numbers",
+        "gutter",
+        "ace_gutter",
+        "codemirror-gutters",
+        "line-number",
+        "linenumber",
+    ];
     class.split_ascii_whitespace().any(|token| {
-        let token = token.to_ascii_lowercase();
-        matches!(
-            token.as_str(),
-            "linenos"
-                | "linenodiv"
-                | "lineno"
-                | "line-numbers-rows"
-                | "lnt"
-                | "blob-num"
-                | "hljs-ln-numbers"
-                | "gutter"
-                | "ace_gutter"
-                | "codemirror-gutters"
-                | "line-number"
-                | "linenumber"
-        )
+        GUTTERS
+            .iter()
+            .any(|gutter| token.eq_ignore_ascii_case(gutter))
     })
 }
 

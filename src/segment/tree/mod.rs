@@ -3,6 +3,10 @@
 
 use lol_html::html_content::Element;
 
+mod shape;
+
+use shape::ShapedElement;
+
 use super::attributes::ElementAttributes;
 use super::evidence::{self, Ancestors, BlockEvidence, MAX_TOKENS};
 use super::layout::{self, Layout, Mark, Shape, StoredText};
@@ -269,157 +273,6 @@ impl OpenElements {
         Some(serial)
     }
 
-    /// Records the layout mark of an element starting now, if its shape is one the layout
-    /// keeps; says what the element's text inherits.
-    fn shape_element(
-        &mut self,
-        tag: &str,
-        attributes: &ElementAttributes<'_, '_>,
-    ) -> ShapedElement {
-        let parent = self.stack.last();
-        let mut shaped = ShapedElement {
-            in_layout: false,
-            preformatted: parent.is_some_and(|open| open.preformatted),
-            preformatted_mark: parent.and_then(|open| open.preformatted_mark),
-            language: parent
-                .and_then(|open| open.language)
-                .and_then(|(language, generations)| {
-                    (generations > 0).then_some((language, generations - 1))
-                }),
-        };
-        let class = match tag {
-            "div" | "pre" | "code" | "span" | "td" | "th" | "a" | "figure" => {
-                attributes.get("class")
-            }
-            _ => None,
-        };
-        if let Some(class) = &class
-            && layout::is_gutter_class(class)
-        {
-            shaped.in_layout = self.layout.open(Shape::Gutter).is_some();
-            return shaped;
-        }
-        if matches!(tag, "div" | "pre" | "code" | "figure") {
-            let named = class
-                .as_deref()
-                .and_then(layout::language_in_class)
-                .map(str::to_string)
-                .or_else(|| {
-                    attributes
-                        .get("data-lang")
-                        .or_else(|| attributes.get("data-language"))
-                        .and_then(|value| {
-                            layout::language_in_class(&format!("lang-{value}")).map(str::to_string)
-                        })
-                });
-            if let Some(named) = named {
-                shaped.language = Some((self.layout.store(&named), 2));
-            }
-        }
-        if shaped.preformatted {
-            if tag == "code"
-                && let (Some(at), Some((language, _))) = (shaped.preformatted_mark, shaped.language)
-            {
-                self.layout.name_language(at, language);
-            }
-            return shaped;
-        }
-        let Some(shape) = shape_of(tag, attributes, &mut self.layout) else {
-            return shaped;
-        };
-        let shape = match shape {
-            Shape::Preformatted(_) => {
-                Shape::Preformatted(shaped.language.map(|(language, _)| language))
-            }
-            shape => shape,
-        };
-        let mark = self.layout.open(shape);
-        shaped.in_layout = mark.is_some();
-        if let Shape::Preformatted(_) = shape {
-            shaped.preformatted = true;
-            shaped.preformatted_mark = mark;
-            self.preformatted_fresh = true;
-        }
-        shaped
-    }
-
-    /// The layout of an element without content: a line break, or an image.
-    fn void_element_layout(&mut self, tag: &str, attributes: &ElementAttributes<'_, '_>) {
-        let Some(parent) = self.stack.last() else {
-            if tag == "br" || tag == "hr" {
-                self.layout.push(Mark::Break);
-            }
-            return;
-        };
-        if parent.hidden {
-            return;
-        }
-        let (preformatted, block) = (parent.preformatted, parent.block.or(self.root_block));
-        match tag {
-            "br" | "hr" if preformatted => {
-                if let Some(block) = block {
-                    let text = self.layout.store("\n");
-                    self.layout.push(Mark::Literal {
-                        block: block as u32,
-                        text,
-                    });
-                }
-            }
-            "br" | "hr" => self.layout.push(Mark::Break),
-            "img" => {
-                let (Some(block), Some(source)) = (block, attributes.get("src")) else {
-                    return;
-                };
-                if source.len() > MAX_LINK_BYTES {
-                    return;
-                }
-                let alt = attributes.get("alt").unwrap_or_default();
-                let alt = self.layout.store(&htmlize::unescape(&*alt));
-                let source = self.layout.store(&htmlize::unescape(&*source));
-                self.layout.push(Mark::Image {
-                    block: block as u32,
-                    alt,
-                    source,
-                });
-            }
-            _ => {}
-        }
-    }
-
-    /// Keeps the target of a link, when links are asked for (up to [`MAX_LINKS`] of them, each
-    /// up to [`MAX_LINK_BYTES`]).
-    fn keep_link(&mut self, tag: &str, attributes: &ElementAttributes<'_, '_>) {
-        if self.options.links
-            && tag == "a"
-            && self.links.len() < MAX_LINKS
-            && let Some(href) = attributes.get("href")
-            && href.len() <= MAX_LINK_BYTES
-        {
-            self.links.push(href.into_owned());
-        }
-    }
-
-    /// An image's `alt` text as a text node of its own, when asked for and it reads as text
-    /// ([`is_meaningful_alt`]) in a visible place.
-    fn image_alt_text(
-        &mut self,
-        tag: &str,
-        element: &Element,
-        attributes: &ElementAttributes<'_, '_>,
-    ) {
-        if self.options.image_alt
-            && tag == "img"
-            && !self.stack.last().is_some_and(|open| open.hidden)
-            && let Some(alt) = attributes.get("alt")
-            && is_meaningful_alt(&alt)
-        {
-            let at = element.source_location().bytes().start;
-            self.separate_words();
-            self.text_node(&alt, true, (at, at));
-            self.separate_words();
-        }
-    }
-
     /// The block-tree position path of a block starting now: the next index among the blocks
     /// directly under the nearest open element that started a block (or under the root).
     fn next_block_tree_path(&mut self) -> u64 {
@@ -654,35 +507,6 @@ impl OpenElements {
         }
     }
 
-    /// Preformatted text, as written, into the layout (the first line break after the
-    /// element's start left out, as HTML does).
-    fn preformatted_text(&mut self, block: usize, text: &str) {
-        let mut text = text;
-        if std::mem::take(&mut self.preformatted_fresh) {
-            text = text
-                .strip_prefix("\r\n")
-                .or_else(|| text.strip_prefix('\n'))
-                .unwrap_or(text);
-        }
-        if text.is_empty() {
-            return;
-        }
-        // A carriage return ends a line, as HTML's input stream makes it (a `&#13;` too: a
-        // line of code it starts must not fall out of a list item's indentation).
-        let normalized;
-        let text = if text.contains('\r') {
-            normalized = text.replace("\r\n", "\n").replace('\r', "\n");
-            normalized.as_str()
-        } else {
-            text
-        };
-        let text = self.layout.store(text);
-        self.layout.push(Mark::Literal {
-            block: block as u32,
-            text,
-        });
-    }
-
     /// The title, the non-empty blocks in the order they started, the DOM tree and links if
     /// asked for, and which limit was reached.
     pub(super) fn finish(mut self) -> Finished {
@@ -865,140 +689,12 @@ impl OpenElements {
     }
 }
 
-/// What an element starting now hands to its text and its children in the layout.
-#[derive(Default)]
-struct ShapedElement {
-    in_layout: bool,
-    preformatted: bool,
-    preformatted_mark: Option<usize>,
-    language: Option<(StoredText, u8)>,
-}
-
-/// The layout shape of an element of `tag` outside preformatted text, if it has one.
-fn shape_of(
-    tag: &str,
-    attributes: &ElementAttributes<'_, '_>,
-    layout: &mut Layout,
-) -> Option<Shape> {
-    let number = |name: &str| {
-        attributes
-            .get(name)
-            .and_then(|value| value.trim().parse::<i64>().ok())
-    };
-    let shape = match tag {
-        "p" => Shape::Paragraph,
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => Shape::Heading(heading_level(tag)),
-        "ul" | "menu" | "dir" => Shape::List {
-            ordered: false,
-            start: None,
-            reversed: false,
-        },
-        "ol" => Shape::List {
-            ordered: true,
-            start: number("start"),
-            reversed: attributes.has("reversed"),
-        },
-        "li" => Shape::Item(number("value")),
-        "dt" => Shape::Term,
-        "dd" => Shape::Definition,
-        "blockquote" => Shape::Quote,
-        "pre" | "xmp" | "listing" | "plaintext" => Shape::Preformatted(None),
-        "table" => Shape::Table {
-            presentation: attributes.get("role").is_some_and(|role| {
-                role.eq_ignore_ascii_case("presentation") || role.eq_ignore_ascii_case("none")
-            }),
-        },
-        "caption" => Shape::Caption,
-        "tr" => Shape::Row,
-        "td" | "th" => Shape::Cell {
-            header: tag == "th",
-            colspan: number("colspan").map_or(1, |span| {
-                span.clamp(1, i64::from(layout::MAX_COLSPAN)) as u16
-            }),
-        },
-        "code" | "kbd" | "samp" | "tt" => {
-            if attributes
-                .get("style")
-                .is_some_and(|style| styles_preformatted(&style, tag == "code"))
-            {
-                Shape::Preformatted(None)
-            } else {
-                Shape::Code
-            }
-        }
-        "em" | "i" => Shape::Emphasis,
-        "strong" | "b" => Shape::Strong,
-        "a" => {
-            let href = attributes.get("href")?;
-            if href.len() > MAX_LINK_BYTES {
-                return None;
-            }
-            Shape::Link(layout.store(&htmlize::unescape(&*href)))
-        }
-        "div" | "span"
-            if attributes
-                .get("style")
-                .is_some_and(|style| styles_preformatted(&style, false)) =>
-        {
-            Shape::Preformatted(None)
-        }
-        "summary" | "legend" | "option" | "optgroup" | "search" | "address" => Shape::Block,
-        _ if is_layout_element(tag) => Shape::Block,
-        _ => return None,
-    };
-    Some(shape)
-}
-
-/// Whether an inline style keeps whitespace (`white-space: pre` or `pre-wrap`), or, for
-/// `<code>`, makes it a block of its own (`display: block`).
-fn styles_preformatted(style: &str, code: bool) -> bool {
-    let compact: String = style
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .flat_map(char::to_lowercase)
-        .collect();
-    compact.contains("white-space:pre;")
-        || compact.ends_with("white-space:pre")
-        || compact.contains("white-space:pre-wrap")
-        || (code && compact.contains("display:block"))
-}
-
 /// The position path of the next element child of a parent, given as its position path and
 /// its count of children so far (which this counts up), or of the root (`root_children`).
 fn next_child_path(parent: Option<(u64, &mut u32)>, root_children: &mut u32) -> u64 {
     let (parent_path, children) = parent.unwrap_or((0, root_children));
     *children += 1;
     child_path(parent_path, *children - 1)
-}
-
-/// Whether an image's `alt` text reads as text: not empty, and not a file or placeholder
-/// name — one word holding a digit, a dot or an underscore (`img9`, `logo.gif`, `nav_left`),
-/// or one of the words sites put on spacer and decoration images.
-fn is_meaningful_alt(alt: &str) -> bool {
-    const PLACEHOLDERS: [&str; 12] = [
-        "spacer",
-        "image",
-        "img",
-        "pixel",
-        "blank",
-        "clear",
-        "dot",
-        "shim",
-        "transparent",
-        "bullet",
-        "arrow",
-        "icon",
-    ];
-    let alt = alt.trim();
-    if alt.chars().filter(|c| c.is_alphanumeric()).count() < 2 {
-        return false;
-    }
-    if alt.contains(char::is_whitespace) {
-        return true;
-    }
-    let lower = alt.to_lowercase();
-    !(lower.contains(|c: char| c.is_ascii_digit() || c == '.' || c == '_')
-        || PLACEHOLDERS.contains(&lower.as_str()))
 }
 
 /// A DOM node's label for Alarte et al.'s node equality: its tag and its attributes (names
@@ -1081,46 +777,4 @@ fn append_collapsed(out: &mut String, text: &str) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `append_collapsed` a character at a time, as it was first written.
-    fn collapsed_by_characters(out: &mut String, text: &str) {
-        for c in text.chars() {
-            if c == SOFT_HYPHEN {
-                continue;
-            }
-            if c.is_whitespace() {
-                if !out.is_empty() && !out.ends_with(' ') {
-                    out.push(' ');
-                }
-            } else {
-                out.push(c);
-            }
-        }
-    }
-
-    #[test]
-    fn whitespace_collapses_to_one_space_and_soft_hyphens_go() {
-        let texts = [
-            "",
-            "  leading and trailing  ",
-            "tab\tnew\nline\r\nform\x0cfeed vertical\x0btab",
-            "no\u{a0}break\u{2003}em\u{3000}ideographic\u{85}next",
-            "Mit\u{ad}tel\u{ad}al\u{ad}ter \u{ad} \u{ad}",
-            "\u{1c}\u{1f} are not whitespace; 東京 café",
-        ];
-        for before in ["", "kept", "kept "] {
-            for text in texts {
-                let mut fast = before.to_string();
-                append_collapsed(&mut fast, text);
-                let mut slow = before.to_string();
-                collapsed_by_characters(&mut slow, text);
-                assert_eq!(fast, slow, "{before:?} + {text:?}");
-            }
-        }
-        let mut out = String::new();
-        append_collapsed(&mut out, " a \t\n b\u{ad}c ");
-        assert_eq!(out, "a bc ");
-    }
-}
+mod tests;
