@@ -37,6 +37,7 @@ pub mod index;
 pub mod learn;
 pub mod output;
 pub mod read;
+pub mod report;
 pub mod run;
 pub mod search;
 pub mod segment;

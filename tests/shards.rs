@@ -16,7 +16,7 @@ use std::process::Command;
 use tantivy::{DocAddress, TantivyDocument};
 
 use indexer::index::{OpenIndex, stored_text};
-use indexer::run::BuildSummary;
+use indexer::report::BuildSummary;
 
 mod common;
 use common::{indexer, ok, repo, sample};

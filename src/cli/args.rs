@@ -2,12 +2,11 @@
 //! beside its run in `cli/commands/` (the groups several commands share are in
 //! [`super::flags`]).
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 use indexer::detect::DetectorKind;
 
 use super::commands;
-use super::generate::Generate;
 
 /// Exit codes of the whole tool (`indexer --help`).
 const EXIT_CODES: &str = "Exit codes: 0 success; 1 failure (see each command's --help); 2 invalid \
@@ -159,4 +158,23 @@ impl Command {
         };
         run.idle_detector_flags(&detectors)
     }
+}
+
+/// What `--generate` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Generate {
+    /// The man page (roff), as `docs/indexer.1` holds it.
+    Man,
+    /// The command-line reference in Markdown, as `docs/CLI.md` holds it.
+    Reference,
+    /// Completions for bash.
+    CompleteBash,
+    /// Completions for zsh.
+    CompleteZsh,
+    /// Completions for fish.
+    CompleteFish,
+    /// Completions for PowerShell.
+    CompletePowershell,
+    /// Completions for elvish.
+    CompleteElvish,
 }

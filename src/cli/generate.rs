@@ -6,29 +6,10 @@
 use std::io::Write;
 
 use anyhow::Result;
-use clap::{CommandFactory, ValueEnum};
+use clap::CommandFactory;
 use clap_complete::Shell;
 
-use super::args::Cli;
-
-/// What `--generate` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Generate {
-    /// The man page (roff), as `docs/indexer.1` holds it.
-    Man,
-    /// The command-line reference in Markdown, as `docs/CLI.md` holds it.
-    Reference,
-    /// Completions for bash.
-    CompleteBash,
-    /// Completions for zsh.
-    CompleteZsh,
-    /// Completions for fish.
-    CompleteFish,
-    /// Completions for PowerShell.
-    CompletePowershell,
-    /// Completions for elvish.
-    CompleteElvish,
-}
+use super::args::{Cli, Generate};
 
 /// The command line as the references describe it: its version without the commit, so that
 /// what is committed stays the same from one commit to the next.

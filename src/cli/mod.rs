@@ -38,7 +38,8 @@ use clap::Parser;
 
 use indexer::eval;
 use indexer::index::OpenIndex;
-use indexer::run::{self, BuildSummary};
+use indexer::report::BuildSummary;
+use indexer::run;
 
 use args::{Cli, Command};
 use interrupt::INTERRUPTED;
@@ -128,7 +129,7 @@ fn report_skips(skip_log: Option<&std::path::Path>, summary: &BuildSummary) -> R
 }
 
 /// The first few of `records` on stderr, then how many more and where they are (`rest`).
-fn print_skips(records: &[run::SkippedRecord], rest: &str) {
+fn print_skips(records: &[indexer::report::SkippedRecord], rest: &str) {
     for record in records.iter().take(SKIPS_SHOWN) {
         let what = if record.passed_over() {
             "skipped"

@@ -6,7 +6,8 @@ use std::borrow::Cow;
 
 use indexer::detect::{Detector, DetectorKind, DetectorSettings, DetectorVisitor, Passes};
 use indexer::index::IndexStats;
-use indexer::run::{BuildSummary, DecidedPage, Redecision, counted, human_bytes};
+use indexer::report::{BuildSummary, Redecision, counted, human_bytes};
+use indexer::run::DecidedPage;
 
 pub fn ratio(a: u64, b: u64) -> Option<f64> {
     (a > 0).then(|| b as f64 / a as f64)
@@ -216,7 +217,7 @@ fn settings_line(summary: &BuildSummary, verbose: bool) -> String {
 
 /// The runs that made an index, oldest first: one line each, what it read or deleted and
 /// what it counted.
-pub fn print_history(history: &[indexer::run::RunRecord]) {
+pub fn print_history(history: &[indexer::report::RunRecord]) {
     if history.is_empty() {
         return;
     }
@@ -384,7 +385,7 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
 }
 
 /// What a run did with site models, when it did anything.
-fn print_site_models(figures: &indexer::run::SiteModelFigures) {
+fn print_site_models(figures: &indexer::report::SiteModelFigures) {
     if figures.restored + figures.unreadable > 0 {
         let unreadable = if figures.unreadable > 0 {
             format!(" ({} unreadable, started afresh)", figures.unreadable)

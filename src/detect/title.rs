@@ -171,7 +171,7 @@ pub struct PageTitle {
 
 /// The title words seen on a site's pages so far.
 #[derive(Debug, Default)]
-struct SiteTitles {
+struct SiteTitleWords {
     pages: u32,
     words: FxHashMap<u64, u32>,
 }
@@ -182,7 +182,7 @@ struct SiteTitles {
 /// pages before in a one-pass run.
 pub struct KeepTitleHeadings<D> {
     inner: D,
-    sites: FxHashMap<u64, SiteTitles>,
+    sites: FxHashMap<u64, SiteTitleWords>,
     /// Headings kept by the rule that the detector dropped.
     kept: AtomicU64,
 }

@@ -14,7 +14,8 @@ use super::code::{CodeScore, content_blocks};
 use crate::detect::DecisionRecord;
 use crate::index::{OpenIndex, stored_text};
 use crate::read::{InputSet, RecordLocation};
-use crate::run::{BuildSummary, page_of_record};
+use crate::report::BuildSummary;
+use crate::run::page_of_record;
 use crate::search::SearchError;
 use crate::segment::{MarkdownOptions, segment_with};
 

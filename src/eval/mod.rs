@@ -36,9 +36,9 @@ use crate::detect::DetectorKind;
 use crate::index::{
     IndexBuild, IndexError, IndexStats, IndexedPage, OpenIndex, stats, stored_text,
 };
+use crate::report::BuildSummary;
 use crate::run::{
-    self, BuildError, BuildOptions, BuildSummary, PagesPerSite, PrefixedProgress, Progress,
-    Sampling, build_index,
+    self, BuildError, BuildOptions, PagesPerSite, PrefixedProgress, Progress, Sampling, build_index,
 };
 use crate::search::SearchError;
 use code_pages::{CodeReference, CodeSource, code_score};

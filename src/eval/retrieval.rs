@@ -492,7 +492,7 @@ mod tests {
         let indexed = pages
             .iter()
             .map(|(url, title, body)| crate::index::IndexedPage::text(url, "s", title, body));
-        let summary = crate::run::BuildSummary {
+        let summary = crate::report::BuildSummary {
             detector: "none".into(),
             ..Default::default()
         };

@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use super::TextForm;
 use super::language::language_of;
-use crate::run::{DecidedPage, utc_timestamp};
+use crate::report::utc_timestamp;
+use crate::run::DecidedPage;
 
 /// One page as `extract` writes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

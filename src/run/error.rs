@@ -7,7 +7,7 @@ use indexer_pipeline::PipelineError;
 use crate::index::IndexError;
 use crate::read::ReadError;
 
-use super::summary::{BuildSummary, counted, format_skips};
+use crate::report::{BuildSummary, counted, format_skips};
 
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]

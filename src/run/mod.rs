@@ -19,9 +19,9 @@
 //! The plan is made once, before anything is read, and no stage changes the options.
 
 pub(crate) mod allocator;
+mod decided;
 mod engine;
 mod error;
-mod history;
 mod latest;
 mod options;
 mod partition;
@@ -32,25 +32,19 @@ mod rounds;
 mod sample;
 mod single;
 mod site_models;
-mod summary;
 mod update;
 
+pub use decided::DecidedPage;
 pub use error::BuildError;
-pub use history::{RunKind, RunRecord};
 pub use options::{
     BuildOptions, DEFAULT_DETECTOR, DEFAULT_ONE_PASS_DETECTOR, NeedsOnePassDetector, NoProgress,
     PrefixedProgress, Progress, choose_detector,
 };
 pub use plan::{Output, RunPlan};
 pub use prepare::{page_of_record, segment_record};
-pub use redecide::{RedecidedFigures, Redecision};
 pub use rounds::{SITE_BUCKETS, bucket_of_site};
 pub use sample::{BadPagesPerSite, PagesPerSite, Sampling, SiteCensus, census, sample_rank};
 pub use single::{PageCleaner, PageError, PageInput, decide_page};
-pub use summary::{
-    BuildSummary, DecidedPage, SiteModelFigures, SkippedRecord, counted, format_skips, human_bytes,
-    utc_timestamp,
-};
 pub use update::{Deleted, add_to_index, delete_from_index};
 
 use std::path::{Path, PathBuf};
@@ -58,11 +52,12 @@ use std::time::Instant;
 
 use crate::index::{IndexBuild, IndexedPage, SiteModelsWriter};
 use crate::read::InputSet;
+use crate::report::{BuildSummary, RunKind, RunRecord};
 
-use engine::Read;
+use engine::ReadJob;
 use latest::{Latest, LatestByUrl};
 use rounds::{RecordSource, scratch_error, split_into_rounds};
-use site_models::SiteModelsOfRun;
+use site_models::SiteModelStore;
 
 /// The absolute path of input `input`, as an index records where a page came from (`None`
 /// for standard input, which cannot be read again).
@@ -101,7 +96,7 @@ pub fn build_index(
     let mut latest = LatestByUrl::default();
     let mut replaced = 0;
     let mut saved_models = SiteModelsWriter::default();
-    let site_models = SiteModelsOfRun {
+    let site_models = SiteModelStore {
         stored: None,
         saved: Some(&mut saved_models),
     };
@@ -249,7 +244,7 @@ fn finish_summary(
 ) {
     summary.inputs = display_paths(inputs);
     summary.locate_skips(input_set);
-    summary.note_provenance(options, started);
+    summary.note_provenance(&options.command_line, started);
 }
 
 fn display_paths(paths: &[PathBuf]) -> Vec<String> {
@@ -264,7 +259,7 @@ fn display_paths(paths: &[PathBuf]) -> Vec<String> {
 /// nothing but leaves its models; `extract` neither.
 #[derive(Default)]
 struct FromIndex<'a> {
-    site_models: SiteModelsOfRun<'a>,
+    site_models: SiteModelStore<'a>,
     unchanged: Option<&'a engine::IsUnchanged<'a>>,
 }
 
@@ -284,7 +279,7 @@ fn run(
         unchanged,
     } = from_index;
     let result = match scratch {
-        None => Read {
+        None => ReadJob {
             inputs,
             options,
             plan,
@@ -304,7 +299,7 @@ fn run(
             let (partitions, mut total) =
                 split_into_rounds(inputs, options, plan, scratch, progress)?;
             for round in 0..partitions.len() {
-                let part = Read {
+                let part = ReadJob {
                     inputs,
                     options,
                     plan,
@@ -449,6 +444,7 @@ mod tests {
     use super::*;
     use crate::detect::{DecisionRecord, DetectorKind, Verdict};
     use crate::index::{OpenIndex, stats, stored_text};
+    use crate::report::format_skips;
 
     fn options(detector: DetectorKind) -> BuildOptions {
         BuildOptions {

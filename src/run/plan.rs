@@ -5,8 +5,8 @@
 use crate::detect::Passes;
 use crate::index::IndexBuild;
 use crate::read::InputSet;
+use crate::report::BuildSummary;
 use crate::run::BuildOptions;
-use crate::run::summary::BuildSummary;
 
 /// Memory the run needs besides detector state and waiting pages (buffers, pages in flight
 /// on the workers), bytes.

@@ -19,13 +19,12 @@ use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::{Deserialize, Serialize};
 
-use super::engine::Read;
+use super::engine::ReadJob;
 use super::latest::Latest;
 use super::partition::PartitionWriter;
 use super::rounds::{RecordSource, scratch_error};
-use super::site_models::SiteModelsOfRun;
+use super::site_models::SiteModelStore;
 use super::{
     BuildError, BuildOptions, DecidedPage, Output, Progress, RunPlan, absolute_source,
     index_decided,
@@ -33,52 +32,7 @@ use super::{
 use crate::detect::Passes;
 use crate::index::{IndexBuild, IndexError, SiteModelsWriter};
 use crate::read::{InputSet, Record, RecordLocation};
-
-/// Which sites an `add` decides again whole, from every page of theirs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Redecision {
-    /// With a two-pass detector, each site the add takes past a power of two in pages; with a
-    /// one-pass detector, none.
-    #[default]
-    Grown,
-    /// Each site the index held pages of before the add and the add brings a new or changed
-    /// page to, with either kind of detector: every page is then decided as one build over
-    /// all the pages would decide it.
-    Touched,
-    /// None: earlier pages keep their decisions.
-    Never,
-}
-
-/// What the re-decision of an `add` did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RedecidedFigures {
-    /// The rule that chose the sites (absent in summaries written before there was a choice:
-    /// [`Redecision::Grown`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rule: Option<Redecision>,
-    /// Sites decided again whole.
-    pub sites: u64,
-    /// Pages decided again.
-    pub pages: u64,
-    /// Of those, the pages decided otherwise than their documents said, whose documents were
-    /// replaced (the others were left in place). Absent in summaries written before: all.
-    #[serde(default)]
-    pub replaced: u64,
-    /// Pages of those sites whose record could not be read again (its file gone, moved or
-    /// changed, or read from standard input): left as they were decided.
-    pub not_read_again: u64,
-}
-
-impl RedecidedFigures {
-    pub(super) fn absorb(&mut self, other: RedecidedFigures) {
-        self.rule = self.rule.or(other.rule);
-        self.sites += other.sites;
-        self.replaced += other.replaced;
-        self.pages += other.pages;
-        self.not_read_again += other.not_read_again;
-    }
-}
+use crate::report::{RedecidedFigures, Redecision};
 
 /// Whether a site of `before` indexed pages that an add gives `added` new URLs is decided
 /// again whole: when the add takes its page count past a power of two.
@@ -89,7 +43,7 @@ pub(super) fn grows_past_power_of_two(before: u64, added: u64) -> bool {
 /// Where one page of a site lies: the absolute path of its file (`None`: standard input) and
 /// the offset of its record.
 #[derive(Debug, Clone)]
-pub(super) struct PageSource {
+pub(super) struct IndexedRecord {
     pub(super) url: String,
     pub(super) source: Option<String>,
     pub(super) offset: u64,
@@ -101,7 +55,7 @@ pub(super) struct PageSource {
     pub(super) decisions: u64,
 }
 
-/// The hash of a page's decision record that [`PageSource::decisions`] holds (a hash, not the
+/// The hash of a page's decision record that [`IndexedRecord::decisions`] holds (a hash, not the
 /// record, to keep an add's list of pages small).
 pub(super) fn decisions_hash(record: &[u8]) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(record)
@@ -115,7 +69,7 @@ pub(super) struct SitePages {
     /// New URLs of each site in this add.
     added: FxHashMap<String, u64>,
     /// Every page this add wrote, by site, in the order written (the latest of a URL last).
-    written: FxHashMap<String, Vec<PageSource>>,
+    written: FxHashMap<String, Vec<IndexedRecord>>,
 }
 
 impl SitePages {
@@ -143,7 +97,7 @@ impl SitePages {
         self.written
             .entry(site.clone())
             .or_default()
-            .push(PageSource {
+            .push(IndexedRecord {
                 url: decided.page.url.clone(),
                 source: source.map(str::to_string),
                 offset: decided.location.offset,
@@ -187,7 +141,7 @@ pub(super) fn redecide_sites(
     writer: &mut IndexBuild,
     rule: Redecision,
     sites: &[String],
-    indexed: Vec<(String, PageSource)>,
+    indexed: Vec<(String, IndexedRecord)>,
     pages: &SitePages,
     options: &BuildOptions,
     saved: &mut SiteModelsWriter,
@@ -264,7 +218,7 @@ pub(super) fn redecide_sites(
         return Ok(figures);
     }
 
-    let recorded: FxHashMap<&str, &PageSource> = by_site
+    let recorded: FxHashMap<&str, &IndexedRecord> = by_site
         .values()
         .flatten()
         .map(|page| (page.url.as_str(), page))
@@ -272,7 +226,7 @@ pub(super) fn redecide_sites(
     let plan = RunPlan::new(options, &inputs, Output::Index);
     let mut sources = FxHashMap::default();
     let (mut redecided, mut replaced, mut changed) = (0, 0, 0);
-    Read {
+    ReadJob {
         inputs: &inputs,
         options,
         plan: &plan,
@@ -303,7 +257,7 @@ pub(super) fn redecide_sites(
                 source.as_deref(),
             )
         },
-        site_models: SiteModelsOfRun {
+        site_models: SiteModelStore {
             stored: None,
             saved: Some(saved),
         },
@@ -322,9 +276,9 @@ pub(super) fn redecide_sites(
 /// twice.
 fn pages_by_site(
     sites: &[String],
-    indexed: Vec<(String, PageSource)>,
+    indexed: Vec<(String, IndexedRecord)>,
     pages: &SitePages,
-) -> BTreeMap<String, Vec<PageSource>> {
+) -> BTreeMap<String, Vec<IndexedRecord>> {
     let wanted: FxHashSet<&str> = sites.iter().map(String::as_str).collect();
     let written = |site: &str| pages.written.get(site).into_iter().flatten();
     let written_urls: FxHashSet<&str> = sites
@@ -332,7 +286,7 @@ fn pages_by_site(
         .flat_map(|site| written(site))
         .map(|page| page.url.as_str())
         .collect();
-    let mut by_site: BTreeMap<String, Vec<PageSource>> = BTreeMap::new();
+    let mut by_site: BTreeMap<String, Vec<IndexedRecord>> = BTreeMap::new();
     for (site, page) in indexed {
         if wanted.contains(site.as_str()) && !written_urls.contains(page.url.as_str()) {
             by_site.entry(site).or_default().push(page);
@@ -359,7 +313,7 @@ fn pages_by_site(
 /// offset 0): finding each record again would inflate the file from its start, so such a file
 /// is read once, through, and its wanted records kept by URL.
 fn streamed_records<'p>(
-    by_site: &'p BTreeMap<String, Vec<PageSource>>,
+    by_site: &'p BTreeMap<String, Vec<IndexedRecord>>,
     input_of: &FxHashMap<&Path, u32>,
     options: &BuildOptions,
 ) -> FxHashMap<(u32, &'p str), Record> {
@@ -402,12 +356,12 @@ fn streamed_records<'p>(
 pub(super) fn indexed_pages_of(
     writer: &IndexBuild,
     sites: &[String],
-) -> Result<Vec<(String, PageSource)>, IndexError> {
+) -> Result<Vec<(String, IndexedRecord)>, IndexError> {
     let mut pages = Vec::new();
     writer.for_each_indexed_source(sites, |site, url, source, offset, digest, decisions| {
         pages.push((
             site.to_string(),
-            PageSource {
+            IndexedRecord {
                 url: url.to_string(),
                 source: source.map(str::to_string),
                 offset,
@@ -439,7 +393,7 @@ mod tests {
 
     #[test]
     fn each_rule_chooses_its_sites() {
-        let page = || PageSource {
+        let page = || IndexedRecord {
             url: String::new(),
             source: None,
             offset: 0,

@@ -12,8 +12,9 @@
 use std::path::Path;
 
 use crate::read::{Halves, InputSet, Record, Skip, site_of};
+use crate::report::BuildSummary;
 use crate::run::partition::{PartitionWriter, Partitions};
-use crate::run::{BuildError, BuildOptions, BuildSummary, Progress, RunPlan};
+use crate::run::{BuildError, BuildOptions, Progress, RunPlan};
 use crate::segment::stable_hash_bytes;
 
 /// Rounds at most (each is a temporary file open while the input is split): past this, a

@@ -8,20 +8,20 @@ use rustc_hash::FxHashSet;
 
 use crate::detect::Detector;
 use crate::index::{SiteModelsWriter, StoredSiteModels};
-use crate::run::summary::SiteModelFigures;
+use crate::report::SiteModelFigures;
 
 /// What a run does with site models: starts from `stored` (if any), leaves its own in
 /// `saved` (if asked: a build does, `extract` does not).
 #[derive(Default)]
-pub(super) struct SiteModelsOfRun<'a> {
+pub(super) struct SiteModelStore<'a> {
     pub(super) stored: Option<&'a StoredSiteModels>,
     pub(super) saved: Option<&'a mut SiteModelsWriter>,
 }
 
-impl SiteModelsOfRun<'_> {
+impl SiteModelStore<'_> {
     /// The same, borrowed for one read (a round).
-    pub(super) fn reborrow(&mut self) -> SiteModelsOfRun<'_> {
-        SiteModelsOfRun {
+    pub(super) fn reborrow(&mut self) -> SiteModelStore<'_> {
+        SiteModelStore {
             stored: self.stored,
             saved: self.saved.as_deref_mut(),
         }
@@ -35,7 +35,7 @@ pub(super) fn fingerprint(detector: &str, passes: u32, settings: &serde_json::Va
 }
 
 /// The site models of one read.
-pub(super) struct SiteModelsOfRead<'a> {
+pub(super) struct SiteModelLedger<'a> {
     stored: Option<&'a StoredSiteModels>,
     saved: Option<&'a mut SiteModelsWriter>,
     seen: FxHashSet<String>,
@@ -44,11 +44,11 @@ pub(super) struct SiteModelsOfRead<'a> {
     figures: SiteModelFigures,
 }
 
-impl<'a> SiteModelsOfRead<'a> {
+impl<'a> SiteModelLedger<'a> {
     /// Begins a read of a detector whose models carry `fingerprint`: stored models of another
     /// fingerprint are not used (and the figures say why).
-    pub(super) fn new(models: SiteModelsOfRun<'a>, fingerprint: &str) -> Self {
-        let SiteModelsOfRun { stored, mut saved } = models;
+    pub(super) fn new(models: SiteModelStore<'a>, fingerprint: &str) -> Self {
+        let SiteModelStore { stored, mut saved } = models;
         let mut figures = SiteModelFigures::default();
         let stored = stored.filter(|stored| {
             let same = stored.fingerprint() == fingerprint;
@@ -63,7 +63,7 @@ impl<'a> SiteModelsOfRead<'a> {
         if let Some(saved) = saved.as_deref_mut() {
             saved.set_fingerprint(fingerprint);
         }
-        SiteModelsOfRead {
+        SiteModelLedger {
             stored,
             saved,
             seen: FxHashSet::default(),
@@ -132,17 +132,18 @@ mod tests {
     use super::*;
     use crate::detect::DetectorKind;
     use crate::read::InputSet;
-    use crate::run::engine::Read;
+    use crate::report::BuildSummary;
+    use crate::run::engine::ReadJob;
     use crate::run::rounds::RecordSource;
     use crate::run::test_support::{MENU, site_pages, write_warc};
-    use crate::run::{BuildOptions, BuildSummary, DecidedPage, NoProgress, Output, RunPlan};
+    use crate::run::{BuildOptions, DecidedPage, NoProgress, Output, RunPlan};
 
     /// One read of `records` as `options` say, with `models`: the pages decided and the
     /// summary.
     fn read(
         records: &[Vec<u8>],
         options: &BuildOptions,
-        models: SiteModelsOfRun<'_>,
+        models: SiteModelStore<'_>,
     ) -> (Vec<DecidedPage>, BuildSummary) {
         let dir = tempfile::tempdir().unwrap();
         let path = write_warc(dir.path(), "input.warc", records);
@@ -153,7 +154,7 @@ mod tests {
             pages.push(page);
             Ok(())
         };
-        let summary = Read {
+        let summary = ReadJob {
             inputs: &inputs,
             options,
             plan: &plan,
@@ -203,10 +204,10 @@ mod tests {
                 ..BuildOptions::default()
             };
             let what = format!("{detector:?}, one pass {one_pass}");
-            let (all, _) = read(&pages, &options, SiteModelsOfRun::default());
+            let (all, _) = read(&pages, &options, SiteModelStore::default());
 
             let mut saved = SiteModelsWriter::default();
-            let models = SiteModelsOfRun {
+            let models = SiteModelStore {
                 stored: None,
                 saved: Some(&mut saved),
             };
@@ -215,7 +216,7 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             saved.write(dir.path()).unwrap();
             let stored = StoredSiteModels::open(dir.path()).unwrap().unwrap();
-            let models = SiteModelsOfRun {
+            let models = SiteModelStore {
                 stored: Some(&stored),
                 saved: None,
             };
@@ -225,7 +226,7 @@ mod tests {
             assert!(!keeps_menu(&continued[0]), "{what}");
 
             if detector == DetectorKind::Incremental {
-                let (afresh, _) = read(later, &options, SiteModelsOfRun::default());
+                let (afresh, _) = read(later, &options, SiteModelStore::default());
                 assert!(keeps_menu(&afresh[0]), "{what}");
             }
         }
@@ -239,7 +240,7 @@ mod tests {
             ..BuildOptions::default()
         };
         let mut saved = SiteModelsWriter::default();
-        let models = SiteModelsOfRun {
+        let models = SiteModelStore {
             stored: None,
             saved: Some(&mut saved),
         };
@@ -252,7 +253,7 @@ mod tests {
             one_pass: true,
             ..two_passes
         };
-        let models = SiteModelsOfRun {
+        let models = SiteModelStore {
             stored: Some(&stored),
             saved: None,
         };

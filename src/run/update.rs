@@ -15,18 +15,20 @@ use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashSet;
 
-use super::history::{RunKind, RunRecord};
 use super::latest::{IndexedPages, Latest, LatestByUrl, url_key};
-use super::redecide::{Redecision, SitePages, indexed_pages_of, redecide_sites};
+use super::redecide::{SitePages, indexed_pages_of, redecide_sites};
 use super::rounds::scratch_error;
 use super::{
-    BuildError, BuildOptions, BuildSummary, DecidedPage, FromIndex, Output, Progress, RunPlan,
-    absolute_source, begin_run, finish_summary, index_decided, run,
+    BuildError, BuildOptions, DecidedPage, FromIndex, Output, Progress, RunPlan, absolute_source,
+    begin_run, finish_summary, index_decided, run,
 };
 use crate::detect::{Detector, DetectorVisitor, Passes};
 use crate::index::site_models::forget_sites;
 use crate::index::{DeleteTarget, IndexBuild, IndexError, SiteModelsWriter, StoredSiteModels};
-use crate::run::site_models::SiteModelsOfRun;
+use crate::report::BuildSummary;
+use crate::report::Redecision;
+use crate::report::{RunKind, RunRecord};
+use crate::run::site_models::SiteModelStore;
 use crate::segment::SegmentLimits;
 
 /// What the summary of a run with `options` and `plan` would say of its detector and
@@ -114,7 +116,7 @@ pub fn add_to_index(
     let unchanged = |url: &str, digest: u64| indexed.unchanged(url, digest);
     let stored_models = StoredSiteModels::open(&previous.directory).map_err(IndexError::from)?;
     let mut saved_models = SiteModelsWriter::default();
-    let site_models = SiteModelsOfRun {
+    let site_models = SiteModelStore {
         stored: stored_models.as_ref(),
         saved: Some(&mut saved_models),
     };
@@ -269,7 +271,7 @@ pub fn delete_from_index(index: &Path, targets: &[DeleteTarget]) -> Result<Delet
         let deleted = previous.documents.saturating_sub(documents);
         summary.history.push(RunRecord {
             kind: RunKind::Delete,
-            started: super::utc_timestamp(started),
+            started: crate::report::utc_timestamp(started),
             inputs: Vec::new(),
             deleted: targets.iter().map(|target| target.to_string()).collect(),
             counts: [

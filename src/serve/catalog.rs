@@ -20,7 +20,7 @@ use tantivy::{IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::ServeError;
 use crate::index::{IndexStats, OpenIndex, live_generation, stats, stored_text};
-use crate::run::BuildSummary;
+use crate::report::BuildSummary;
 use crate::search::{Hit, SearchRequest, search_shards};
 
 /// One index being served.
@@ -97,7 +97,7 @@ pub struct SiteCount {
 
 /// A page's stored fields, found by URL.
 #[derive(Debug, Clone)]
-pub struct StoredPage {
+pub struct FoundPage {
     /// The index it is in.
     pub index: usize,
     /// URL.
@@ -190,7 +190,7 @@ impl Catalog {
     }
 
     /// The page stored under `url`, from the first index (or index `only`) holding it.
-    pub fn page(&self, url: &str, only: Option<usize>) -> Result<Option<StoredPage>, ServeError> {
+    pub fn page(&self, url: &str, only: Option<usize>) -> Result<Option<FoundPage>, ServeError> {
         for (at, served) in self.indexes.iter().enumerate() {
             if only.is_some_and(|only| only != at) {
                 continue;
@@ -237,7 +237,7 @@ impl ServedIndex {
         self.reader.searcher()
     }
 
-    fn page(&self, url: &str, at: usize) -> Result<Option<StoredPage>, ServeError> {
+    fn page(&self, url: &str, at: usize) -> Result<Option<FoundPage>, ServeError> {
         let searcher = self.searcher();
         let fields = self.open.fields;
         let query = TermQuery::new(
@@ -277,7 +277,7 @@ impl ServedIndex {
             }
             None => (None, None),
         };
-        Ok(Some(StoredPage {
+        Ok(Some(FoundPage {
             index: at,
             url: stored_text(&document, fields.url),
             title: stored_text(&document, fields.title),

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use super::catalog::{Catalog, CatalogResults};
 use super::chart::site_chart;
 use super::page_view::{BlockView, PageView};
-use crate::run::{counted, format_skips, human_bytes};
+use crate::report::{counted, format_skips, human_bytes};
 
 /// Hits per page of results.
 pub const HITS_PER_PAGE: usize = 10;

@@ -493,7 +493,7 @@ async fn stats_html(State(served): State<Arc<Served>>) -> Response {
 #[derive(Serialize)]
 struct IndexFigures<'a> {
     index: &'a str,
-    build: crate::run::BuildSummary,
+    build: crate::report::BuildSummary,
     stats: &'a crate::index::IndexStats,
     sites: &'a [SiteText],
 }
@@ -520,9 +520,9 @@ async fn stats_json(State(served): State<Arc<Served>>) -> Response {
 /// `summary` with every path of the machine it names (the command line's, the inputs', the
 /// skipped records', the history's runs') shown as [`shown_source`] shows a source: no absolute path.
 fn shown_summary(
-    summary: &crate::run::BuildSummary,
+    summary: &crate::report::BuildSummary,
     root: &std::path::Path,
-) -> crate::run::BuildSummary {
+) -> crate::report::BuildSummary {
     let shown = |text: &str| {
         let path = std::path::Path::new(text);
         if path.is_absolute() {

@@ -12,10 +12,11 @@ use serde::Serialize;
 /// much text again as HTML or JSON, per request.
 pub const MAX_SHOWN_TEXT_BYTES: usize = 1 << 20;
 
-use super::catalog::{Catalog, StoredPage, shown_source};
+use super::catalog::{Catalog, FoundPage, shown_source};
 use crate::detect::{DecisionRecord, Verdict};
 use crate::read::{InputSet, RecordLocation};
-use crate::run::{counted, segment_record};
+use crate::report::counted;
+use crate::run::segment_record;
 use crate::segment::TextPiece;
 
 /// Layout marks read, at most, to lay out the blocks of one page view (past them, a block is
@@ -91,7 +92,7 @@ pub struct BlockView {
 
 impl PageView {
     /// The view of `page` from `catalog`.
-    pub fn of(catalog: &Catalog, page: StoredPage) -> PageView {
+    pub fn of(catalog: &Catalog, page: FoundPage) -> PageView {
         let served = &catalog.indexes[page.index];
         let mut view = PageView {
             index: page.index,
@@ -147,7 +148,7 @@ fn cut(text: &str, bytes: usize) -> &str {
 }
 
 /// The page's blocks with their verdicts, or why they cannot be shown.
-fn blocks_of(catalog: &Catalog, page: &StoredPage) -> Result<Vec<BlockView>, String> {
+fn blocks_of(catalog: &Catalog, page: &FoundPage) -> Result<Vec<BlockView>, String> {
     let served = &catalog.indexes[page.index];
     let summary = &served.summary;
     let record = page
@@ -250,7 +251,7 @@ mod tests {
 
     /// A catalog of one index of six pages of a.example without their footer, decided by
     /// `bloom` (which drops the menu of every page), and the first page's stored fields.
-    fn first_page(dir: &std::path::Path) -> (Catalog, StoredPage) {
+    fn first_page(dir: &std::path::Path) -> (Catalog, FoundPage) {
         let footer = format!("<footer>{FOOTER}</footer>");
         let records: Vec<Vec<u8>> = (0..6)
             .map(|n| {
@@ -320,44 +321,44 @@ mod tests {
         let (path, _) = page.source.clone().unwrap();
         let two_verdicts = DecisionRecord::of(&[Verdict::kept(Rule::KEEPS_EVERYTHING); 2]);
         let later_record = std::fs::read(&path).unwrap().len() as u64 / 2;
-        let cases: [(StoredPage, &str); 6] = [
+        let cases: [(FoundPage, &str); 6] = [
             (
-                StoredPage {
+                FoundPage {
                     decisions: None,
                     ..page.clone()
                 },
                 "the index keeps no decision record",
             ),
             (
-                StoredPage {
+                FoundPage {
                     decisions: Some(vec![9, 9]),
                     ..page.clone()
                 },
                 "not a decision record: unknown version",
             ),
             (
-                StoredPage {
+                FoundPage {
                     source: None,
                     ..page.clone()
                 },
                 "the index does not say where the page came from",
             ),
             (
-                StoredPage {
+                FoundPage {
                     source: Some((dir.path().join("gone.warc"), 0)),
                     ..page.clone()
                 },
                 "gone.warc is no longer there",
             ),
             (
-                StoredPage {
+                FoundPage {
                     source: Some((path.clone(), later_record)),
                     ..page.clone()
                 },
                 &format!("the record is no longer at byte {later_record} of the source"),
             ),
             (
-                StoredPage {
+                FoundPage {
                     decisions: Some(two_verdicts.to_bytes()),
                     ..page.clone()
                 },

@@ -16,7 +16,7 @@ use super::partition::{Manifest, PartitionError};
 use crate::index::{
     Generation, IndexError, OpenIndex, SiteModelsWriter, StoredSiteModels, link_or_copy,
 };
-use crate::run::{BuildSummary, RunKind, RunRecord};
+use crate::report::{BuildSummary, RunKind, RunRecord};
 
 /// tantivy's metadata file, and the list of files it manages.
 const META: &str = "meta.json";
@@ -293,7 +293,7 @@ fn summed(
     let mut summary = BuildSummary::of_shards(shards.iter().map(|shard| &shard.summary));
     summary.tool = crate::VERSION.to_string();
     summary.command_line = options.command_line.clone();
-    summary.started = crate::run::utc_timestamp(started);
+    summary.started = crate::report::utc_timestamp(started);
     if !manifests.is_empty() {
         summary.inputs = manifests
             .iter()
@@ -334,7 +334,7 @@ fn join_site_models(
         let count = in_two_shards.len() as u64;
         summary.warnings.push(format!(
             "{} {} in more than one shard ({}{}): each keeps the first shard's template model; `indexer partition` puts every page of a host in one shard",
-            crate::run::counted(count, "site"),
+            crate::report::counted(count, "site"),
             if count == 1 { "is" } else { "are" },
             in_two_shards[..in_two_shards.len().min(3)].join(", "),
             if in_two_shards.len() > 3 { ", …" } else { "" }

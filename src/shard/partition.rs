@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 
 use super::warc_out::append_record;
 use crate::read::{InputOptions, InputSet, ReadError};
-use crate::run::{BuildSummary, Progress, SkippedRecord, bucket_of_site};
+use crate::report::{BuildSummary, SkippedRecord};
+use crate::run::{Progress, bucket_of_site};
 
 /// The manifest's file name inside a partition folder.
 pub const MANIFEST: &str = "manifest.json";

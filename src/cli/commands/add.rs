@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 
-use indexer::run::{self, BuildError, BuildOptions, Redecision};
+use indexer::report::Redecision;
+use indexer::run::{self, BuildError, BuildOptions};
 
 use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
 use crate::cli::interrupt::stop_on_interrupt;

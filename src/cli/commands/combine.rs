@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use indexer::run::{BuildOptions, counted};
+use indexer::report::counted;
+use indexer::run::BuildOptions;
 
 use crate::cli::print::print_summary;
 

@@ -55,7 +55,7 @@ pub fn run(args: DeleteArgs) -> Result<()> {
     } else {
         println!(
             "deleted        {} (of {} asked for)",
-            run::counted(deleted.deleted, "document"),
+            indexer::report::counted(deleted.deleted, "document"),
             targets.len()
         );
         println!("not found      {}", deleted.not_found.len());

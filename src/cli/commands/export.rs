@@ -32,6 +32,6 @@ pub fn run(args: ExportArgs) -> Result<()> {
     })?
     .context("writing the pages")?;
     out.flush().context("writing the pages")?;
-    notice!("exported {}", indexer::run::counted(pages, "page"));
+    notice!("exported {}", indexer::report::counted(pages, "page"));
     Ok(())
 }

@@ -11,7 +11,8 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use indexer::output::{self, ExtractedPage, OutputCounts, OutputFile, OutputPlan};
-use indexer::run::{self, BuildOptions, BuildSummary};
+use indexer::report::BuildSummary;
+use indexer::run::{self, BuildOptions};
 
 use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
 use crate::cli::interrupt::stop_on_interrupt;
@@ -138,7 +139,7 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         )?)),
         None => Destination::Stdout(BufWriter::new(std::io::stdout().lock())),
     };
-    let run_date = run::utc_timestamp(std::time::SystemTime::now());
+    let run_date = indexer::report::utc_timestamp(std::time::SystemTime::now());
     if format == output::Format::Wet {
         let name = args.output.as_ref().and_then(|path| path.file_name());
         let name = name.map(|name| name.to_string_lossy());
@@ -199,10 +200,10 @@ fn summary_line(summary: &BuildSummary, counts: &OutputCounts, written_to: &str)
     };
     format!(
         "extracted {} with {} ({}{}{truncated}{plain_text}) in {:.1}s; wrote {} to {written_to}{left_out}",
-        run::counted(summary.pages, "page"),
+        indexer::report::counted(summary.pages, "page"),
         summary.detector,
-        run::counted(summary.records, "record"),
-        run::format_skips(&summary.skipped),
+        indexer::report::counted(summary.records, "record"),
+        indexer::report::format_skips(&summary.skipped),
         summary.seconds,
         counts.written,
     )

@@ -6,8 +6,6 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use indexer::run;
-
 use crate::cli::flags::{InputArgs, Inputs};
 use crate::cli::interrupt::stop_on_interrupt;
 use crate::cli::print_skips;
@@ -52,12 +50,12 @@ pub fn run(args: PartitionArgs) -> Result<()> {
     let bytes: u64 = manifest.files.iter().map(|file| file.bytes).sum();
     println!(
         "{} into {} of {} ({}) in {:.1}s{}",
-        run::counted(written, "record"),
+        indexer::report::counted(written, "record"),
         manifest.files.len(),
-        run::counted(manifest.buckets as u64, "bucket"),
-        run::human_bytes(bytes),
+        indexer::report::counted(manifest.buckets as u64, "bucket"),
+        indexer::report::human_bytes(bytes),
         manifest.seconds,
-        run::format_skips(&manifest.skipped),
+        indexer::report::format_skips(&manifest.skipped),
     );
     println!(
         "manifest: {}",

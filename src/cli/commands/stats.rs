@@ -7,7 +7,7 @@ use anyhow::Result;
 use clap::Args;
 
 use indexer::index::{OpenIndex, stats_of};
-use indexer::run::BuildSummary;
+use indexer::report::BuildSummary;
 
 use crate::cli::open_checked_indexes;
 use crate::cli::print::{print_history, print_stats, print_summary};

@@ -28,12 +28,11 @@ use indexer_pipeline::Pipeline;
 
 use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Rule, Verdict};
 use crate::read::{InputSet, Record, Skip};
+use crate::report::{BuildSummary, SkippedRecord};
 use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
 use crate::run::rounds::RecordSource;
-use crate::run::site_models::{SiteModelsOfRead, SiteModelsOfRun, fingerprint};
-use crate::run::{
-    BuildError, BuildOptions, BuildSummary, DecidedPage, Progress, RunPlan, SkippedRecord,
-};
+use crate::run::site_models::{SiteModelLedger, SiteModelStore, fingerprint};
+use crate::run::{BuildError, BuildOptions, DecidedPage, Progress, RunPlan};
 use crate::segment::SegmentedPage;
 
 mod waiting;
@@ -41,14 +40,14 @@ mod waiting;
 use waiting::{SiteRecords, Waiting};
 
 /// Everything one read of a run needs besides its detector.
-pub(super) struct Read<'a, 'e> {
+pub(super) struct ReadJob<'a, 'e> {
     pub(super) inputs: &'a InputSet,
     pub(super) options: &'a BuildOptions,
     pub(super) plan: &'a RunPlan,
     pub(super) source: RecordSource<'a>,
     pub(super) progress: &'a dyn Progress,
     pub(super) emit: &'e mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
-    pub(super) site_models: SiteModelsOfRun<'e>,
+    pub(super) site_models: SiteModelStore<'e>,
     /// For an `add`: whether the index holds a page of this URL and digest already. Such a
     /// page is counted as unchanged and goes no further — the detector does not learn it
     /// again, nothing is emitted.
@@ -58,7 +57,7 @@ pub(super) struct Read<'a, 'e> {
 /// Whether the index an `add` writes holds the page of this URL and HTML digest already.
 pub(super) type IsUnchanged<'a> = dyn Fn(&str, u64) -> bool + 'a;
 
-impl Read<'_, '_> {
+impl ReadJob<'_, '_> {
     /// Runs this read with a fresh detector of the options' kind and settings.
     pub(super) fn run(self) -> Result<BuildSummary, BuildError> {
         let (kind, settings) = (self.options.detector, &self.options.settings);
@@ -66,7 +65,7 @@ impl Read<'_, '_> {
     }
 }
 
-impl DetectorVisitor for Read<'_, '_> {
+impl DetectorVisitor for ReadJob<'_, '_> {
     type Output = Result<BuildSummary, BuildError>;
 
     fn visit<D: Detector>(self, detector: D) -> Self::Output {
@@ -105,7 +104,7 @@ fn decide_site<D: Detector>(
     detector: &RwLock<D>,
     site: &str,
     waiting: &mut Waiting<D::Observation>,
-    site_models: &mut SiteModelsOfRead<'_>,
+    site_models: &mut SiteModelLedger<'_>,
     pipeline: &Pipeline,
     pages: &dyn PageSource,
     tally: &mut BuildSummary,
@@ -137,7 +136,7 @@ struct Reading<'a, 'e, 'm> {
     unchanged: Option<&'a IsUnchanged<'a>>,
     pipeline: Pipeline,
     tally: BuildSummary,
-    site_models: SiteModelsOfRead<'m>,
+    site_models: SiteModelLedger<'m>,
 }
 
 impl<'a> Reading<'a, '_, '_> {
@@ -164,8 +163,8 @@ impl<'a> Reading<'a, '_, '_> {
 }
 
 /// One read of `source` with `detector`, handing every decided page to `emit`.
-fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary, BuildError> {
-    let Read {
+fn run_with<D: Detector>(detector: D, read: ReadJob<'_, '_>) -> Result<BuildSummary, BuildError> {
+    let ReadJob {
         inputs,
         options,
         plan,
@@ -193,7 +192,7 @@ fn run_with<D: Detector>(detector: D, read: Read<'_, '_>) -> Result<BuildSummary
         unchanged,
         pipeline,
         tally,
-        site_models: SiteModelsOfRead::new(site_models, &fingerprint),
+        site_models: SiteModelLedger::new(site_models, &fingerprint),
     };
     let mut tally = match plan.passes {
         Passes::Two => two_passes(detector, reading)?,

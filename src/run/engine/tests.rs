@@ -228,21 +228,21 @@ fn run_read(
     inputs: &InputSet,
     options: &BuildOptions,
     plan: &RunPlan,
-    run: impl FnOnce(Read<'_, '_>) -> Result<BuildSummary, BuildError>,
+    run: impl FnOnce(ReadJob<'_, '_>) -> Result<BuildSummary, BuildError>,
 ) -> Outcome {
     let mut pages = Vec::new();
     let mut emit = |page: DecidedPage| {
         pages.push(page);
         Ok::<(), BuildError>(())
     };
-    let read = Read {
+    let read = ReadJob {
         inputs,
         options,
         plan,
         source: RecordSource::Input(inputs),
         progress: &NoProgress,
         emit: &mut emit,
-        site_models: SiteModelsOfRun::default(),
+        site_models: SiteModelStore::default(),
         unchanged: None,
     };
     let summary = run(read).expect("the read succeeds");
@@ -499,14 +499,14 @@ fn a_stop_ends_the_read_as_interrupted() {
             Ok::<(), BuildError>(())
         };
         let (detector, _) = seen_before();
-        let read = Read {
+        let read = ReadJob {
             inputs: &inputs,
             options: &options,
             plan: &plan,
             source: RecordSource::Input(&inputs),
             progress: &NoProgress,
             emit: &mut emit,
-            site_models: SiteModelsOfRun::default(),
+            site_models: SiteModelStore::default(),
             unchanged: None,
         };
         let result = run_with(detector, read);

@@ -20,9 +20,10 @@ use indexer_pipeline::Pipeline;
 
 use crate::detect::{Detector, PageSource, Verdict};
 use crate::read::{Halves, RecordItem, site_of};
+use crate::report::BuildSummary;
 use crate::run::prepare::{Observed, Origin, Prepared};
 use crate::run::rounds::RecordSource;
-use crate::run::{BuildError, BuildSummary, DecidedPage};
+use crate::run::{BuildError, DecidedPage};
 use crate::segment::{SegmentedPage, stable_hash_bytes};
 
 /// Sites with fewer waiting pages than this are decided on the calling thread: starting the

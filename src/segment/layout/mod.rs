@@ -9,6 +9,7 @@
 //! A dropped block's text leaves nothing behind: an element none of whose text is kept is not
 //! written at all.
 
+mod literal;
 mod markdown;
 mod text;
 

@@ -2,6 +2,7 @@
 //! start lines, a table row is one line with a tab between its cells, preformatted text keeps
 //! its lines and spaces, whitespace elsewhere collapses to one space and never ends a line.
 
+use super::literal::{code_lines, collect_literal};
 use super::{Node, Shape};
 
 /// The text of `nodes`, without a line end after the last line.
@@ -213,34 +214,4 @@ impl Lines {
         self.line_start = 0;
         self.space = false;
     }
-}
-
-/// The preformatted text under `nodes`, exactly as written (line-number columns left out).
-pub(super) fn collect_literal(nodes: &[Node<'_>], code: &mut String) {
-    for node in nodes {
-        match node {
-            Node::Literal(text) | Node::Text(text) => code.push_str(text),
-            Node::Break => code.push('\n'),
-            Node::Element(Shape::Gutter, _) | Node::Image { .. } => {}
-            Node::Element(_, children) => collect_literal(children, code),
-        }
-    }
-}
-
-/// The lines of preformatted text: line ends normalized, trailing spaces off each line,
-/// leading and trailing blank lines off.
-pub(super) fn code_lines(code: &str) -> Vec<&str> {
-    let mut lines: Vec<&str> = code
-        .split('\n')
-        .map(|line| line.trim_end_matches(['\r', ' ', '\t', '\u{c}']))
-        .collect();
-    while lines.last().is_some_and(|line| line.trim().is_empty()) {
-        lines.pop();
-    }
-    let first = lines
-        .iter()
-        .position(|line| !line.trim().is_empty())
-        .unwrap_or(lines.len());
-    lines.drain(..first);
-    lines
 }

@@ -10,7 +10,7 @@ use url::Url;
 
 mod inline;
 
-use super::text::{code_lines, collect_literal};
+use super::literal::{code_lines, collect_literal};
 use super::{Layout, MAX_COLSPAN, MAX_TABLE_COLUMNS, Node, Shape};
 use inline::Inline;
 

@@ -1,14 +1,14 @@
 //! Summary: what a run did — counts of records, pages, blocks and bytes, detector counters,
-//! memory and time — and the decided pages a run hands to its caller.
+//! memory and time — and the helpers that print counts and sizes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::detect::{Counter, DecisionRecord, Merge, Verdict};
-use crate::read::{FetchTime, RecordLocation};
-use crate::segment::SegmentedPage;
+use super::redecided::RedecidedFigures;
+use crate::detect::{Counter, Merge};
+use crate::report::{RunKind, RunRecord};
 
 /// What a run did, stored with the index and printed by `build`, `stats` and `extract`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -130,11 +130,11 @@ pub struct BuildSummary {
     /// The sites a two-pass `add` decided again whole, having taken them past a power of two
     /// in pages ([`super::redecide`]).
     #[serde(default)]
-    pub redecided: super::redecide::RedecidedFigures,
+    pub redecided: RedecidedFigures,
     /// The runs that made this index, oldest first: a `build` starts it, each `add` and
     /// `delete` adds one.
     #[serde(default)]
-    pub history: Vec<super::history::RunRecord>,
+    pub history: Vec<RunRecord>,
     /// Wall time of the run, seconds.
     pub seconds: f64,
 }
@@ -173,76 +173,6 @@ impl SiteModelFigures {
         if self.not_used.is_none() {
             self.not_used = not_used;
         }
-    }
-}
-
-/// A page with a keep/drop decision for each of its blocks.
-#[derive(Debug, Clone)]
-pub struct DecidedPage {
-    /// The segmented page.
-    pub page: SegmentedPage,
-    /// Whether each block is kept, and why, in block order.
-    pub verdicts: Vec<Verdict>,
-    /// Where the page's record lies in the run's inputs.
-    pub location: RecordLocation,
-    /// When the page was fetched (its record's `WARC-Date`), if the record says so readably.
-    pub fetched: Option<FetchTime>,
-    /// The record's date as it gives it ([`crate::read::Page::date`]).
-    pub date: Option<String>,
-    /// The record's `WARC-Record-ID` ([`crate::read::Page::record_id`]).
-    pub record_id: Option<String>,
-    /// The character set the page was decoded from ([`crate::read::Page::charset`]).
-    pub charset: &'static str,
-    /// A page of plain text (a WET record): every block kept by [`Rule::PLAIN_TEXT`].
-    ///
-    /// [`Rule::PLAIN_TEXT`]: crate::detect::Rule::PLAIN_TEXT
-    pub plain_text: bool,
-    /// A stable 64-bit hash of the page's decoded HTML.
-    pub digest: u64,
-}
-
-impl DecidedPage {
-    /// Text of the kept blocks, one block per line.
-    pub fn kept_text(&self) -> String {
-        Verdict::kept_text(&self.page, &self.verdicts)
-    }
-
-    /// The kept text as CommonMark with GitHub tables ([`crate::segment::Layout::markdown`]),
-    /// with links and images when asked.
-    pub fn kept_markdown(&self, links: bool, images: bool) -> String {
-        let options = crate::segment::MarkdownOptions {
-            links,
-            images,
-            base_url: self.page.url.clone(),
-        };
-        let keep = |block: usize| self.verdicts.get(block).is_some_and(|verdict| verdict.keep);
-        if self.page.layout.is_empty() {
-            return self.kept_text();
-        }
-        self.page.layout.markdown(&self.page.blocks, keep, &options)
-    }
-
-    /// The page's decisions as the index stores them ([`DecisionRecord`]).
-    pub fn decision_bytes(&self) -> Vec<u8> {
-        DecisionRecord::of(&self.verdicts).to_bytes()
-    }
-
-    /// Bytes of text kept and dropped.
-    pub fn text_bytes(&self) -> (u64, u64) {
-        let (mut kept, mut dropped) = (0, 0);
-        for (block, verdict) in self.page.blocks.iter().zip(&self.verdicts) {
-            if verdict.keep {
-                kept += block.text.len() as u64;
-            } else {
-                dropped += block.text.len() as u64;
-            }
-        }
-        (kept, dropped)
-    }
-
-    /// How many blocks are kept.
-    pub fn kept_blocks(&self) -> u64 {
-        self.verdicts.iter().filter(|verdict| verdict.keep).count() as u64
     }
 }
 
@@ -417,9 +347,9 @@ impl BuildSummary {
     }
 
     /// Records the tool, the options' command line and `started` (UTC).
-    pub fn note_provenance(&mut self, options: &super::BuildOptions, started: SystemTime) {
+    pub fn note_provenance(&mut self, command_line: &[String], started: SystemTime) {
         self.tool = crate::VERSION.to_string();
-        self.command_line = options.command_line.clone();
+        self.command_line = command_line.to_vec();
         self.started = utc_timestamp(started);
     }
 
@@ -598,6 +528,56 @@ pub fn utc_timestamp(time: SystemTime) -> String {
         of_day % 3_600 / 60,
         of_day % 60
     )
+}
+
+impl RunRecord {
+    /// The record of a run that read pages (`build`, `combine`, `add`), from its summary:
+    /// its inputs and the counts of its pages; `documents` after it.
+    pub fn of_run(kind: RunKind, summary: &BuildSummary, documents: u64) -> RunRecord {
+        let mut counts = BTreeMap::from([
+            ("records".to_string(), summary.records),
+            ("pages".to_string(), summary.pages),
+            (
+                "replaced_by_later_record".to_string(),
+                summary.replaced_by_later_record,
+            ),
+        ]);
+        if kind == RunKind::Add {
+            counts.extend([
+                ("added".to_string(), summary.added),
+                ("replaced".to_string(), summary.replaced),
+                ("unchanged".to_string(), summary.unchanged),
+                ("older_than_indexed".to_string(), summary.older_than_indexed),
+                ("redecided_sites".to_string(), summary.redecided.sites),
+                ("redecided_pages".to_string(), summary.redecided.pages),
+                ("redecided_replaced".to_string(), summary.redecided.replaced),
+            ]);
+        }
+        RunRecord {
+            kind,
+            started: summary.started.clone(),
+            inputs: summary.inputs.clone(),
+            deleted: Vec::new(),
+            counts,
+            documents,
+        }
+    }
+
+    /// The history after a run that read pages: a new one for `build` and `combine`,
+    /// `previous` and this run for `add`.
+    pub fn history_after(
+        kind: RunKind,
+        previous: &[RunRecord],
+        summary: &BuildSummary,
+        documents: u64,
+    ) -> Vec<RunRecord> {
+        let mut history = match kind {
+            RunKind::Add | RunKind::Delete => previous.to_vec(),
+            RunKind::Build | RunKind::Combine => Vec::new(),
+        };
+        history.push(RunRecord::of_run(kind, summary, documents));
+        history
+    }
 }
 
 #[cfg(test)]

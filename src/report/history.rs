@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::summary::BuildSummary;
-
 /// What a run did to the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -53,59 +51,10 @@ pub struct RunRecord {
     pub documents: u64,
 }
 
-impl RunRecord {
-    /// The record of a run that read pages (`build`, `combine`, `add`), from its summary:
-    /// its inputs and the counts of its pages; `documents` after it.
-    pub fn of_run(kind: RunKind, summary: &BuildSummary, documents: u64) -> RunRecord {
-        let mut counts = BTreeMap::from([
-            ("records".to_string(), summary.records),
-            ("pages".to_string(), summary.pages),
-            (
-                "replaced_by_later_record".to_string(),
-                summary.replaced_by_later_record,
-            ),
-        ]);
-        if kind == RunKind::Add {
-            counts.extend([
-                ("added".to_string(), summary.added),
-                ("replaced".to_string(), summary.replaced),
-                ("unchanged".to_string(), summary.unchanged),
-                ("older_than_indexed".to_string(), summary.older_than_indexed),
-                ("redecided_sites".to_string(), summary.redecided.sites),
-                ("redecided_pages".to_string(), summary.redecided.pages),
-                ("redecided_replaced".to_string(), summary.redecided.replaced),
-            ]);
-        }
-        RunRecord {
-            kind,
-            started: summary.started.clone(),
-            inputs: summary.inputs.clone(),
-            deleted: Vec::new(),
-            counts,
-            documents,
-        }
-    }
-
-    /// The history after a run that read pages: a new one for `build` and `combine`,
-    /// `previous` and this run for `add`.
-    pub fn history_after(
-        kind: RunKind,
-        previous: &[RunRecord],
-        summary: &BuildSummary,
-        documents: u64,
-    ) -> Vec<RunRecord> {
-        let mut history = match kind {
-            RunKind::Add | RunKind::Delete => previous.to_vec(),
-            RunKind::Build | RunKind::Combine => Vec::new(),
-        };
-        history.push(RunRecord::of_run(kind, summary, documents));
-        history
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::BuildSummary;
 
     #[test]
     fn a_build_starts_the_history_and_an_add_extends_it() {

@@ -1,0 +1,76 @@
+//! The decided page: what a read hands to its caller (the index writer, `extract`, Python),
+//! a segmented page with a keep/drop verdict for each block and where its record lies.
+
+use crate::detect::{DecisionRecord, Verdict};
+use crate::read::{FetchTime, RecordLocation};
+use crate::segment::SegmentedPage;
+
+/// A page with a keep/drop decision for each of its blocks.
+#[derive(Debug, Clone)]
+pub struct DecidedPage {
+    /// The segmented page.
+    pub page: SegmentedPage,
+    /// Whether each block is kept, and why, in block order.
+    pub verdicts: Vec<Verdict>,
+    /// Where the page's record lies in the run's inputs.
+    pub location: RecordLocation,
+    /// When the page was fetched (its record's `WARC-Date`), if the record says so readably.
+    pub fetched: Option<FetchTime>,
+    /// The record's date as it gives it ([`crate::read::Page::date`]).
+    pub date: Option<String>,
+    /// The record's `WARC-Record-ID` ([`crate::read::Page::record_id`]).
+    pub record_id: Option<String>,
+    /// The character set the page was decoded from ([`crate::read::Page::charset`]).
+    pub charset: &'static str,
+    /// A page of plain text (a WET record): every block kept by [`Rule::PLAIN_TEXT`].
+    ///
+    /// [`Rule::PLAIN_TEXT`]: crate::detect::Rule::PLAIN_TEXT
+    pub plain_text: bool,
+    /// A stable 64-bit hash of the page's decoded HTML.
+    pub digest: u64,
+}
+
+impl DecidedPage {
+    /// Text of the kept blocks, one block per line.
+    pub fn kept_text(&self) -> String {
+        Verdict::kept_text(&self.page, &self.verdicts)
+    }
+
+    /// The kept text as CommonMark with GitHub tables ([`crate::segment::Layout::markdown`]),
+    /// with links and images when asked.
+    pub fn kept_markdown(&self, links: bool, images: bool) -> String {
+        let options = crate::segment::MarkdownOptions {
+            links,
+            images,
+            base_url: self.page.url.clone(),
+        };
+        let keep = |block: usize| self.verdicts.get(block).is_some_and(|verdict| verdict.keep);
+        if self.page.layout.is_empty() {
+            return self.kept_text();
+        }
+        self.page.layout.markdown(&self.page.blocks, keep, &options)
+    }
+
+    /// The page's decisions as the index stores them ([`DecisionRecord`]).
+    pub fn decision_bytes(&self) -> Vec<u8> {
+        DecisionRecord::of(&self.verdicts).to_bytes()
+    }
+
+    /// Bytes of text kept and dropped.
+    pub fn text_bytes(&self) -> (u64, u64) {
+        let (mut kept, mut dropped) = (0, 0);
+        for (block, verdict) in self.page.blocks.iter().zip(&self.verdicts) {
+            if verdict.keep {
+                kept += block.text.len() as u64;
+            } else {
+                dropped += block.text.len() as u64;
+            }
+        }
+        (kept, dropped)
+    }
+
+    /// How many blocks are kept.
+    pub fn kept_blocks(&self) -> u64 {
+        self.verdicts.iter().filter(|verdict| verdict.keep).count() as u64
+    }
+}
