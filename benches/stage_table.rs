@@ -26,8 +26,9 @@ use indexer::detect::{
     Detector, DetectorKind, DetectorSettings, DetectorVisitor, NoPages, Passes, Verdict,
 };
 use indexer::index::{IndexBuild, IndexedPage};
+use indexer::lifecycle::build_index;
 use indexer::read::{InputSet, Page, Record, page_from_record};
-use indexer::run::{BuildOptions, NoProgress, build_index};
+use indexer::run::{BuildOptions, NoProgress};
 use indexer::segment::{SegmentLimits, SegmentedPage, segment_with};
 use lol_html::html_content::{Element, EndTag, TextChunk};
 use lol_html::{HtmlRewriter, MemorySettings, Settings, doc_text, element};

@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use indexer::detect::bloom::{Bloom, BloomSettings};
 use indexer::detect::{Detector, DetectorKind, NoPages};
+use indexer::lifecycle::build_index;
 use indexer::read::{InputSet, Page, page_from_record};
-use indexer::run::{BuildOptions, NoProgress, build_index};
+use indexer::run::{BuildOptions, NoProgress};
 use indexer::segment::{SegmentLimits, SegmentedPage, segment};
 
 fn sample() -> Vec<PathBuf> {

@@ -35,6 +35,7 @@ pub mod detect;
 pub mod eval;
 pub mod index;
 pub mod learn;
+pub mod lifecycle;
 pub mod output;
 pub mod read;
 pub mod report;

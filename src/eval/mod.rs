@@ -36,9 +36,10 @@ use crate::detect::DetectorKind;
 use crate::index::{
     IndexBuild, IndexError, IndexStats, IndexedPage, OpenIndex, stats, stored_text,
 };
+use crate::lifecycle::build_index;
 use crate::report::BuildSummary;
 use crate::run::{
-    self, BuildError, BuildOptions, PagesPerSite, PrefixedProgress, Progress, Sampling, build_index,
+    self, BuildError, BuildOptions, PagesPerSite, PrefixedProgress, Progress, Sampling,
 };
 use crate::search::SearchError;
 use code_pages::{CodeReference, CodeSource, code_score};

@@ -1,6 +1,6 @@
-//! Run: the stages wired into one run — read → prepare (segment, on worker threads) →
-//! detect → index or extract — from [`BuildOptions`] and input paths to a tantivy index
-//! ([`build_index`]) or to the caller's sink ([`extract`]), with a [`BuildSummary`].
+//! Run: records in, decided pages out — read → prepare (segment, on worker threads) →
+//! detect — from [`BuildOptions`] and input paths to a caller's sink: [`extract`]'s, or the
+//! index writer of [`crate::lifecycle`] (build, add), with a [`BuildSummary`].
 //!
 //! | module | in | out |
 //! |---|---|---|
@@ -9,11 +9,10 @@
 //! | [`rounds`] | the input | records split by site into rounds ([`partition`] files) |
 //! | [`prepare`] | a record | a segmented page (and pages found again by URL) |
 //! | [`engine`] | records of one read | decided pages, one pass or learn-then-decide |
-//! | [`latest`] | the decided pages of a build | per page: first of its URL, replacing, or earlier |
-//! | [`redecide`] | the sites an `add`'s [`Redecision`] names (by default those a two-pass add grew past a power of two) | their pages decided again together |
+//! | [`site_models`] | stored site models, a writer for new ones | each site's model restored on its first page, saved after its last |
 //! | [`single`] | one page's HTML and URL | the page decided alone, or by a cleaner that learns as it goes |
 //! | [`sample`] | the input, K and a seed | each site's pages, and K of them to read alone |
-//! | [`summary`] | — | the [`BuildSummary`] (counted by the engine) and [`DecidedPage`] types |
+//! | [`decided`] | — | the [`DecidedPage`] a read hands on |
 //! | [`allocator`] | — | glibc malloc tuned for the build's threads |
 //!
 //! The plan is made once, before anything is read, and no stage changes the options.
@@ -22,17 +21,14 @@ pub(crate) mod allocator;
 mod decided;
 mod engine;
 mod error;
-mod latest;
 mod options;
 mod partition;
 mod plan;
 mod prepare;
-mod redecide;
 mod rounds;
 mod sample;
 mod single;
 mod site_models;
-mod update;
 
 pub use decided::DecidedPage;
 pub use error::BuildError;
@@ -45,147 +41,19 @@ pub use prepare::{page_of_record, segment_record};
 pub use rounds::{SITE_BUCKETS, bucket_of_site};
 pub use sample::{BadPagesPerSite, PagesPerSite, Sampling, SiteCensus, census, sample_rank};
 pub use single::{PageCleaner, PageError, PageInput, decide_page};
-pub use update::{Deleted, add_to_index, delete_from_index};
 
-use std::path::{Path, PathBuf};
+pub(crate) use engine::{IsUnchanged, ReadJob};
+pub(crate) use partition::PartitionWriter;
+pub(crate) use rounds::{RecordSource, scratch_error};
+pub(crate) use site_models::SiteModelStore;
+
+use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::index::{IndexBuild, IndexedPage, SiteModelsWriter};
 use crate::read::InputSet;
-use crate::report::{BuildSummary, RunKind, RunRecord};
+use crate::report::BuildSummary;
 
-use engine::ReadJob;
-use latest::{Latest, LatestByUrl};
-use rounds::{RecordSource, scratch_error, split_into_rounds};
-use site_models::SiteModelStore;
-
-/// The absolute path of input `input`, as an index records where a page came from (`None`
-/// for standard input, which cannot be read again).
-fn absolute_source(inputs: &InputSet, input: u32) -> Option<String> {
-    let path = inputs.path_of(input);
-    if path == "-" {
-        return None;
-    }
-    let absolute = std::path::absolute(&path).unwrap_or_else(|_| PathBuf::from(&path));
-    Some(absolute.display().to_string())
-}
-
-/// Builds (or rebuilds) the index at `index` from `inputs`. The new index replaces the old
-/// only when complete. It holds one document per URL, the latest crawl's
-/// ([`BuildSummary::replaced_by_later_record`] counts the others).
-pub fn build_index(
-    inputs: &[PathBuf],
-    index: &Path,
-    options: &BuildOptions,
-    progress: &dyn Progress,
-) -> Result<BuildSummary, BuildError> {
-    let (input_set, started) = begin_run(inputs, options)?;
-    let plan = RunPlan::new(options, &input_set, Output::Index);
-    let mut writer = IndexBuild::begin(index, plan.index_threads, plan.writer_heap)?;
-    let scratch = if plan.rounds {
-        // A crawl too large for one round would otherwise have tantivy merge ever larger
-        // segments while the rounds run, mapping them back in: on the 32× docs crawl under
-        // 512 MiB that took peak RSS to 530–597 MiB, against 465 MiB without merges at the
-        // same speed (29 segments).
-        writer.hold_merges();
-        Some(writer.scratch_dir().map_err(scratch_error(index))?)
-    } else {
-        None
-    };
-    let mut sources = rustc_hash::FxHashMap::default();
-    let mut latest = LatestByUrl::default();
-    let mut replaced = 0;
-    let mut saved_models = SiteModelsWriter::default();
-    let site_models = SiteModelStore {
-        stored: None,
-        saved: Some(&mut saved_models),
-    };
-    let mut summary = run(
-        &input_set,
-        options,
-        &plan,
-        scratch,
-        progress,
-        FromIndex {
-            site_models,
-            unchanged: None,
-        },
-        &mut |decided: DecidedPage| {
-            let verdict = latest.offer(&decided.page.url, decided.fetched);
-            if verdict != Latest::First {
-                replaced += 1;
-            }
-            let source = sources
-                .entry(decided.location.input)
-                .or_insert_with(|| absolute_source(&input_set, decided.location.input));
-            let decisions = decided.decision_bytes();
-            index_decided(
-                &mut writer,
-                &decided,
-                &decisions,
-                verdict,
-                source.as_deref(),
-            )
-        },
-    )?;
-    summary.replaced_by_later_record = replaced;
-    finish_summary(&mut summary, inputs, &input_set, options, started);
-    if options.stopped() {
-        return Err(BuildError::Interrupted);
-    }
-    if summary.pages == 0 {
-        return Err(BuildError::NoPages {
-            summary: Box::new(summary),
-        });
-    }
-    summary.site_models.stored = saved_models.len() as u64;
-    summary.site_models.stored_bytes = saved_models
-        .write(writer.generation_directory())
-        .map_err(crate::index::IndexError::from)?;
-    let (_, summary) = writer.commit_counted(|documents| {
-        summary.history = RunRecord::history_after(RunKind::Build, &[], &summary, documents);
-        summary
-    })?;
-    Ok(summary)
-}
-
-/// Writes `decided`, whose decision record is `decisions` ([`DecidedPage::decision_bytes`]),
-/// into the index as `verdict` says: added, in place of the page of its URL (`Replaces`), or
-/// not at all (`Earlier`). `source` is the absolute path of its input.
-fn index_decided(
-    writer: &mut IndexBuild,
-    decided: &DecidedPage,
-    decisions: &[u8],
-    verdict: Latest,
-    source: Option<&str>,
-) -> Result<(), BuildError> {
-    if verdict == Latest::Earlier {
-        return Ok(());
-    }
-    let body = decided.kept_text();
-    let kept = decided.kept_blocks();
-    let (kept_text_bytes, dropped_text_bytes) = decided.text_bytes();
-    let page = IndexedPage {
-        url: &decided.page.url,
-        site: &decided.page.site,
-        title: &decided.page.title,
-        body: &body,
-        kept_blocks: kept,
-        dropped_blocks: decided.verdicts.len() as u64 - kept,
-        source,
-        source_offset: decided.location.offset,
-        decisions,
-        kept_text_bytes,
-        dropped_text_bytes,
-        fetched: decided.fetched.map_or(i64::MIN, |time| time.0),
-        digest: decided.digest,
-    };
-    match verdict {
-        Latest::Replaces => writer.replace(&page)?,
-        _ => writer.add(&page)?,
-    }
-    Ok(())
-}
+use rounds::split_into_rounds;
 
 /// Runs detection over `inputs` and hands every decided page to `emit`: in input order, or,
 /// when the memory budget splits the sites into rounds, in input order within each round.
@@ -207,7 +75,7 @@ pub fn extract(
     } else {
         None
     };
-    let mut summary = run(
+    let mut summary = decide_inputs(
         &input_set,
         options,
         &plan,
@@ -222,7 +90,7 @@ pub fn extract(
 
 /// What every run does first: refuse options it cannot honour, note the time, tune the
 /// allocator for its threads and open its inputs.
-fn begin_run(
+pub(crate) fn begin_run(
     inputs: &[PathBuf],
     options: &BuildOptions,
 ) -> Result<(InputSet, std::time::SystemTime), BuildError> {
@@ -235,7 +103,7 @@ fn begin_run(
 
 /// What every run adds to its summary last: the inputs as given, where its skips lie, and
 /// the tool, command line and start time.
-fn finish_summary(
+pub(crate) fn finish_summary(
     summary: &mut BuildSummary,
     inputs: &[PathBuf],
     input_set: &InputSet,
@@ -258,14 +126,14 @@ fn display_paths(paths: &[PathBuf]) -> Vec<String> {
 /// leaves its own), and which pages the index holds already (an `add`). A build starts from
 /// nothing but leaves its models; `extract` neither.
 #[derive(Default)]
-struct FromIndex<'a> {
-    site_models: SiteModelStore<'a>,
-    unchanged: Option<&'a engine::IsUnchanged<'a>>,
+pub(crate) struct FromIndex<'a> {
+    pub(crate) site_models: SiteModelStore<'a>,
+    pub(crate) unchanged: Option<&'a IsUnchanged<'a>>,
 }
 
 /// Runs detection over `inputs` as `plan` says: one read of the input, or (with a scratch
 /// directory) rounds of sites, each a read of its own partition with a fresh detector.
-fn run(
+pub(crate) fn decide_inputs(
     inputs: &InputSet,
     options: &BuildOptions,
     plan: &RunPlan,
@@ -441,9 +309,12 @@ mod tests {
     use super::test_support::{
         content, html_response, page_html, page_url, request, response, site_pages, write_warc,
     };
+    use std::path::Path;
+
     use super::*;
     use crate::detect::{DecisionRecord, DetectorKind, Verdict};
     use crate::index::{OpenIndex, stats, stored_text};
+    use crate::lifecycle::build_index;
     use crate::report::format_skips;
 
     fn options(detector: DetectorKind) -> BuildOptions {

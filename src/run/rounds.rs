@@ -33,7 +33,7 @@ pub fn bucket_of_site(url: &str, buckets: usize) -> usize {
 
 /// Where one read of a run takes its records from.
 #[derive(Clone, Copy)]
-pub(super) enum RecordSource<'a> {
+pub(crate) enum RecordSource<'a> {
     /// Every record of the input.
     Input(&'a InputSet),
     /// The records of one round's sites, split off the input beforehand.
@@ -88,7 +88,7 @@ pub(super) fn split_into_rounds(
 }
 
 /// A failure of the scratch files in `dir`.
-pub(super) fn scratch_error(dir: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
+pub(crate) fn scratch_error(dir: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
     move |source| BuildError::Scratch {
         dir: dir.to_path_buf(),
         source,

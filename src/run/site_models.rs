@@ -13,9 +13,9 @@ use crate::report::SiteModelFigures;
 /// What a run does with site models: starts from `stored` (if any), leaves its own in
 /// `saved` (if asked: a build does, `extract` does not).
 #[derive(Default)]
-pub(super) struct SiteModelStore<'a> {
-    pub(super) stored: Option<&'a StoredSiteModels>,
-    pub(super) saved: Option<&'a mut SiteModelsWriter>,
+pub(crate) struct SiteModelStore<'a> {
+    pub(crate) stored: Option<&'a StoredSiteModels>,
+    pub(crate) saved: Option<&'a mut SiteModelsWriter>,
 }
 
 impl SiteModelStore<'_> {

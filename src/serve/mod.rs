@@ -583,8 +583,9 @@ pub(crate) mod test_support {
     use std::path::{Path, PathBuf};
 
     use crate::detect::DetectorKind;
+    use crate::lifecycle::build_index;
     use crate::run::test_support::write_warc;
-    use crate::run::{BuildOptions, NoProgress, build_index};
+    use crate::run::{BuildOptions, NoProgress};
 
     /// The index `name` in `dir`, built by `detector` from `records` (written to
     /// `<name>.warc` beside it); returns the index and the input.

@@ -3,7 +3,7 @@
 //! | step | in | out |
 //! |---|---|---|
 //! | [`partition`] (map) | WARC files and folders | one WARC file per host bucket, and a [`Manifest`] |
-//! | [`crate::run::build_index`] (reduce) | one bucket's files from every map task, in map order | a shard index |
+//! | [`crate::lifecycle::build_index`] (reduce) | one bucket's files from every map task, in map order | a shard index |
 //! | [`combine`] | shard indexes of the same schema and settings | one index, without re-indexing |
 //!
 //! A site's pages all land in one bucket, so one detector sees all of them, in input order

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 
 use indexer::report::Redecision;
-use indexer::run::{self, BuildError, BuildOptions};
+use indexer::run::{BuildError, BuildOptions};
 
 use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
 use crate::cli::interrupt::stop_on_interrupt;
@@ -55,7 +55,7 @@ pub fn run(args: AddArgs) -> Result<()> {
         ..args.run.options(args.detector.chosen(&args.run))?
     };
     let progress = TerminalProgress::new();
-    let added = run::add_to_index(
+    let added = indexer::lifecycle::add_to_index(
         &args.inputs.inputs,
         &args.index,
         &options,

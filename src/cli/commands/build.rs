@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use indexer::run::{self, BuildError, BuildOptions};
+use indexer::run::{BuildError, BuildOptions};
 
 use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
 use crate::cli::interrupt::stop_on_interrupt;
@@ -41,7 +41,8 @@ pub fn run(args: BuildArgs) -> Result<()> {
         ..args.run.options(args.detector.chosen(&args.run))?
     };
     let progress = TerminalProgress::new();
-    let built = run::build_index(&args.inputs.inputs, &args.index, &options, &progress);
+    let built =
+        indexer::lifecycle::build_index(&args.inputs.inputs, &args.index, &options, &progress);
     if let Err(BuildError::NoPages { summary }) = &built {
         report_skips(args.run.skip_log.as_deref(), summary)?;
     }

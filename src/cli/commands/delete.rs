@@ -8,7 +8,6 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use indexer::index::{DeleteTarget, url_list};
-use indexer::run;
 
 /// `delete`'s flags.
 #[derive(Args)]
@@ -48,7 +47,7 @@ pub fn run(args: DeleteArgs) -> Result<()> {
         }
         targets.extend(url_list(&text));
     }
-    let deleted = run::delete_from_index(&args.index, &targets)
+    let deleted = indexer::lifecycle::delete_from_index(&args.index, &targets)
         .with_context(|| format!("deleting from {}", args.index.display()))?;
     if args.json {
         println!("{}", crate::cli::print::pretty_json(&deleted)?);

@@ -40,26 +40,26 @@ mod waiting;
 use waiting::{SiteRecords, Waiting};
 
 /// Everything one read of a run needs besides its detector.
-pub(super) struct ReadJob<'a, 'e> {
-    pub(super) inputs: &'a InputSet,
-    pub(super) options: &'a BuildOptions,
-    pub(super) plan: &'a RunPlan,
-    pub(super) source: RecordSource<'a>,
-    pub(super) progress: &'a dyn Progress,
-    pub(super) emit: &'e mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
-    pub(super) site_models: SiteModelStore<'e>,
+pub(crate) struct ReadJob<'a, 'e> {
+    pub(crate) inputs: &'a InputSet,
+    pub(crate) options: &'a BuildOptions,
+    pub(crate) plan: &'a RunPlan,
+    pub(crate) source: RecordSource<'a>,
+    pub(crate) progress: &'a dyn Progress,
+    pub(crate) emit: &'e mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
+    pub(crate) site_models: SiteModelStore<'e>,
     /// For an `add`: whether the index holds a page of this URL and digest already. Such a
     /// page is counted as unchanged and goes no further — the detector does not learn it
     /// again, nothing is emitted.
-    pub(super) unchanged: Option<&'a IsUnchanged<'a>>,
+    pub(crate) unchanged: Option<&'a IsUnchanged<'a>>,
 }
 
 /// Whether the index an `add` writes holds the page of this URL and HTML digest already.
-pub(super) type IsUnchanged<'a> = dyn Fn(&str, u64) -> bool + 'a;
+pub(crate) type IsUnchanged<'a> = dyn Fn(&str, u64) -> bool + 'a;
 
 impl ReadJob<'_, '_> {
     /// Runs this read with a fresh detector of the options' kind and settings.
-    pub(super) fn run(self) -> Result<BuildSummary, BuildError> {
+    pub(crate) fn run(self) -> Result<BuildSummary, BuildError> {
         let (kind, settings) = (self.options.detector, &self.options.settings);
         kind.visit(settings, self.plan.passes, self)
     }

@@ -17,18 +17,15 @@ use rustc_hash::FxHashSet;
 
 use super::latest::{IndexedPages, Latest, LatestByUrl, url_key};
 use super::redecide::{SitePages, indexed_pages_of, redecide_sites};
-use super::rounds::scratch_error;
-use super::{
-    BuildError, BuildOptions, DecidedPage, FromIndex, Output, Progress, RunPlan, absolute_source,
-    begin_run, finish_summary, index_decided, run,
-};
+use super::sink::IndexSink;
 use crate::detect::{Detector, DetectorVisitor, Passes};
 use crate::index::site_models::forget_sites;
 use crate::index::{DeleteTarget, IndexBuild, IndexError, SiteModelsWriter, StoredSiteModels};
-use crate::report::BuildSummary;
-use crate::report::Redecision;
-use crate::report::{RunKind, RunRecord};
-use crate::run::site_models::SiteModelStore;
+use crate::report::{BuildSummary, Redecision, RunKind, RunRecord};
+use crate::run::{
+    BuildError, BuildOptions, DecidedPage, FromIndex, Output, Progress, RunPlan, SiteModelStore,
+    begin_run, decide_inputs, finish_summary, scratch_error,
+};
 use crate::segment::SegmentLimits;
 
 /// What the summary of a run with `options` and `plan` would say of its detector and
@@ -120,9 +117,9 @@ pub fn add_to_index(
         stored: stored_models.as_ref(),
         saved: Some(&mut saved_models),
     };
-    let mut sources = rustc_hash::FxHashMap::default();
     let mut counts = UpdateCounts::default();
-    let mut summary = run(
+    let mut sink = IndexSink::new(&mut writer, &input_set);
+    let mut summary = decide_inputs(
         &input_set,
         options,
         &plan,
@@ -136,20 +133,14 @@ pub fn add_to_index(
             let url = &decided.page.url;
             let verdict = latest.offer(url, decided.fetched);
             counts.count(verdict, url, indexed.holds(url));
-            let source = sources
-                .entry(decided.location.input)
-                .or_insert_with(|| absolute_source(&input_set, decided.location.input));
             let decisions = decided.decision_bytes();
-            site_pages.note_written(&decided, &decisions, verdict, source.as_deref());
-            index_decided(
-                &mut writer,
-                &decided,
-                &decisions,
-                verdict,
-                source.as_deref(),
-            )
+            sink.write(&decided, &decisions, verdict)?;
+            let source = sink.source_of(decided.location.input);
+            site_pages.note_written(&decided, &decisions, verdict, source);
+            Ok(())
         },
     )?;
+    drop(sink);
     counts.store(&mut summary);
     if !options.stopped() {
         let sites = site_pages.sites_to_redecide(redecision, plan.passes);

@@ -20,19 +20,16 @@ use std::path::{Path, PathBuf};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::engine::ReadJob;
 use super::latest::Latest;
-use super::partition::PartitionWriter;
-use super::rounds::{RecordSource, scratch_error};
-use super::site_models::SiteModelStore;
-use super::{
-    BuildError, BuildOptions, DecidedPage, Output, Progress, RunPlan, absolute_source,
-    index_decided,
-};
+use super::sink::IndexSink;
 use crate::detect::Passes;
 use crate::index::{IndexBuild, IndexError, SiteModelsWriter};
 use crate::read::{InputSet, Record, RecordLocation};
 use crate::report::{RedecidedFigures, Redecision};
+use crate::run::{
+    BuildError, BuildOptions, DecidedPage, Output, PartitionWriter, Progress, ReadJob,
+    RecordSource, RunPlan, SiteModelStore, scratch_error,
+};
 
 /// Whether a site of `before` indexed pages that an add gives `added` new URLs is decided
 /// again whole: when the add takes its page count past a power of two.
@@ -224,7 +221,7 @@ pub(super) fn redecide_sites(
         .map(|page| (page.url.as_str(), page))
         .collect();
     let plan = RunPlan::new(options, &inputs, Output::Index);
-    let mut sources = FxHashMap::default();
+    let mut sink = IndexSink::new(writer, &inputs);
     let (mut redecided, mut replaced, mut changed) = (0, 0, 0);
     ReadJob {
         inputs: &inputs,
@@ -245,17 +242,8 @@ pub(super) fn redecide_sites(
             if decisions_hash(&decisions) == page.decisions {
                 return Ok(());
             }
-            let source = sources
-                .entry(decided.location.input)
-                .or_insert_with(|| absolute_source(&inputs, decided.location.input));
             replaced += 1;
-            index_decided(
-                writer,
-                &decided,
-                &decisions,
-                Latest::Replaces,
-                source.as_deref(),
-            )
+            sink.write(&decided, &decisions, Latest::Replaces)
         },
         site_models: SiteModelStore {
             stored: None,

@@ -1,0 +1,84 @@
+//! Build: inputs in, a new index out (live only when complete), one document per URL — the
+//! latest crawl's — with the sites' models and the run's history stored beside it.
+
+use std::path::{Path, PathBuf};
+
+use super::latest::{Latest, LatestByUrl};
+use super::sink::IndexSink;
+use crate::index::{IndexBuild, IndexError, SiteModelsWriter};
+use crate::report::{BuildSummary, RunKind, RunRecord};
+use crate::run::{
+    BuildError, BuildOptions, DecidedPage, FromIndex, Output, Progress, RunPlan, SiteModelStore,
+    begin_run, decide_inputs, finish_summary, scratch_error,
+};
+
+/// Builds (or rebuilds) the index at `index` from `inputs`. The new index replaces the old
+/// only when complete. It holds one document per URL, the latest crawl's
+/// ([`BuildSummary::replaced_by_later_record`] counts the others).
+pub fn build_index(
+    inputs: &[PathBuf],
+    index: &Path,
+    options: &BuildOptions,
+    progress: &dyn Progress,
+) -> Result<BuildSummary, BuildError> {
+    let (input_set, started) = begin_run(inputs, options)?;
+    let plan = RunPlan::new(options, &input_set, Output::Index);
+    let mut writer = IndexBuild::begin(index, plan.index_threads, plan.writer_heap)?;
+    let scratch = if plan.rounds {
+        // A crawl too large for one round would otherwise have tantivy merge ever larger
+        // segments while the rounds run, mapping them back in: on the 32× docs crawl under
+        // 512 MiB that took peak RSS to 530–597 MiB, against 465 MiB without merges at the
+        // same speed (29 segments).
+        writer.hold_merges();
+        Some(writer.scratch_dir().map_err(scratch_error(index))?)
+    } else {
+        None
+    };
+    let mut latest = LatestByUrl::default();
+    let mut replaced = 0;
+    let mut saved_models = SiteModelsWriter::default();
+    let site_models = SiteModelStore {
+        stored: None,
+        saved: Some(&mut saved_models),
+    };
+    let mut sink = IndexSink::new(&mut writer, &input_set);
+    let mut summary = decide_inputs(
+        &input_set,
+        options,
+        &plan,
+        scratch,
+        progress,
+        FromIndex {
+            site_models,
+            unchanged: None,
+        },
+        &mut |decided: DecidedPage| {
+            let verdict = latest.offer(&decided.page.url, decided.fetched);
+            if verdict != Latest::First {
+                replaced += 1;
+            }
+            let decisions = decided.decision_bytes();
+            sink.write(&decided, &decisions, verdict)
+        },
+    )?;
+    drop(sink);
+    summary.replaced_by_later_record = replaced;
+    finish_summary(&mut summary, inputs, &input_set, options, started);
+    if options.stopped() {
+        return Err(BuildError::Interrupted);
+    }
+    if summary.pages == 0 {
+        return Err(BuildError::NoPages {
+            summary: Box::new(summary),
+        });
+    }
+    summary.site_models.stored = saved_models.len() as u64;
+    summary.site_models.stored_bytes = saved_models
+        .write(writer.generation_directory())
+        .map_err(IndexError::from)?;
+    let (_, summary) = writer.commit_counted(|documents| {
+        summary.history = RunRecord::history_after(RunKind::Build, &[], &summary, documents);
+        summary
+    })?;
+    Ok(summary)
+}
