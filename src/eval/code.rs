@@ -18,6 +18,8 @@ use lol_html::{HtmlRewriter, Settings, doc_text, element};
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use serde::Serialize;
 
+use crate::segment::layout::with_line_feeds;
+
 /// The content's `<pre>` blocks of some pages, and how many came out whole.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct CodeScore {
@@ -82,8 +84,7 @@ fn share(part: u64, whole: u64) -> f64 {
 
 /// Lines as the score compares them: line ends of any kind, trailing whitespace off.
 fn normalized_lines(text: &str) -> Vec<String> {
-    text.replace("\r\n", "\n")
-        .replace('\r', "\n")
+    with_line_feeds(text)
         .split('\n')
         .map(|line| line.trim_end().to_string())
         .collect()

@@ -6,13 +6,12 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use tantivy::schema::Value;
 use tantivy::{DocAddress, TantivyDocument};
 
 use super::Label;
 use super::code::{CodeScore, content_blocks};
 use crate::detect::DecisionRecord;
-use crate::index::{OpenIndex, stored_text};
+use crate::index::{OpenIndex, stored_record, stored_text};
 use crate::read::{InputSet, RecordLocation};
 use crate::report::BuildSummary;
 use crate::run::page_of_record;
@@ -161,21 +160,7 @@ fn stored_records(
             if !urls.contains(url.as_str()) {
                 continue;
             }
-            let (source, decisions) = match fields.record {
-                Some(record) => {
-                    let offset = (document.get_first(record.source_offset))
-                        .and_then(|value| value.as_u64())
-                        .unwrap_or(0);
-                    let source = (document.get_first(record.source))
-                        .and_then(|value| value.as_str())
-                        .map(|path| (PathBuf::from(path), offset));
-                    let decisions = (document.get_first(record.decisions))
-                        .and_then(|value| value.as_bytes())
-                        .map(<[u8]>::to_vec);
-                    (source, decisions)
-                }
-                None => (None, None),
-            };
+            let (source, decisions) = stored_record(&document, &fields);
             stored.push(StoredRecord {
                 body: stored_text(&document, fields.body),
                 url,

@@ -275,6 +275,29 @@ pub fn stored_text(document: &TantivyDocument, field: Field) -> String {
         .to_string()
 }
 
+/// Where a stored page's record lies — its file's absolute path and the record's offset in
+/// it (of the gzip member holding it, in a gzip file) — and the page's decision record, as
+/// the index keeps them (an index without [`RecordFields`] keeps neither; a page read from
+/// standard input has no file).
+pub fn stored_record(
+    document: &TantivyDocument,
+    fields: &Fields,
+) -> (Option<(std::path::PathBuf, u64)>, Option<Vec<u8>>) {
+    let Some(record) = fields.record else {
+        return (None, None);
+    };
+    let offset = (document.get_first(record.source_offset))
+        .and_then(|value| value.as_u64())
+        .unwrap_or(0);
+    let source = (document.get_first(record.source))
+        .and_then(|value| value.as_str())
+        .map(|path| (std::path::PathBuf::from(path), offset));
+    let decisions = (document.get_first(record.decisions))
+        .and_then(|value| value.as_bytes())
+        .map(<[u8]>::to_vec);
+    (source, decisions)
+}
+
 /// One page as it goes into the index.
 #[derive(Debug, Clone)]
 pub struct IndexedPage<'a> {

@@ -4,12 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use super::latest::{Latest, LatestByUrl};
-use super::sink::IndexSink;
+use super::sink::{IndexSink, scratch_for_rounds};
 use crate::index::{IndexBuild, IndexError, SiteModelsWriter};
 use crate::report::{BuildSummary, RunKind, RunRecord};
 use crate::run::{
     BuildError, BuildOptions, DecidedPage, FromIndex, Output, Progress, RunPlan, SiteModelStore,
-    begin_run, decide_inputs, finish_summary, scratch_error,
+    begin_run, decide_inputs, finish_summary,
 };
 
 /// Builds (or rebuilds) the index at `index` from `inputs`. The new index replaces the old
@@ -24,16 +24,7 @@ pub fn build_index(
     let (input_set, started) = begin_run(inputs, options)?;
     let plan = RunPlan::new(options, &input_set, Output::Index);
     let mut writer = IndexBuild::begin(index, plan.index_threads, plan.writer_heap)?;
-    let scratch = if plan.rounds {
-        // A crawl too large for one round would otherwise have tantivy merge ever larger
-        // segments while the rounds run, mapping them back in: on the 32× docs crawl under
-        // 512 MiB that took peak RSS to 530–597 MiB, against 465 MiB without merges at the
-        // same speed (29 segments).
-        writer.hold_merges();
-        Some(writer.scratch_dir().map_err(scratch_error(index))?)
-    } else {
-        None
-    };
+    let scratch = scratch_for_rounds(&mut writer, &plan, index)?;
     let mut latest = LatestByUrl::default();
     let mut replaced = 0;
     let mut saved_models = SiteModelsWriter::default();

@@ -3,14 +3,14 @@
 //! page of their URL, or not at all, as [`Latest`] says — each recorded with the absolute path
 //! of the file it came from and its decision record.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
 
 use super::latest::Latest;
 use crate::index::{IndexBuild, IndexedPage};
 use crate::read::InputSet;
-use crate::run::{BuildError, DecidedPage};
+use crate::run::{BuildError, DecidedPage, RunPlan, scratch_error};
 
 /// Writes decided pages into an index generation.
 pub(super) struct IndexSink<'w, 'i> {
@@ -91,4 +91,20 @@ fn source_in<'s>(
             Some(absolute.display().to_string())
         })
         .as_deref()
+}
+
+/// The scratch folder of a run that `plan` splits into rounds, in the generation being
+/// written to `index`. Merges are held while the rounds run: tantivy would otherwise merge
+/// ever larger segments and map them back in, raising the peak memory of a large crawl for no
+/// gain in speed (docs/MEASUREMENTS.md, cost against crawl size).
+pub(super) fn scratch_for_rounds(
+    writer: &mut IndexBuild,
+    plan: &RunPlan,
+    index: &Path,
+) -> Result<Option<tempfile::TempDir>, BuildError> {
+    if !plan.rounds {
+        return Ok(None);
+    }
+    writer.hold_merges();
+    Ok(Some(writer.scratch_dir().map_err(scratch_error(index))?))
 }

@@ -17,14 +17,14 @@ use rustc_hash::FxHashSet;
 
 use super::latest::{IndexedPages, Latest, LatestByUrl, url_key};
 use super::redecide::{SitePages, indexed_pages_of, redecide_sites};
-use super::sink::IndexSink;
+use super::sink::{IndexSink, scratch_for_rounds};
 use crate::detect::{Detector, DetectorVisitor, Passes};
 use crate::index::site_models::forget_sites;
 use crate::index::{DeleteTarget, IndexBuild, IndexError, SiteModelsWriter, StoredSiteModels};
 use crate::report::{BuildSummary, Redecision, RunKind, RunRecord};
 use crate::run::{
     BuildError, BuildOptions, DecidedPage, FromIndex, Output, Progress, RunPlan, SiteModelStore,
-    begin_run, decide_inputs, finish_summary, scratch_error,
+    begin_run, decide_inputs, finish_summary,
 };
 use crate::segment::SegmentLimits;
 
@@ -95,12 +95,7 @@ pub fn add_to_index(
             details,
         });
     }
-    let scratch = if plan.rounds {
-        writer.hold_merges();
-        Some(writer.scratch_dir().map_err(scratch_error(index))?)
-    } else {
-        None
-    };
+    let scratch = scratch_for_rounds(&mut writer, &plan, index)?;
 
     let mut latest = LatestByUrl::default();
     let mut indexed = IndexedPages::default();

@@ -19,7 +19,7 @@ use tantivy::schema::Value;
 use tantivy::{IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::ServeError;
-use crate::index::{IndexStats, OpenIndex, live_generation, stats, stored_text};
+use crate::index::{IndexStats, OpenIndex, live_generation, stats, stored_record, stored_text};
 use crate::report::BuildSummary;
 use crate::search::{Hit, SearchRequest, search_shards};
 
@@ -263,20 +263,7 @@ impl ServedIndex {
                 number(record.dropped_text_bytes),
             )
         });
-        let (source, decisions) = match fields.record {
-            Some(record) => {
-                let path = document
-                    .get_first(record.source)
-                    .and_then(|value| value.as_str());
-                let source = path.map(|path| (PathBuf::from(path), number(record.source_offset)));
-                let decisions = document
-                    .get_first(record.decisions)
-                    .and_then(|value| value.as_bytes())
-                    .map(<[u8]>::to_vec);
-                (source, decisions)
-            }
-            None => (None, None),
-        };
+        let (source, decisions) = stored_record(&document, &fields);
         Ok(Some(FoundPage {
             index: at,
             url: stored_text(&document, fields.url),

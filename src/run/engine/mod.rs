@@ -205,6 +205,11 @@ fn run_with<D: Detector>(detector: D, read: ReadJob<'_, '_>) -> Result<BuildSumm
     Ok(tally)
 }
 
+/// Whether an `add`'s index holds this page (its URL and HTML digest) already.
+fn is_known(unchanged: Option<&IsUnchanged<'_>>, page: &SegmentedPage, origin: &Origin) -> bool {
+    unchanged.is_some_and(|unchanged| unchanged(&page.url, origin.digest))
+}
+
 /// A two-pass read: each page learned as it arrives and kept waiting, decided when its site
 /// is complete or the pages waiting fill the batch memory, and at the end.
 fn two_passes<D: Detector>(
@@ -225,9 +230,7 @@ fn two_passes<D: Detector>(
     } = reading;
     let (limits, segment_options) = (&options.limits, detector.segment_options());
     let stopped = || options.stopped();
-    let is_unchanged = |page: &SegmentedPage, origin: &Origin| {
-        unchanged.is_some_and(|unchanged| unchanged(&page.url, origin.digest))
-    };
+    let is_unchanged = |page: &SegmentedPage, origin: &Origin| is_known(unchanged, page, origin);
     let label = source.label();
     let loads_pages = detector.loads_pages();
     let detector = RwLock::new(detector);
@@ -340,9 +343,7 @@ fn one_pass<D: Detector>(
         ..
     } = reading;
     let (limits, segment_options) = (&options.limits, detector.segment_options());
-    let is_unchanged = |page: &SegmentedPage, origin: &Origin| {
-        unchanged.is_some_and(|unchanged| unchanged(&page.url, origin.digest))
-    };
+    let is_unchanged = |page: &SegmentedPage, origin: &Origin| is_known(unchanged, page, origin);
     let label = source.label();
     let detector = RwLock::new(detector);
     progress.start_pass(&format!("{label}deciding"));

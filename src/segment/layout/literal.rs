@@ -1,6 +1,8 @@
 //! Preformatted text as both writers take it: the literal text under a listing's nodes, and
 //! its lines with the blank ones around it and the spaces at their ends left out.
 
+use std::borrow::Cow;
+
 use super::{Node, Shape};
 
 /// The preformatted text under `nodes`, exactly as written (line-number columns left out).
@@ -31,4 +33,14 @@ pub(super) fn code_lines(code: &str) -> Vec<&str> {
         .unwrap_or(lines.len());
     lines.drain(..first);
     lines
+}
+
+/// `text` with every line ended by a line feed: a CR LF pair and a lone CR each end a line,
+/// as HTML's input stream reads them.
+pub fn with_line_feeds(text: &str) -> Cow<'_, str> {
+    if text.contains('\r') {
+        Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+    } else {
+        Cow::Borrowed(text)
+    }
 }

@@ -13,6 +13,7 @@ mod literal;
 mod markdown;
 mod text;
 
+pub use literal::with_line_feeds;
 pub use markdown::MarkdownOptions;
 pub use text::TextPiece;
 

@@ -181,14 +181,7 @@ impl OpenElements {
         }
         // A carriage return ends a line, as HTML's input stream makes it (a `&#13;` too: a
         // line of code it starts must not fall out of a list item's indentation).
-        let normalized;
-        let text = if text.contains('\r') {
-            normalized = text.replace("\r\n", "\n").replace('\r', "\n");
-            normalized.as_str()
-        } else {
-            text
-        };
-        let text = self.layout.store(text);
+        let text = self.layout.store(&layout::with_line_feeds(text));
         self.layout.push(Mark::Literal {
             block: block as u32,
             text,
