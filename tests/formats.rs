@@ -199,6 +199,7 @@ fn json_lines_carry_record_id_date_charset_and_language_in_the_documented_order(
         "date",
         "charset",
         "lang",
+        "language_score",
         "blocks_kept",
         "blocks_dropped",
         "text",
@@ -257,6 +258,43 @@ fn pages_without_kept_text_are_left_out_and_counted_unless_asked_for() {
     assert_eq!(pages.len(), 4);
     assert_eq!(pages[3]["text"], "");
     assert_eq!(pages[3]["lang"], serde_json::Value::Null);
+}
+
+#[test]
+fn a_least_language_score_leaves_out_the_pages_the_detector_is_less_sure_of() {
+    let all = json_lines(&ok(indexer(&["extract", "-q"], &common::sample())));
+    let mut scores: Vec<f64> = all
+        .iter()
+        .filter(|page| page["lang"] == "eng")
+        .map(|page| page["language_score"].as_f64().unwrap())
+        .collect();
+    assert!(scores.len() > 50, "{} English pages", scores.len());
+    assert!(scores.iter().all(|score| (0.0..=1.0).contains(score)));
+    scores.sort_by(f64::total_cmp);
+    let least = scores[scores.len() / 2];
+    let sure = scores.iter().filter(|&&score| score >= least).count();
+    assert!(sure < scores.len(), "every score is {least}");
+    let filter = format!("en:{least}");
+    let output = indexer(&["extract", "--lang", &filter], &common::sample());
+    let message = stderr(&output);
+    let written = json_lines(&ok(output));
+    assert_eq!(written.len(), sure, "{message}");
+    assert!(
+        written
+            .iter()
+            .all(|page| page["lang"] == "eng" && page["language_score"].as_f64().unwrap() >= least)
+    );
+    assert!(
+        message.contains(&format!("{} in other languages", all.len() - sure)),
+        "{message}"
+    );
+    let bad = indexer(&["extract", "--lang", "en:1.5"], &common::sample());
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("unknown language \"en:1.5\""),
+        "{}",
+        stderr(&bad)
+    );
 }
 
 #[test]

@@ -32,6 +32,8 @@ class Page:
     """The character set the page was decoded from (``UTF-8``, ``windows-1252``, …)."""
     lang: Optional[str]
     """The kept text's language as an ISO 639-3 code (``eng``, ``deu``); None when not detected."""
+    language_score: Optional[float]
+    """The language detector's confidence in ``lang``, 0–1 (four decimals); None when not detected."""
     blocks_kept: int
     """Blocks kept."""
     blocks_dropped: int
@@ -106,7 +108,8 @@ def read_warc(
 
     Two passes by default (each site learned, then its pages decided); ``one_pass=True`` decides
     each page as it arrives. Pages with no kept text are left out unless ``keep_empty``;
-    ``lang`` keeps only pages in those languages (ISO 639-1 or 639-3 codes); ``markdown=True``
+    ``lang`` keeps only pages in those languages (ISO 639-1 or 639-3 codes, each with a least
+    ``language_score`` if wanted: ``["en:0.65"]``); ``markdown=True``
     writes each page's text as CommonMark (as ``indexer extract --markdown``). WET records are
     plain text: every line is kept, no template removal. Raises ``FileNotFoundError`` for a
     missing path, ``ValueError`` for bad arguments; a file that cannot be read raises

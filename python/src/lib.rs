@@ -53,6 +53,8 @@ pub struct Page {
     charset: String,
     /// The kept text's language (ISO 639-3), or None.
     lang: Option<String>,
+    /// The language detector's confidence in `lang`, 0–1, or None.
+    language_score: Option<f64>,
     /// Blocks kept.
     blocks_kept: usize,
     /// Blocks dropped.
@@ -71,6 +73,7 @@ impl From<ExtractedPage> for Page {
             date: page.date,
             charset: page.charset.to_string(),
             lang: page.lang.map(str::to_string),
+            language_score: page.language_score,
             blocks_kept: page.blocks_kept,
             blocks_dropped: page.blocks_dropped,
             text: page.text,
@@ -90,6 +93,7 @@ impl Page {
         dict.set_item("date", &self.date)?;
         dict.set_item("charset", &self.charset)?;
         dict.set_item("lang", &self.lang)?;
+        dict.set_item("language_score", self.language_score)?;
         dict.set_item("blocks_kept", self.blocks_kept)?;
         dict.set_item("blocks_dropped", self.blocks_dropped)?;
         dict.set_item("text", &self.text)?;

@@ -29,13 +29,14 @@ def test_extract_gives_the_page_and_its_fields():
     assert page.title == "Sea otters"
     assert page.charset == "UTF-8"
     assert page.lang == "eng"
+    assert 0.0 < page.language_score <= 1.0
     assert page.record_id is None and page.date is None
     assert "Sea otters: a paragraph of this page alone" in page.text
     assert page.blocks_kept == len(page.text.split("\n"))
     assert page.blocks_kept + page.blocks_dropped >= 3
     assert list(page.to_dict()) == [
         "url", "site", "title", "record_id", "date", "charset", "lang",
-        "blocks_kept", "blocks_dropped", "text",
+        "language_score", "blocks_kept", "blocks_dropped", "text",
     ]
 
 

@@ -29,8 +29,8 @@ use crate::analyze::register_tokenizers;
 /// The share of a segment's documents that may be deleted (replaced by an `add`, removed by a
 /// `delete`) before an update merges its level, dropping them: Lucene's `TieredMergePolicy`
 /// allows a third by default. tantivy's own default (1.0) never merges for deletes, so an index
-/// kept by adds grows with every replaced page (the docs corpus built as a build and nine adds
-/// was 30 MB against 17.7 MB for one build), and its BM25 statistics count pages long gone.
+/// kept by adds grows with every replaced page (docs/MEASUREMENTS.md, "Constants and the
+/// figures behind them"), and its BM25 statistics count pages long gone.
 const DELETED_SHARE_BEFORE_MERGE: f32 = 1.0 / 3.0;
 
 /// The live generation an update started from.

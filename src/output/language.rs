@@ -7,14 +7,32 @@
 /// a long page costs no more than a short one.
 const SAMPLE_BYTES: usize = 16 * 1024;
 
+/// A language detected, with the detector's confidence in it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DetectedLanguage {
+    /// ISO 639-3 code.
+    pub code: &'static str,
+    /// whatlang's confidence, 0–1: how far the best language's score stands above the
+    /// second's, and how much text there was to tell them by.
+    pub score: f64,
+}
+
 /// The language of `text` (whatlang's best guess; `None` for empty text or a script it cannot
 /// tell).
 pub fn language_of(text: &str) -> Option<&'static str> {
+    detect_language(text).map(|detected| detected.code)
+}
+
+/// The language of `text` and the confidence in it.
+pub fn detect_language(text: &str) -> Option<DetectedLanguage> {
     let mut end = text.len().min(SAMPLE_BYTES);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    whatlang::detect_lang(&text[..end]).map(|lang| lang.code())
+    whatlang::detect(&text[..end]).map(|info| DetectedLanguage {
+        code: info.lang().code(),
+        score: info.confidence(),
+    })
 }
 
 /// ISO 639-1 codes of whatlang's languages and their 639-3 codes.
@@ -91,6 +109,19 @@ const ISO_639_1: [(&str, &str); 70] = [
     ("zu", "zul"),
 ];
 
+/// A language `--lang` asks for, and the least confidence a page's detected language must
+/// have: `en`, `deu`, `en:0.65` (the score as FineWeb and DCLM filter on).
+pub fn language_filter(spec: &str) -> Option<(&'static str, f64)> {
+    let (code, score) = match spec.split_once(':') {
+        Some((code, score)) => (code, score.trim().parse::<f64>().ok()?),
+        None => (spec, 0.0),
+    };
+    if !(0.0..=1.0).contains(&score) {
+        return None;
+    }
+    Some((language_code(code)?, score))
+}
+
 /// The 639-3 code [`language_of`] gives for the language `code` names (639-1 or 639-3, any
 /// case), or `None` when it names none of whatlang's languages.
 pub fn language_code(code: &str) -> Option<&'static str> {
@@ -122,6 +153,33 @@ mod tests {
     fn a_long_text_is_sampled_at_a_character_boundary() {
         let text = "é".repeat(SAMPLE_BYTES);
         let _ = language_of(&text);
+    }
+
+    #[test]
+    fn a_language_comes_with_a_confidence_that_grows_with_the_text() {
+        let short = detect_language("The bridge").unwrap();
+        let long = detect_language(
+            "The old stone bridge was built to carry carts across the water, and it still \
+             stands at the end of the village, where the road turns towards the mill.",
+        )
+        .unwrap();
+        assert_eq!(long.code, "eng");
+        assert!((0.0..=1.0).contains(&short.score), "{short:?}");
+        assert!(long.score > short.score, "{short:?} {long:?}");
+        assert_eq!(
+            language_of("The old stone bridge was built to carry carts."),
+            Some("eng")
+        );
+    }
+
+    #[test]
+    fn a_filter_names_a_language_and_the_least_score() {
+        assert_eq!(language_filter("en"), Some(("eng", 0.0)));
+        assert_eq!(language_filter("deu:0.65"), Some(("deu", 0.65)));
+        assert_eq!(language_filter("en:1"), Some(("eng", 1.0)));
+        for bad in ["en:", "en:x", "en:1.5", "en:-0.1", "xx:0.5", "xx"] {
+            assert_eq!(language_filter(bad), None, "{bad}");
+        }
     }
 
     #[test]

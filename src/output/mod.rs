@@ -18,11 +18,13 @@ mod page;
 mod wet;
 
 pub use file::{Compression, OutputFile};
-pub use language::{language_code, language_of};
+pub use language::{
+    DetectedLanguage, detect_language, language_code, language_filter, language_of,
+};
 pub use page::ExtractedPage;
 pub use wet::{conversion_record, hashed_uuid, warcinfo_record};
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// What `extract` writes.
@@ -40,7 +42,7 @@ pub enum Format {
 pub enum OutputError {
     /// A language code that names none of the languages detected.
     #[error(
-        "unknown language {0:?}: give ISO 639-1 or 639-3 codes (en, de, fr or eng, deu, fra) of the 70 languages whatlang detects"
+        "unknown language {0:?}: give ISO 639-1 or 639-3 codes (en, de, fr or eng, deu, fra) of the 70 languages whatlang detects, each with a least score from 0 to 1 if wanted (en:0.65)"
     )]
     UnknownLanguage(String),
     /// The output file cannot be created.
@@ -80,7 +82,7 @@ pub enum TextForm {
 }
 
 /// What `extract` writes and which pages, resolved once before the run.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct OutputPlan {
     /// The record format.
     pub format: Format,
@@ -90,14 +92,16 @@ pub struct OutputPlan {
     pub keep_empty: bool,
     /// Detect each page's language (the `lang` field).
     pub detect_language: bool,
-    /// Only pages in these languages (ISO 639-3), when set.
-    pub languages: Option<BTreeSet<&'static str>>,
+    /// Only pages in these languages (ISO 639-3), each detected with at least its score,
+    /// when set.
+    pub languages: Option<BTreeMap<&'static str, f64>>,
 }
 
 impl OutputPlan {
     /// The plan for `format`, keeping empty pages if `keep_empty`, detecting languages if
     /// `detect_language` or a language filter is given, and writing only the pages of
-    /// `languages` (ISO 639-1 or 639-3 codes) when there are any.
+    /// `languages` (ISO 639-1 or 639-3 codes, each with a least score: `en:0.65`) when there
+    /// are any.
     pub fn new(
         format: Format,
         keep_empty: bool,
@@ -107,10 +111,10 @@ impl OutputPlan {
         let languages = if languages.is_empty() {
             None
         } else {
-            let codes = languages.iter().map(|code| {
-                language_code(code).ok_or_else(|| OutputError::UnknownLanguage(code.clone()))
+            let codes = languages.iter().map(|spec| {
+                language_filter(spec).ok_or_else(|| OutputError::UnknownLanguage(spec.clone()))
             });
-            Some(codes.collect::<Result<BTreeSet<_>, _>>()?)
+            Some(codes.collect::<Result<BTreeMap<_, _>, _>>()?)
         };
         Ok(OutputPlan {
             format,
@@ -132,7 +136,13 @@ impl OutputPlan {
             return Some(LeftOut::Empty);
         }
         match &self.languages {
-            Some(languages) if !page.lang.is_some_and(|lang| languages.contains(lang)) => {
+            Some(languages)
+                if !page.lang.is_some_and(|lang| {
+                    languages
+                        .get(lang)
+                        .is_some_and(|&least| page.language_score.unwrap_or(0.0) >= least)
+                }) =>
+            {
                 Some(LeftOut::OtherLanguage)
             }
             _ => None,
@@ -145,7 +155,8 @@ impl OutputPlan {
 pub enum LeftOut {
     /// No kept text (and no `keep_empty`).
     Empty,
-    /// Not in the languages asked for (or none detected).
+    /// Not in the languages asked for, or detected with less than their least score (or none
+    /// detected).
     OtherLanguage,
 }
 
@@ -184,6 +195,7 @@ mod tests {
             date: None,
             charset: "UTF-8",
             lang,
+            language_score: lang.map(|_| 0.9),
             blocks_kept: 1,
             blocks_dropped: 0,
             text: text.into(),
@@ -206,6 +218,12 @@ mod tests {
         assert_eq!(
             plan.left_out(&page("?", None)),
             Some(LeftOut::OtherLanguage)
+        );
+        let sure = OutputPlan::new(Format::Jsonl, false, false, &["en:0.95".into()]).unwrap();
+        assert_eq!(
+            sure.left_out(&page("Hello", Some("eng"))),
+            Some(LeftOut::OtherLanguage),
+            "0.9 is under the least score"
         );
         let keep_all = OutputPlan::new(Format::Wet, true, false, &[]).unwrap();
         assert_eq!(keep_all.left_out(&page("", None)), None);

@@ -7,12 +7,11 @@ use std::time::{Duration, UNIX_EPOCH};
 use serde::Serialize;
 
 use super::TextForm;
-use super::language::language_of;
 use crate::report::utc_timestamp;
 use crate::run::DecidedPage;
 
 /// One page as `extract` writes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExtractedPage {
     /// The record's URL.
     pub url: String,
@@ -31,6 +30,8 @@ pub struct ExtractedPage {
     /// The language of [`Self::text`] as an ISO 639-3 code; `None` when not detected (or
     /// not asked for).
     pub lang: Option<&'static str>,
+    /// The language detector's confidence in [`Self::lang`], 0–1, to four decimals.
+    pub language_score: Option<f64>,
     /// Blocks kept and dropped.
     pub blocks_kept: usize,
     pub blocks_dropped: usize,
@@ -52,6 +53,9 @@ impl ExtractedPage {
             Some(time) => Some(rfc3339(time.0)),
             None => decided.date.clone(),
         };
+        let language = detect_language
+            .then(|| super::language::detect_language(&text))
+            .flatten();
         ExtractedPage {
             url: decided.page.url.clone(),
             site: decided.page.site.clone(),
@@ -59,7 +63,8 @@ impl ExtractedPage {
             record_id: decided.record_id.clone(),
             date,
             charset: decided.charset,
-            lang: detect_language.then(|| language_of(&text)).flatten(),
+            lang: language.map(|detected| detected.code),
+            language_score: language.map(|detected| (detected.score * 1e4).round() / 1e4),
             blocks_kept,
             blocks_dropped: decided.verdicts.len() - blocks_kept,
             text,
@@ -102,6 +107,7 @@ mod tests {
             date: Some("2020-08-08T17:27:41Z".into()),
             charset: "UTF-8",
             lang: Some("eng"),
+            language_score: Some(0.97),
             blocks_kept: 1,
             blocks_dropped: 2,
             text: "kept".into(),
@@ -113,7 +119,7 @@ mod tests {
         let line = page().json_line(None).unwrap();
         assert_eq!(
             line,
-            r#"{"url":"http://a.example/","site":"a.example","title":"A","record_id":"<urn:uuid:1>","date":"2020-08-08T17:27:41Z","charset":"UTF-8","lang":"eng","blocks_kept":1,"blocks_dropped":2,"text":"kept"}"#
+            r#"{"url":"http://a.example/","site":"a.example","title":"A","record_id":"<urn:uuid:1>","date":"2020-08-08T17:27:41Z","charset":"UTF-8","lang":"eng","language_score":0.97,"blocks_kept":1,"blocks_dropped":2,"text":"kept"}"#
         );
         let blocks = serde_json::json!([{"text": "kept"}]);
         let explained = page().json_line(Some(&blocks)).unwrap();

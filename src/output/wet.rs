@@ -106,6 +106,7 @@ mod tests {
             date: date.map(str::to_string),
             charset: "windows-1252",
             lang: Some("fra"),
+            language_score: Some(0.97),
             blocks_kept: 2,
             blocks_dropped: 0,
             text: "Première ligne\nseconde".into(),

@@ -4,8 +4,8 @@
 /// Caps glibc's malloc arenas (by default eight per core) before the build's threads start.
 /// Pages are built on the segmenting threads and freed after their batch is decided; memory
 /// freed into one thread's arena is not reused by the others, and with the default arenas
-/// resident memory outgrew a 512 MiB budget by a quarter on the 16× docs crawl (645 MiB at
-/// peak; 527 MiB with two arenas). A quarter of the threads, at least two, keeps allocation
+/// resident memory outgrew the memory budget (docs/MEASUREMENTS.md, "Constants and the
+/// figures behind them"). A quarter of the threads, at least two, keeps allocation
 /// contention low.
 pub(crate) fn limit_malloc_arenas(threads: usize) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

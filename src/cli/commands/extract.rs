@@ -46,7 +46,8 @@ pub struct ExtractArgs {
     #[arg(long, help_heading = "Output")]
     keep_empty: bool,
     /// Write only pages whose kept text is in one of these languages (ISO 639-1 or 639-3
-    /// codes, comma-separated: de,en or deu,eng); the others are left out and counted.
+    /// codes, comma-separated: de,en or deu,eng), each with a least language_score if wanted
+    /// (en:0.65, as FineWeb and DCLM filter); the others are left out and counted.
     #[arg(
         long,
         value_name = "CODES",

@@ -285,9 +285,8 @@ impl Detector for Bloom {
         "Chen, Ye & Li (2006): offset signatures within block-style clusters";
     const PASSES: Passes = Passes::Two;
     const RULES: &'static [Rule] = &[TEMPLATE_WORD_RATIO, HEADING_OF_KEPT_BLOCK];
-    // Measured 0.99 on the docs corpus (148 MB of model for 150 MB of HTML), but a site's
-    // tables double as they grow, so its share swings by up to 2× about the tight size; at
-    // 1.2 one round of the 32× docs crawl held 330 MB where 302 MB were planned.
+    // Above the measured share: a site's tables double as they grow, so its share swings
+    // about the tight size (docs/MEASUREMENTS.md, "Constants and the figures behind them").
     const DECIDES_SITE_BY_SITE: bool = true;
     const STATE_PER_HTML_BYTE: f64 = 1.4;
 

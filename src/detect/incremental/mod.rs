@@ -344,7 +344,8 @@ impl Detector for Incremental {
         "Wang, Fang, Cheng, Guo & Xu (2008): one pass, a text-segment table with shrinkage";
     const PASSES: Passes = Passes::One;
     const RULES: &'static [Rule] = &[FREQUENT_SEGMENT_SHARE];
-    // Measured 0.11 on the docs corpus (16 MB of table for 150 MB of HTML).
+    // A little above the share measured on docs (docs/MEASUREMENTS.md, "Constants and the
+    // figures behind them").
     const STATE_PER_HTML_BYTE: f64 = 0.15;
 
     type Settings = IncrementalSettings;

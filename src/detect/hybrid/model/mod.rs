@@ -137,8 +137,9 @@ pub enum Classifier {
 }
 
 /// A classifier as a model file writes it, read field by field. serde reads an enum tagged
-/// by a field (`"kind"`) by first holding the whole object as a JSON tree, which for a model
-/// of 360 trees took 19 MB at once; these fields are read as they come. As with the tagged
+/// by a field (`"kind"`) by first holding the whole object as a JSON tree, much larger than
+/// the model (docs/MEASUREMENTS.md, "Constants and the figures behind them"); these fields
+/// are read as they come. As with the tagged
 /// enum, fields of the other kind of classifier are passed over.
 #[derive(Deserialize)]
 struct ClassifierFields {
