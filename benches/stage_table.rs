@@ -12,8 +12,10 @@
 //! (default 3); the table gives the median of the process's CPU time (user + system, from
 //! `getrusage`, so the index writer's own thread counts) per MB of decoded HTML. The whole
 //! build (`build_index`, the default two index threads) is timed the same way, with its wall
-//! time beside it. Speed goals are judged from this table and `benches/compare.sh`, never
-//! from timed tests.
+//! time beside it. A second table gives each detector's floor — the libraries alone on the
+//! same bytes: inflate, decode, lol_html with segmentation's handlers, tantivy indexing the
+//! kept text — each of our stages as a share of it, and the whole build's ratio to it. Speed
+//! goals are judged from these tables and `benches/compare.sh`, never from timed tests.
 
 use std::cell::Cell;
 use std::fs::File;
@@ -322,8 +324,26 @@ struct Row {
     alone: Option<(String, Took)>,
 }
 
-fn corpus_rows(inputs: &[PathBuf], runs: usize) -> (f64, usize, Vec<Row>) {
+/// One detector's build beside its floor: what the libraries alone cost on the same bytes —
+/// inflating the files, decoding the records as UTF-8, lol_html with the handlers
+/// segmentation (and the layout of lines and Markdown) needs, tantivy indexing the kept text
+/// with our analyzer, stored — and each of our stages beside the whole floor.
+struct FloorLine {
+    detector: String,
+    parts: Vec<(&'static str, Took)>,
+    stages: Vec<(&'static str, Took)>,
+    whole: Took,
+}
+
+impl FloorLine {
+    fn floor(&self) -> f64 {
+        self.parts.iter().map(|(_, took)| took.cpu).sum()
+    }
+}
+
+fn corpus_rows(inputs: &[PathBuf], runs: usize) -> (f64, usize, Vec<Row>, Vec<FloorLine>) {
     let mut rows = Vec::new();
+    let mut floors = Vec::new();
     let read = measure(runs, || (), |()| records(inputs).len());
     let inflate = measure(runs, || (), |()| inflate_alone(inputs));
     rows.push(Row {
@@ -370,6 +390,7 @@ fn corpus_rows(inputs: &[PathBuf], runs: usize) -> (f64, usize, Vec<Row>) {
         },
     );
     let mut segmented_once = false;
+    let mut segmented = None;
     for (kind, passes, label) in DETECTORS {
         let detected = kind.visit(
             &DetectorSettings::default(),
@@ -380,6 +401,9 @@ fn corpus_rows(inputs: &[PathBuf], runs: usize) -> (f64, usize, Vec<Row>) {
                 runs,
             },
         );
+        if !segmented_once || passes == Passes::Two {
+            segmented = Some(detected.segment);
+        }
         if passes == Passes::Two || !segmented_once {
             let alone = if segmented_once {
                 None
@@ -441,8 +465,25 @@ fn corpus_rows(inputs: &[PathBuf], runs: usize) -> (f64, usize, Vec<Row>) {
             ours: whole,
             alone: None,
         });
+        floors.push(FloorLine {
+            detector: label.to_string(),
+            parts: vec![
+                ("inflate", inflate),
+                ("decode", utf8),
+                ("lol_html", handlers),
+                ("tantivy", analyzed),
+            ],
+            stages: vec![
+                ("read", read),
+                ("decode", decode),
+                ("segment", segmented.unwrap_or(detected.segment)),
+                ("detect", detected.detect),
+                ("index", ours),
+            ],
+            whole,
+        });
     }
-    (html_mb, pages.len(), rows)
+    (html_mb, pages.len(), rows, floors)
 }
 
 fn main() {
@@ -468,7 +509,7 @@ fn main() {
         corpora.push(("data".to_string(), warc_files(&data)));
     }
     for (name, inputs) in corpora {
-        let (html_mb, page_count, rows) = corpus_rows(&inputs, runs);
+        let (html_mb, page_count, rows, floors) = corpus_rows(&inputs, runs);
         println!(
             "\n{name}: {} files, {page_count} pages, {html_mb:.1} MB of HTML; CPU ms per MB of HTML, median of {runs}\n",
             inputs.len()
@@ -488,6 +529,38 @@ fn main() {
                 }
                 None => println!("| {} | {ours:.1} | | | |", row.stage),
             }
+        }
+        let per_mb = |took: &Took| took.cpu * 1000.0 / html_mb;
+        println!(
+            "\n{name}: each build beside its floor (the libraries alone: inflate, decode, lol_html \
+             with segmentation's handlers, tantivy indexing the kept text), CPU ms per MB of HTML\n"
+        );
+        println!(
+            "| detector | floor (inflate + decode + lol_html + tantivy) | read | decode | segment | detect | index | stages' sum | whole build | whole / floor |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for line in floors {
+            let floor = line.floor() * 1000.0 / html_mb;
+            let parts: Vec<String> = line
+                .parts
+                .iter()
+                .map(|(_, took)| format!("{:.1}", per_mb(took)))
+                .collect();
+            let stages: Vec<String> = line
+                .stages
+                .iter()
+                .map(|(_, took)| format!("{:.1} ({:.2}x)", per_mb(took), per_mb(took) / floor))
+                .collect();
+            let sum: f64 = line.stages.iter().map(|(_, took)| per_mb(took)).sum();
+            let whole = per_mb(&line.whole);
+            println!(
+                "| {} | {floor:.1} ({}) | {} | {sum:.1} ({:.2}x) | {whole:.1} | {:.2}x |",
+                line.detector,
+                parts.join(" + "),
+                stages.join(" | "),
+                sum / floor,
+                whole / floor,
+            );
         }
     }
 }
