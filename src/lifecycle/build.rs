@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use super::latest::{Latest, LatestByUrl};
-use super::sink::{IndexSink, scratch_for_rounds};
-use crate::index::{IndexBuild, IndexError, SiteModelsWriter};
-use crate::report::{BuildSummary, RunKind, RunRecord};
+use super::sink::{IndexSink, commit_generation, scratch_for_rounds};
+use crate::index::{IndexBuild, SiteModelsWriter};
+use crate::report::{BuildSummary, RunKind};
 use crate::run::{
     BuildError, BuildOptions, DecidedPage, FromIndex, Output, Progress, RunPlan, SiteModelStore,
     begin_run, decide_inputs, finish_summary,
@@ -63,13 +63,5 @@ pub fn build_index(
             summary: Box::new(summary),
         });
     }
-    summary.site_models.stored = saved_models.len() as u64;
-    summary.site_models.stored_bytes = saved_models
-        .write(writer.generation_directory())
-        .map_err(IndexError::from)?;
-    let (_, summary) = writer.commit_counted(|documents| {
-        summary.history = RunRecord::history_after(RunKind::Build, &[], &summary, documents);
-        summary
-    })?;
-    Ok(summary)
+    commit_generation(writer, saved_models, summary, RunKind::Build, &[])
 }

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use rustc_hash::FxHashMap;
 
 use super::latest::Latest;
-use crate::index::{IndexBuild, IndexedPage};
+use crate::index::{IndexBuild, IndexError, IndexedPage, SiteModelsWriter};
 use crate::read::InputSet;
+use crate::report::{BuildSummary, RunKind, RunRecord};
 use crate::run::{BuildError, DecidedPage, RunPlan, scratch_error};
 
 /// Writes decided pages into an index generation.
@@ -107,4 +108,24 @@ pub(super) fn scratch_for_rounds(
     }
     writer.hold_merges();
     Ok(Some(writer.scratch_dir().map_err(scratch_error(index))?))
+}
+
+/// Ends a run that read pages into `writer`'s generation: writes the sites' models beside it,
+/// commits it (live from then on) and records the run in the history after `previous`.
+pub(super) fn commit_generation(
+    writer: IndexBuild,
+    saved_models: SiteModelsWriter,
+    mut summary: BuildSummary,
+    kind: RunKind,
+    previous: &[RunRecord],
+) -> Result<BuildSummary, BuildError> {
+    summary.site_models.stored = saved_models.len() as u64;
+    summary.site_models.stored_bytes = saved_models
+        .write(writer.generation_directory())
+        .map_err(IndexError::from)?;
+    let (_, summary) = writer.commit_counted(|documents| {
+        summary.history = RunRecord::history_after(kind, previous, &summary, documents);
+        summary
+    })?;
+    Ok(summary)
 }

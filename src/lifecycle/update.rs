@@ -17,7 +17,7 @@ use rustc_hash::FxHashSet;
 
 use super::latest::{IndexedPages, Latest, LatestByUrl, url_key};
 use super::redecide::{SitePages, indexed_pages_of, redecide_sites};
-use super::sink::{IndexSink, scratch_for_rounds};
+use super::sink::{IndexSink, commit_generation, scratch_for_rounds};
 use crate::detect::{Detector, DetectorVisitor, Passes};
 use crate::index::site_models::forget_sites;
 use crate::index::{DeleteTarget, IndexBuild, IndexError, SiteModelsWriter, StoredSiteModels};
@@ -165,16 +165,7 @@ pub fn add_to_index(
         saved_models.carry_over(stored);
     }
     drop(stored_models);
-    summary.site_models.stored = saved_models.len() as u64;
-    summary.site_models.stored_bytes = saved_models
-        .write(writer.generation_directory())
-        .map_err(IndexError::from)?;
-    let (_, summary) = writer.commit_counted(|documents| {
-        summary.history =
-            RunRecord::history_after(RunKind::Add, &before.history, &summary, documents);
-        summary
-    })?;
-    Ok(summary)
+    commit_generation(writer, saved_models, summary, RunKind::Add, &before.history)
 }
 
 /// What an add did with the pages it decided.
