@@ -19,7 +19,7 @@ use indexer::index::{OpenIndex, stored_text};
 use indexer::report::BuildSummary;
 
 mod common;
-use common::{indexer, ok, repo, sample};
+use common::{indexer, ok, repo, sample, without_provenance};
 
 /// Host buckets of the tests: fewer than the crawl's 9 sites, so a bucket holds several (all
 /// four hold some).
@@ -275,18 +275,19 @@ fn shards_built_by_a_loop_of_processes_equal_one_build() {
     assert!(buckets.len() >= 2, "the crawl fell into one bucket");
 
     // `extract` of each bucket's files, in map order, gives the lines `extract` of the whole
-    // crawl gives (sorted: buckets come out one after another).
+    // crawl gives (sorted: buckets come out one after another), but for where each record
+    // lies: in its bucket's file.
     let mut split_lines: Vec<String> = Vec::new();
     for files in buckets.values() {
         split_lines.extend(
             ok(indexer(&["extract", "-q"], files))
                 .lines()
-                .map(str::to_string),
+                .map(without_provenance),
         );
     }
     let mut whole_lines: Vec<String> = ok(indexer(&["extract", "-q"], &parts))
         .lines()
-        .map(str::to_string)
+        .map(without_provenance)
         .collect();
     split_lines.sort();
     whole_lines.sort();

@@ -59,6 +59,7 @@ pub fn http_page(data: &[u8]) {
         content_type: None,
         block: data.to_vec(),
         source_offset: 0,
+        source_length: None,
         source_input: 0,
         truncated: false,
         date: None,

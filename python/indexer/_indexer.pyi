@@ -28,6 +28,12 @@ class Page:
     """The source record's ``WARC-Record-ID`` (``<urn:uuid:…>``); None for ARC records and single pages."""
     date: Optional[str]
     """When the page was fetched, RFC 3339 UTC; None when unknown."""
+    warc_filename: Optional[str]
+    """The file the page's record is in, as given to ``read_warc`` (a folder's file by its path); None for a page given alone."""
+    warc_record_offset: Optional[int]
+    """The record's byte offset in that file (in a ``.warc.gz``, of the gzip member holding it); None for a page given alone."""
+    warc_record_length: Optional[int]
+    """The record's bytes from that offset (the gzip members holding it): ``curl -r`` or warcio read it back alone. None for a page given alone and for records sharing a gzip member with others."""
     charset: str
     """The character set the page was decoded from (``UTF-8``, ``windows-1252``, …)."""
     lang: Optional[str]
@@ -123,6 +129,11 @@ class Hit:
     url: str
     title: str
     site: str
+    warc_filename: Optional[str]
+    """The file the page's record is in (absolute), as the index stored it."""
+    warc_record_offset: Optional[int]
+    warc_record_length: Optional[int]
+    """The record's offset and bytes in that file (``curl -r`` or warcio read it back alone)."""
     score: float
     snippet: str
     highlights: list[tuple[int, int]]

@@ -49,6 +49,12 @@ pub struct Page {
     record_id: Option<String>,
     /// When the page was fetched (RFC 3339 UTC), or None.
     date: Option<String>,
+    /// The file the page's record is in, as given to the run; None for a page given alone.
+    warc_filename: Option<String>,
+    /// The record's byte offset in that file (of the gzip member holding it), or None.
+    warc_record_offset: Option<u64>,
+    /// The record's bytes from that offset (the gzip members holding it), or None.
+    warc_record_length: Option<u64>,
     /// The character set the page was decoded from.
     charset: String,
     /// The kept text's language (ISO 639-3), or None.
@@ -71,6 +77,9 @@ impl From<ExtractedPage> for Page {
             title: page.title,
             record_id: page.record_id,
             date: page.date,
+            warc_filename: page.warc_filename.map(|name| name.to_string()),
+            warc_record_offset: page.warc_record_offset,
+            warc_record_length: page.warc_record_length,
             charset: page.charset.to_string(),
             lang: page.lang.map(str::to_string),
             language_score: page.language_score,
@@ -91,6 +100,9 @@ impl Page {
         dict.set_item("title", &self.title)?;
         dict.set_item("record_id", &self.record_id)?;
         dict.set_item("date", &self.date)?;
+        dict.set_item("warc_filename", &self.warc_filename)?;
+        dict.set_item("warc_record_offset", self.warc_record_offset)?;
+        dict.set_item("warc_record_length", self.warc_record_length)?;
         dict.set_item("charset", &self.charset)?;
         dict.set_item("lang", &self.lang)?;
         dict.set_item("language_score", self.language_score)?;

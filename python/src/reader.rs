@@ -26,7 +26,8 @@ const CHANNEL_PAGES: usize = 256;
 
 /// What the run thread sends.
 enum Message {
-    Page(ExtractedPage),
+    /// Boxed: a page's fields are larger than the other messages.
+    Page(Box<ExtractedPage>),
     /// The run ended: its summary and the pages written and left out, as JSON.
     Done(String),
     /// The run failed: the library's message.
@@ -57,7 +58,7 @@ fn run_extract(
         if left_out.is_some() {
             return Ok(());
         }
-        sender.send(Message::Page(page)).map_err(|_| {
+        sender.send(Message::Page(Box::new(page))).map_err(|_| {
             BuildError::Output(std::io::Error::other("the Python iterator was closed"))
         })
     });
@@ -116,7 +117,7 @@ impl PageReader {
         });
         match message {
             None => Ok(None),
-            Some(Some(Message::Page(page))) => Ok(Some(page.into())),
+            Some(Some(Message::Page(page))) => Ok(Some((*page).into())),
             Some(Some(Message::Done(summary))) => {
                 *self.summary.lock().unwrap_or_else(PoisonError::into_inner) = Some(summary);
                 self.close();

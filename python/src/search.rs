@@ -23,6 +23,12 @@ pub struct Hit {
     title: String,
     /// Its site.
     site: String,
+    /// The file its record is in (absolute), or None.
+    warc_filename: Option<String>,
+    /// The record's byte offset in that file, or None.
+    warc_record_offset: Option<u64>,
+    /// The record's bytes from that offset, or None.
+    warc_record_length: Option<u64>,
     /// BM25 with the title bonuses.
     score: f32,
     /// A passage of the page's kept text around the query's words.
@@ -94,6 +100,9 @@ impl Index {
                 url: hit.url,
                 title: hit.title,
                 site: hit.site,
+                warc_filename: hit.provenance.warc_filename,
+                warc_record_offset: hit.provenance.warc_record_offset,
+                warc_record_length: hit.provenance.warc_record_length,
                 score: hit.score,
                 snippet: hit.snippet,
                 highlights: hit.highlights,

@@ -35,7 +35,8 @@ def test_extract_gives_the_page_and_its_fields():
     assert page.blocks_kept == len(page.text.split("\n"))
     assert page.blocks_kept + page.blocks_dropped >= 3
     assert list(page.to_dict()) == [
-        "url", "site", "title", "record_id", "date", "charset", "lang",
+        "url", "site", "title", "record_id", "date", "warc_filename", "warc_record_offset",
+        "warc_record_length", "charset", "lang",
         "language_score", "blocks_kept", "blocks_dropped", "text",
     ]
 

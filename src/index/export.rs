@@ -5,7 +5,7 @@
 use tantivy::TantivyDocument;
 use tantivy::collector::Count;
 
-use super::{IndexError, OpenIndex, stored_text, tantivy_error};
+use super::{IndexError, OpenIndex, Provenance, stored_provenance, stored_text, tantivy_error};
 
 /// One document of an index, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -16,6 +16,9 @@ pub struct StoredPage {
     pub site: String,
     /// Its title.
     pub title: String,
+    /// Where its record lies.
+    #[serde(flatten)]
+    pub provenance: Provenance,
     /// The kept text, a block per line.
     pub text: String,
 }
@@ -57,6 +60,7 @@ impl OpenIndex {
                     url: stored_text(&document, fields.url),
                     site: stored_text(&document, fields.site),
                     title: stored_text(&document, fields.title),
+                    provenance: stored_provenance(&document, &fields),
                     text: stored_text(&document, fields.body),
                 };
                 if let Err(error) = each(page) {

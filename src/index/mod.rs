@@ -192,6 +192,9 @@ pub struct RecordFields {
     pub source: Field,
     /// The record's byte offset in that file (stored).
     pub source_offset: Field,
+    /// The record's length from that offset ([`crate::read::Record::source_length`];
+    /// stored; indexes built before it have no such field).
+    pub source_length: Option<Field>,
     /// The page's decision record (stored bytes: `detect::DecisionRecord`).
     pub decisions: Field,
     /// Bytes of text kept (fast, stored).
@@ -225,6 +228,7 @@ impl Fields {
             record: Some(RecordFields {
                 source: builder.add_text_field("source", STORED),
                 source_offset: builder.add_u64_field("source_offset", STORED),
+                source_length: Some(builder.add_u64_field("source_length", STORED)),
                 decisions: builder.add_bytes_field("decisions", STORED),
                 kept_text_bytes: builder.add_u64_field("kept_text_bytes", FAST | STORED),
                 dropped_text_bytes: builder.add_u64_field("dropped_text_bytes", FAST | STORED),
@@ -251,6 +255,7 @@ impl Fields {
                 Some(RecordFields {
                     source: schema.get_field("source").ok()?,
                     source_offset: schema.get_field("source_offset").ok()?,
+                    source_length: schema.get_field("source_length").ok(),
                     decisions: schema.get_field("decisions").ok()?,
                     kept_text_bytes: schema.get_field("kept_text_bytes").ok()?,
                     dropped_text_bytes: schema.get_field("dropped_text_bytes").ok()?,
@@ -298,6 +303,41 @@ pub fn stored_record(
     (source, decisions)
 }
 
+/// Where a page's record lies, as `extract` writes it and search hits and `export` give it
+/// back: the file, the record's offset in it and its length (the gzip members holding it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Provenance {
+    /// The file the record is in (absolute, as the index stores it); `None` for standard
+    /// input and pages indexed as text alone.
+    pub warc_filename: Option<String>,
+    /// The record's byte offset in that file.
+    pub warc_record_offset: Option<u64>,
+    /// Its bytes from there; `None` when it shares a gzip member with other records, or the
+    /// index predates the field.
+    pub warc_record_length: Option<u64>,
+}
+
+/// Where a stored page's record lies ([`Provenance`]).
+pub fn stored_provenance(document: &TantivyDocument, fields: &Fields) -> Provenance {
+    let Some(record) = fields.record else {
+        return Provenance::default();
+    };
+    let warc_filename = (document.get_first(record.source))
+        .and_then(|value| value.as_str())
+        .map(str::to_string);
+    let number = |field: Option<Field>| {
+        field
+            .and_then(|field| document.get_first(field))
+            .and_then(|value| value.as_u64())
+    };
+    let known = warc_filename.is_some();
+    Provenance {
+        warc_record_offset: number(Some(record.source_offset)).filter(|_| known),
+        warc_record_length: number(record.source_length).filter(|_| known),
+        warc_filename,
+    }
+}
+
 /// One page as it goes into the index.
 #[derive(Debug, Clone)]
 pub struct IndexedPage<'a> {
@@ -317,6 +357,8 @@ pub struct IndexedPage<'a> {
     pub source: Option<&'a str>,
     /// The record's byte offset in it.
     pub source_offset: u64,
+    /// The record's length from that offset, when it has one of its own.
+    pub source_length: Option<u64>,
     /// The page's decision record, as bytes.
     pub decisions: &'a [u8],
     /// Bytes of text kept.
@@ -341,6 +383,7 @@ impl<'a> IndexedPage<'a> {
             dropped_blocks: 0,
             source: None,
             source_offset: 0,
+            source_length: None,
             decisions: &[],
             kept_text_bytes: body.len() as u64,
             dropped_text_bytes: 0,
@@ -594,6 +637,9 @@ impl IndexBuild {
                 document.add_text(record.source, source);
             }
             document.add_u64(record.source_offset, page.source_offset);
+            if let (Some(field), Some(length)) = (record.source_length, page.source_length) {
+                document.add_u64(field, length);
+            }
             document.add_bytes(record.decisions, page.decisions);
             document.add_u64(record.kept_text_bytes, page.kept_text_bytes);
             document.add_u64(record.dropped_text_bytes, page.dropped_text_bytes);

@@ -60,6 +60,7 @@ impl<'w, 'i> IndexSink<'w, 'i> {
             dropped_blocks: decided.verdicts.len() as u64 - kept,
             source,
             source_offset: decided.location.offset,
+            source_length: decided.record_length,
             decisions,
             kept_text_bytes,
             dropped_text_bytes,

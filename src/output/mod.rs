@@ -6,12 +6,14 @@
 //! | [`page`] | a decided page | an [`ExtractedPage`]: URL, site, title, record id, date, charset, language, block counts, kept text — the JSON line's keys, in order |
 //! | [`language`] | kept text | its language, ISO 639-3 (whatlang) |
 //! | [`wet`] | extracted pages | WARC/1.0 `warcinfo` and `conversion` records, as Common Crawl's WET files |
+//! | [`dolma`] | a decided page and its extracted page | dolma's `documents` row (the whole visible text) and its `attributes` row (each block's span, its template probability and whether it was kept) |
 //! | [`file`] | records as bytes | a file compressed by its extension (`.gz`, `.zst`), renamed into place when complete |
 //!
 //! Which pages are written is the plan's: pages with no kept text are left out unless
 //! [`OutputPlan::keep_empty`], and under [`OutputPlan::languages`] pages of other languages
 //! (or of none detected) are left out; [`OutputCounts`] counts both.
 
+pub mod dolma;
 mod file;
 mod language;
 mod page;
@@ -35,6 +37,8 @@ pub enum Format {
     Jsonl,
     /// A WET file: WARC `conversion` records ([`wet`]).
     Wet,
+    /// dolma's `documents` and `attributes` files ([`dolma`]).
+    Dolma,
 }
 
 /// Why the output cannot be planned or written.
@@ -193,6 +197,9 @@ mod tests {
             title: String::new(),
             record_id: None,
             date: None,
+            warc_filename: None,
+            warc_record_offset: None,
+            warc_record_length: None,
             charset: "UTF-8",
             lang,
             language_score: lang.map(|_| 0.9),

@@ -25,6 +25,14 @@ pub struct ExtractedPage {
     /// When the page was fetched: RFC 3339 UTC to the second when the record's date reads as
     /// a date, as the record gives it otherwise; `None` for folder files.
     pub date: Option<String>,
+    /// The file the page's record is in, as given to the run (a folder's file by its path);
+    /// `None` for a page given alone.
+    pub warc_filename: Option<std::sync::Arc<str>>,
+    /// The record's byte offset in that file (in a gzip file, of the member holding it).
+    pub warc_record_offset: Option<u64>,
+    /// The record's bytes from that offset (in a gzip file, of the members holding it): the
+    /// range that reads it back alone. `None` when it shares a gzip member with others.
+    pub warc_record_length: Option<u64>,
     /// The character set the page was decoded from (`UTF-8`, `windows-1252`, …).
     pub charset: &'static str,
     /// The language of [`Self::text`] as an ISO 639-3 code; `None` when not detected (or
@@ -62,6 +70,9 @@ impl ExtractedPage {
             title: decided.page.title.clone(),
             record_id: decided.record_id.clone(),
             date,
+            warc_filename: decided.source.clone(),
+            warc_record_offset: decided.source.is_some().then_some(decided.location.offset),
+            warc_record_length: decided.source.as_ref().and(decided.record_length),
             charset: decided.charset,
             lang: language.map(|detected| detected.code),
             language_score: language.map(|detected| (detected.score * 1e4).round() / 1e4),
@@ -105,6 +116,9 @@ mod tests {
             title: "A".into(),
             record_id: Some("<urn:uuid:1>".into()),
             date: Some("2020-08-08T17:27:41Z".into()),
+            warc_filename: Some("crawl.warc.gz".into()),
+            warc_record_offset: Some(784),
+            warc_record_length: Some(1203),
             charset: "UTF-8",
             lang: Some("eng"),
             language_score: Some(0.97),
@@ -119,7 +133,7 @@ mod tests {
         let line = page().json_line(None).unwrap();
         assert_eq!(
             line,
-            r#"{"url":"http://a.example/","site":"a.example","title":"A","record_id":"<urn:uuid:1>","date":"2020-08-08T17:27:41Z","charset":"UTF-8","lang":"eng","language_score":0.97,"blocks_kept":1,"blocks_dropped":2,"text":"kept"}"#
+            r#"{"url":"http://a.example/","site":"a.example","title":"A","record_id":"<urn:uuid:1>","date":"2020-08-08T17:27:41Z","warc_filename":"crawl.warc.gz","warc_record_offset":784,"warc_record_length":1203,"charset":"UTF-8","lang":"eng","language_score":0.97,"blocks_kept":1,"blocks_dropped":2,"text":"kept"}"#
         );
         let blocks = serde_json::json!([{"text": "kept"}]);
         let explained = page().json_line(Some(&blocks)).unwrap();

@@ -2,9 +2,12 @@
 //! one `warcinfo` record first, then one `conversion` record of `text/plain` per page with
 //! `WARC-Target-URI`, `WARC-Date` (when the page was fetched), `WARC-Record-ID` (a UUID made
 //! from the page's source, so a run again writes the same bytes), `WARC-Refers-To` (the source
-//! record's id, when it has one), `WARC-Identified-Content-Language` (when detected) and the
-//! `Content-Length` of the text in bytes. The source page's character set, which CC's files
-//! do not carry, is `Indexer-Source-Charset` (the text itself is UTF-8). No
+//! record's id, when it has one) with `WARC-Refers-To-Target-URI` (WARC 1.1's field for the
+//! URI of the record referred to), `WARC-Identified-Content-Language` (when detected) and the
+//! `Content-Length` of the text in bytes. What CC's files do not carry has fields of its own:
+//! the source page's character set, `Indexer-Source-Charset` (the text itself is UTF-8), and
+//! where the source record lies, `Indexer-Source-Filename`, `-Offset` and `-Length` (the
+//! JSON lines' `warc_filename`, `warc_record_offset` and `warc_record_length`). No
 //! `WARC-Block-Digest`: the field is optional, and it would take a SHA-1 dependency.
 
 use super::ExtractedPage;
@@ -84,11 +87,21 @@ pub fn conversion_record(page: &ExtractedPage, run_date: &str) -> Vec<u8> {
     ];
     if let Some(source) = &page.record_id {
         fields.push(("WARC-Refers-To", source.clone()));
+        fields.push(("WARC-Refers-To-Target-URI", page.url.clone()));
     }
     if let Some(lang) = page.lang {
         fields.push(("WARC-Identified-Content-Language", lang.to_string()));
     }
     fields.push(("Indexer-Source-Charset", page.charset.to_string()));
+    if let Some(filename) = &page.warc_filename {
+        fields.push(("Indexer-Source-Filename", filename.to_string()));
+    }
+    if let Some(offset) = page.warc_record_offset {
+        fields.push(("Indexer-Source-Offset", offset.to_string()));
+    }
+    if let Some(length) = page.warc_record_length {
+        fields.push(("Indexer-Source-Length", length.to_string()));
+    }
     fields.push(("Content-Type", "text/plain".to_string()));
     record(&fields, page.text.as_bytes())
 }
@@ -104,6 +117,9 @@ mod tests {
             title: String::new(),
             record_id: record_id.map(str::to_string),
             date: date.map(str::to_string),
+            warc_filename: Some("crawl.warc.gz".into()),
+            warc_record_offset: Some(784),
+            warc_record_length: record_id.map(|_| 1203),
             charset: "windows-1252",
             lang: Some("fra"),
             language_score: Some(0.97),
@@ -127,7 +143,11 @@ mod tests {
         assert!(text.contains("\r\nWARC-Date: 2020-08-08T17:27:41Z\r\n"));
         assert!(text.contains("\r\nWARC-Refers-To: <urn:uuid:abc>\r\n"));
         assert!(text.contains("\r\nWARC-Identified-Content-Language: fra\r\n"));
+        assert!(text.contains("\r\nWARC-Refers-To-Target-URI: http://a.example/x\r\n"));
         assert!(text.contains("\r\nIndexer-Source-Charset: windows-1252\r\n"));
+        assert!(text.contains("\r\nIndexer-Source-Filename: crawl.warc.gz\r\n"));
+        assert!(text.contains("\r\nIndexer-Source-Offset: 784\r\n"));
+        assert!(text.contains("\r\nIndexer-Source-Length: 1203\r\n"));
         let length = "Première ligne\nseconde".len();
         assert!(text.contains(&format!("\r\nContent-Length: {length}\r\n\r\nPremière")));
         assert!(text.ends_with("seconde\r\n\r\n"));
@@ -145,6 +165,7 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("WARC-Refers-To"));
+        assert!(!text.contains("Indexer-Source-Length"), "{text}");
     }
 
     #[test]

@@ -12,9 +12,9 @@
 //! bytes, then a newline. A header line that cannot be read is skipped as broken, and reading
 //! goes on at the next line that reads as a header line. ARC records have no record id.
 
-use std::collections::VecDeque;
 use std::io::Read;
 
+use super::pending::PendingItems;
 use super::source::{Fault, HeaderEnd, Stream};
 use super::{Record, RecordKind, Skip, SkipReason};
 
@@ -102,7 +102,7 @@ pub(crate) struct ArcRecords {
     input: u32,
     max_record_bytes: usize,
     /// Items produced and not yet handed out.
-    pending: VecDeque<Result<Record, Skip>>,
+    pending: PendingItems,
     finished: bool,
 }
 
@@ -113,14 +113,14 @@ impl ArcRecords {
             stream,
             input,
             max_record_bytes,
-            pending: VecDeque::new(),
+            pending: PendingItems::default(),
             finished: false,
         }
     }
 
     fn skip(&mut self, reason: SkipReason, url: Option<String>, offset: u64, message: &str) {
         let skip = Skip::new(reason, url, message).at(self.input, Some(offset));
-        self.pending.push_back(Err(skip));
+        self.pending.push_skip(skip);
     }
 
     /// Reports a stretch of gzip that does not decode; reading goes on at the next member.
@@ -135,6 +135,10 @@ impl ArcRecords {
             return self.fault(fault, None, offset);
         }
         let offset = self.stream.file_offset();
+        if !self.stream.available().is_empty() {
+            // The next record starts here: the records before it end here.
+            self.pending.close(offset);
+        }
         let line_length = match self.stream.find_line_end(MAX_LINE_BYTES) {
             Ok(HeaderEnd::Found(length)) => length,
             Ok(HeaderEnd::TooLong) => {
@@ -228,17 +232,18 @@ impl ArcRecords {
         } else {
             (RecordKind::Resource, Some(header.content_type))
         };
-        self.pending.push_back(Ok(Record {
+        self.pending.push_record(Record {
             url: header.url,
             kind,
             content_type,
             block,
             source_offset: offset,
+            source_length: None,
             source_input: self.input,
             truncated,
             date: header.date,
             record_id: None,
-        }));
+        });
     }
 
     /// Moves to the next line that reads as an ARC header line with a date, past a header
@@ -274,7 +279,10 @@ impl Iterator for ArcRecords {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some(item) = self.pending.pop_front() {
+            if self.finished {
+                self.pending.close(self.stream.data_end());
+            }
+            if let Some(item) = self.pending.pop() {
                 return Some(item);
             }
             if self.finished {

@@ -23,6 +23,7 @@ mod framing;
 mod http;
 mod inputs;
 mod page;
+mod pending;
 mod site;
 mod sniff;
 mod source;
@@ -55,6 +56,11 @@ pub struct Record {
     /// member holding the record's first byte (exact for one member per record). `0` for
     /// folder files.
     pub source_offset: u64,
+    /// Bytes from [`Record::source_offset`] to where the next record starts (or the file's
+    /// data ends): the record with its trailing newlines, or in a gzip file the members
+    /// holding it — the range `curl -r` or a replay tool reads alone. A folder file's whole
+    /// size. `None` for records that share a gzip member with others.
+    pub source_length: Option<u64>,
     /// Which input (in the order given to [`InputSet::open`], folders expanded to their
     /// files) the record came from.
     pub source_input: u32,

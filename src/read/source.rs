@@ -381,6 +381,17 @@ impl Stream {
         }
     }
 
+    /// The file offset where the file's data ends: its length for a plain file; for a gzip
+    /// file, the end of the last member decoded (padding after it left out), or the file's
+    /// length when it ends inside a member. Meaningful once the stream is read to its end.
+    pub(crate) fn data_end(&self) -> u64 {
+        match &self.source {
+            Source::Plain(cursor) => cursor.map.len() as u64,
+            Source::Gzip(members) if members.truncated => members.map.len() as u64,
+            Source::Gzip(members) => (members.member_offset as u64).min(members.map.len() as u64),
+        }
+    }
+
     /// Whether the file ended inside a gzip member.
     pub(crate) fn truncated(&self) -> bool {
         match &self.source {

@@ -1,6 +1,8 @@
 //! The decided page: what a read hands to its caller (the index writer, `extract`, Python),
 //! a segmented page with a keep/drop verdict for each block and where its record lies.
 
+use std::sync::Arc;
+
 use crate::detect::{DecisionRecord, Verdict};
 use crate::read::{FetchTime, RecordLocation};
 use crate::segment::SegmentedPage;
@@ -14,6 +16,13 @@ pub struct DecidedPage {
     pub verdicts: Vec<Verdict>,
     /// Where the page's record lies in the run's inputs.
     pub location: RecordLocation,
+    /// [`crate::read::Record::source_length`]: with [`RecordLocation::offset`], the bytes
+    /// of the record in its file.
+    pub record_length: Option<u64>,
+    /// The input file the record is in, as given to the run (a folder's file by its path
+    /// within the folder, `-` for standard input), when the run names it
+    /// ([`crate::read::InputSet::path_of`]); `None` for a page given alone.
+    pub source: Option<Arc<str>>,
     /// When the page was fetched (its record's `WARC-Date`), if the record says so readably.
     pub fetched: Option<FetchTime>,
     /// The record's date as it gives it ([`crate::read::Page::date`]).

@@ -75,6 +75,7 @@ pub fn extract(
     } else {
         None
     };
+    let sources = source_names(&input_set);
     let mut summary = decide_inputs(
         &input_set,
         options,
@@ -82,10 +83,20 @@ pub fn extract(
         scratch,
         progress,
         FromIndex::default(),
-        emit,
+        &mut |mut decided| {
+            decided.source = sources.get(decided.location.input as usize).cloned();
+            emit(decided)
+        },
     )?;
     finish_summary(&mut summary, inputs, &input_set, options, started);
     Ok(summary)
+}
+
+/// Each input's path as given ([`InputSet::path_of`]), shared by the pages read from it.
+fn source_names(input_set: &InputSet) -> Vec<std::sync::Arc<str>> {
+    (0..input_set.input_count() as u32)
+        .map(|input| std::sync::Arc::from(input_set.path_of(input)))
+        .collect()
 }
 
 /// What every run does first: refuse options it cannot honour, note the time, tune the

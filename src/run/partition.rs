@@ -17,6 +17,8 @@ use crate::read::{Record, RecordKind, Skip};
 
 /// The bit of a spilled record's kind byte that marks [`Record::truncated`].
 const TRUNCATED: u8 = 0x80;
+/// The length written for a record with none ([`Record::source_length`]).
+const NO_LENGTH: u64 = u64::MAX;
 
 /// Records split into one temporary file per round; removed when dropped.
 pub struct Partitions {
@@ -63,6 +65,8 @@ impl PartitionWriter {
         out.write_all(&[kind])?;
         out.write_all(&record.source_input.to_le_bytes())?;
         out.write_all(&record.source_offset.to_le_bytes())?;
+        let length = record.source_length.unwrap_or(NO_LENGTH);
+        out.write_all(&length.to_le_bytes())?;
         write_bytes(out, record.url.as_bytes())?;
         write_optional(out, record.content_type.as_deref())?;
         write_optional(out, record.date.as_deref())?;
@@ -187,6 +191,8 @@ fn read_record(input: &mut impl Read) -> io::Result<Option<Record>> {
     let mut long = [0u8; 8];
     input.read_exact(&mut long)?;
     let source_offset = u64::from_le_bytes(long);
+    input.read_exact(&mut long)?;
+    let source_length = Some(u64::from_le_bytes(long)).filter(|&length| length != NO_LENGTH);
     let url = String::from_utf8_lossy(&read_bytes(input)?).into_owned();
     let content_type = read_optional(input)?;
     let date = read_optional(input)?;
@@ -198,6 +204,7 @@ fn read_record(input: &mut impl Read) -> io::Result<Option<Record>> {
         content_type,
         block,
         source_offset,
+        source_length,
         source_input,
         truncated,
         date,
@@ -233,6 +240,7 @@ mod tests {
             content_type: content_type.map(str::to_string),
             block: vec![i as u8; i as usize * 100],
             source_offset: u64::from(i) * 1000,
+            source_length: i.is_multiple_of(2).then_some(u64::from(i) * 10 + 1),
             source_input: i % 3,
             truncated: i == 3,
             date: i

@@ -36,6 +36,8 @@ pub(crate) fn decode_cap(limits: &SegmentLimits) -> usize {
 #[derive(Debug, Clone)]
 pub(super) struct Origin {
     pub(super) location: RecordLocation,
+    /// [`Record::source_length`].
+    pub(super) length: Option<u64>,
     /// The page is the part of a record read before its file ended.
     pub(super) truncated: bool,
     /// When the page was fetched (`WARC-Date`), when the record says so readably.
@@ -62,6 +64,7 @@ pub(super) fn prepare(
     let record = item?;
     let mut origin = Origin {
         location: RecordLocation::of(&record),
+        length: record.source_length,
         truncated: record.truncated,
         fetched: record.date.as_deref().and_then(FetchTime::parse),
         date: None,
@@ -235,6 +238,7 @@ mod tests {
             content_type: content_type.map(str::to_string),
             block: block.to_vec(),
             source_offset: 4096,
+            source_length: None,
             source_input: 2,
             truncated,
             date: None,

@@ -48,6 +48,9 @@ pub struct Hit {
     pub title: String,
     /// Page site.
     pub site: String,
+    /// Where the page's record lies.
+    #[serde(flatten)]
+    pub provenance: crate::index::Provenance,
     /// A passage of the body around the query terms; the title when only the title matches.
     pub snippet: String,
     /// Where `snippet` matches query terms: character offsets `[start, end)` (Unicode scalar

@@ -66,6 +66,7 @@ pub(super) fn hits(
             url: text(open.fields.url),
             title: text(open.fields.title),
             site: text(open.fields.site),
+            provenance: crate::index::stored_provenance(&document, &open.fields),
             highlights: char_ranges(&fragment, &bytes),
             highlight_bytes: bytes,
             snippet: fragment,

@@ -18,7 +18,7 @@ mod tags;
 mod tree;
 
 pub use evidence::BlockEvidence;
-pub use layout::{Layout, MarkdownOptions, TextPiece};
+pub use layout::{BlockRun, Layout, MarkdownOptions, NO_BLOCK, TextPiece};
 pub use style::{BlockStyle, StyleAttributes, stable_hash_bytes};
 pub use tags::{is_layout_element, is_table_element};
 

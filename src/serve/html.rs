@@ -588,6 +588,7 @@ mod tests {
                     format!("Page \"{rank}\"")
                 },
                 site: "a.example".into(),
+                provenance: Default::default(),
                 snippet: "say <hi> to all".into(),
                 highlights: vec![(4, 8)],
                 highlight_bytes: vec![(4, 8)],

@@ -80,6 +80,7 @@ mod tests {
                 _ => b"<p>hello</p>".to_vec(),
             },
             source_offset: 0,
+            source_length: None,
             source_input: 0,
             truncated,
             date: Some("2024-05-01T10:00:00Z".into()),

@@ -32,6 +32,18 @@ pub fn ok(output: Output) -> String {
     String::from_utf8(output.stdout).expect("utf-8 stdout")
 }
 
+/// A JSON line of `extract` without where its record lies (`warc_filename`,
+/// `warc_record_offset`, `warc_record_length`): for comparing runs over the same pages read
+/// from other files.
+pub fn without_provenance(line: &str) -> String {
+    let mut page: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+    let fields = page.as_object_mut().expect("a JSON object");
+    for key in ["warc_filename", "warc_record_offset", "warc_record_length"] {
+        fields.remove(key);
+    }
+    page.to_string()
+}
+
 /// The repository root.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -1,8 +1,10 @@
 //! `indexer extract`: inputs and options in, one record per decided page out — a JSON line
-//! (`{url, site, title, record_id, date, charset, lang, blocks_kept, blocks_dropped, text}`,
-//! and every block with its verdict under `--explain`) or a WET `conversion` record — on
-//! stdout or in `--output FILE` (compressed by its extension, renamed into place when
-//! complete); a one-line summary on stderr.
+//! (`{url, site, title, record_id, date, warc_filename, warc_record_offset,
+//! warc_record_length, charset, lang, language_score, blocks_kept, blocks_dropped, text}`, and
+//! every block with its verdict under `--explain`), a WET `conversion` record, or a dolma
+//! document with its attributes row — on stdout or in `--output FILE` (compressed by its
+//! extension, renamed into place when complete; a folder for dolma); a one-line summary on
+//! stderr.
 
 use std::io::{BufWriter, StdoutLock, Write};
 use std::path::PathBuf;
@@ -33,13 +35,17 @@ pub struct ExtractArgs {
     /// figure it compared and its threshold. To check a site before trusting a build.
     #[arg(long, visible_alias = "show-dropped", help_heading = "Output")]
     explain: bool,
-    /// What to write: JSON lines, or a WET file (WARC `conversion` records of the kept text,
-    /// after a `warcinfo` record, as Common Crawl writes them).
+    /// What to write: JSON lines; a WET file (WARC `conversion` records of the kept text,
+    /// after a `warcinfo` record, as Common Crawl writes them); or dolma's layout in the
+    /// folder --output names: documents/part-0000.jsonl.gz with each page's whole visible
+    /// text, and attributes/indexer/part-0000.jsonl.gz, row by row, with each block's span
+    /// and template probability and the spans not kept (keeping the others gives this
+    /// command's text), to take the decision again with dolma's mixer.
     #[arg(long, value_enum, default_value_t = FormatArg::Jsonl, help_heading = "Output")]
     format: FormatArg,
     /// Write to FILE instead of stdout, compressed as its name ends (.gz, .zst; a gzip member
     /// per record for WET), under a temporary name renamed when complete: a failed run leaves
-    /// no file.
+    /// no file. With --format dolma, the folder to write into (needed).
     #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
     output: Option<PathBuf>,
     /// Also write pages with no kept text (left out and counted by default).
@@ -80,6 +86,8 @@ enum FormatArg {
     Jsonl,
     /// WARC/1.0 conversion records (WET).
     Wet,
+    /// dolma's documents and attributes files, in the --output folder.
+    Dolma,
 }
 
 /// Where the records go.
@@ -87,6 +95,12 @@ enum Destination {
     Stdout(BufWriter<StdoutLock<'static>>),
     /// Boxed: a file's compressor state is hundreds of bytes.
     File(Box<OutputFile>),
+    /// dolma's documents and attributes files, row by row, in a folder.
+    Dolma {
+        folder: PathBuf,
+        documents: Box<OutputFile>,
+        attributes: Box<OutputFile>,
+    },
 }
 
 impl Destination {
@@ -96,7 +110,46 @@ impl Destination {
             Destination::File(file) => file
                 .write_record(bytes)
                 .map_err(|error| std::io::Error::other(error.to_string()).into()),
+            Destination::Dolma { .. } => unreachable!("dolma rows are written in pairs"),
         }
+    }
+
+    /// dolma's folder layout under `folder`: the two files, each renamed into place when
+    /// complete.
+    fn dolma(folder: &std::path::Path) -> Result<Destination> {
+        const PART: &str = "part-0000.jsonl.gz";
+        let documents = folder.join("documents");
+        let attributes = folder.join("attributes").join("indexer");
+        for made in [&documents, &attributes] {
+            std::fs::create_dir_all(made)
+                .map_err(|error| anyhow::anyhow!("cannot create {}: {error}", made.display()))?;
+        }
+        Ok(Destination::Dolma {
+            folder: folder.to_path_buf(),
+            documents: Box::new(OutputFile::create(&documents.join(PART), false)?),
+            attributes: Box::new(OutputFile::create(&attributes.join(PART), false)?),
+        })
+    }
+
+    /// Writes a page's document and attributes rows.
+    fn write_dolma(&mut self, row: &output::dolma::DolmaRow) -> Result<(), run::BuildError> {
+        let Destination::Dolma {
+            documents,
+            attributes,
+            ..
+        } = self
+        else {
+            unreachable!("a dolma row goes to a dolma destination")
+        };
+        let line = |json: &str| terminal_safe_json(json.to_string()) + "\n";
+        let failed = |error: output::OutputError| std::io::Error::other(error.to_string());
+        documents
+            .write_record(line(&row.document).as_bytes())
+            .map_err(failed)?;
+        attributes
+            .write_record(line(&row.attributes).as_bytes())
+            .map_err(failed)?;
+        Ok(())
     }
 
     /// Flushes stdout, or gives the file its name; where the records went.
@@ -107,6 +160,15 @@ impl Destination {
                 Ok("stdout".to_string())
             }
             Destination::File(file) => Ok(file.commit()?.display().to_string()),
+            Destination::Dolma {
+                folder,
+                documents,
+                attributes,
+            } => {
+                documents.commit()?;
+                attributes.commit()?;
+                Ok(folder.display().to_string())
+            }
         }
     }
 }
@@ -116,7 +178,16 @@ pub fn run(args: ExtractArgs) -> Result<()> {
     let format = match args.format {
         FormatArg::Jsonl => output::Format::Jsonl,
         FormatArg::Wet => output::Format::Wet,
+        FormatArg::Dolma => output::Format::Dolma,
     };
+    anyhow::ensure!(
+        format != output::Format::Dolma || args.output.is_some(),
+        "--format dolma writes a folder (documents/ and attributes/indexer/): give it with --output DIR"
+    );
+    anyhow::ensure!(
+        !(format == output::Format::Dolma && (args.explain || args.markdown)),
+        "--format dolma writes the whole text as lines with its spans: it does not go with --explain or --markdown"
+    );
     anyhow::ensure!(
         !(args.explain && format == output::Format::Wet),
         "--explain adds the blocks to JSON lines: it does not go with --format wet"
@@ -134,6 +205,7 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         ..args.run.options(args.detector.chosen(&args.run))?
     };
     let mut destination = match &args.output {
+        Some(folder) if format == output::Format::Dolma => Destination::dolma(folder)?,
         Some(path) => Destination::File(Box::new(OutputFile::create(
             path,
             format == output::Format::Wet,
@@ -149,6 +221,7 @@ pub fn run(args: ExtractArgs) -> Result<()> {
     }
     let progress = TerminalProgress::new();
     let mut counts = OutputCounts::default();
+    let mut inexact_spans = 0_u64;
     let summary = run::extract(&args.inputs.inputs, &options, &progress, &mut |decided| {
         let page = ExtractedPage::of(&decided, plan.detect_language, plan.text);
         let left_out = plan.left_out(&page);
@@ -167,9 +240,22 @@ pub fn run(args: ExtractArgs) -> Result<()> {
                 line
             }
             output::Format::Wet => output::conversion_record(&page, &run_date),
+            output::Format::Dolma => {
+                let detector = options.detector.name();
+                let row = output::dolma::dolma_row(&decided, &page, &run_date, detector)
+                    .map_err(std::io::Error::from)?;
+                inexact_spans += u64::from(!row.laid_out_whole);
+                return destination.write_dolma(&row);
+            }
         };
         destination.write_record(&record)
     })?;
+    if inexact_spans > 0 {
+        notice!(
+            "note: {} whose kept text is not laid out as the whole text with parts cut out (a table laid out otherwise once cells are dropped): their dolma text is the kept text with each dropped block put in on a line of its own",
+            indexer::report::counted(inexact_spans, "page")
+        );
+    }
     let written_to = destination.finish()?;
     report_skips(args.run.skip_log.as_deref(), &summary)?;
     print_warnings(&summary);

@@ -210,6 +210,11 @@ impl InputSet {
         self.inputs.iter().map(Input::bytes).sum()
     }
 
+    /// How many inputs there are (folders counted by their files).
+    pub fn input_count(&self) -> usize {
+        self.inputs.len()
+    }
+
     /// The path of input `input` as given ("-" for standard input), or "" if there is none.
     pub fn path_of(&self, input: u32) -> String {
         match self.inputs.get(input as usize) {
@@ -522,6 +527,7 @@ fn read_html_file(path: &Path, url: &str, input: u32, limits: ReadLimits) -> Res
         url: url.to_string(),
         kind: RecordKind::File,
         content_type: None,
+        source_length: Some(block.len() as u64),
         block,
         source_offset: 0,
         source_input: input,

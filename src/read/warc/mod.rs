@@ -18,8 +18,7 @@ mod resync;
 pub use date::FetchTime;
 pub use headers::PARTIAL_RECORD_FIELD;
 
-use std::collections::VecDeque;
-
+use super::pending::PendingItems;
 use super::source::{Fault, HeaderEnd, Stream};
 use super::{Record, RecordKind, Skip, SkipReason};
 use headers::{WarcHeaders, clean_target_uri};
@@ -75,7 +74,7 @@ pub(crate) struct WarcRecords {
     input: u32,
     max_record_bytes: usize,
     /// Items produced and not yet handed out.
-    pending: VecDeque<Result<Record, Skip>>,
+    pending: PendingItems,
     /// No record has been seen yet: a bad start means the file is not WARC.
     at_first_record: bool,
     /// The next record may start right here (set after a gzip fault).
@@ -98,7 +97,7 @@ impl WarcRecords {
             stream,
             input,
             max_record_bytes,
-            pending: VecDeque::new(),
+            pending: PendingItems::default(),
             at_first_record: true,
             at_line_start: true,
             damage_before_first_record,
@@ -108,13 +107,13 @@ impl WarcRecords {
 
     fn skip(&mut self, reason: SkipReason, url: Option<String>, offset: u64, message: &str) {
         let skip = Skip::new(reason, url, message).at(self.input, Some(offset));
-        self.pending.push_back(Err(skip));
+        self.pending.push_skip(skip);
     }
 
     /// Skips the whole file (nothing in it could be read as a record), and stops reading it.
     fn skip_file(&mut self, reason: SkipReason, message: &str) {
         let skip = Skip::new(reason, None, message).at(self.input, None);
-        self.pending.push_back(Err(skip));
+        self.pending.push_skip(skip);
         self.finished = true;
     }
 
@@ -148,6 +147,10 @@ impl WarcRecords {
             return self.fault(fault, None, offset);
         }
         let offset = self.stream.file_offset();
+        if !self.stream.available().is_empty() {
+            // The next record starts here: the records before it end here.
+            self.pending.close(offset);
+        }
         let starts_with_version = match self.stream.ensure(5) {
             Ok(0) => {
                 if self.stream.truncated() && self.at_first_record {
@@ -406,17 +409,18 @@ impl WarcRecords {
                         RecordKind::Response => None,
                         RecordKind::Resource | RecordKind::File | RecordKind::Text => content_type,
                     };
-                    self.pending.push_back(Ok(Record {
+                    self.pending.push_record(Record {
                         url,
                         kind,
                         content_type,
                         block,
                         source_offset: offset,
+                        source_length: None,
                         source_input: self.input,
                         truncated: truncated || partial,
                         date,
                         record_id,
-                    }));
+                    });
                 }
                 _ => {
                     let message = format!("{record_type} record without WARC-Target-URI");
@@ -467,7 +471,10 @@ impl Iterator for WarcRecords {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some(item) = self.pending.pop_front() {
+            if self.finished {
+                self.pending.close(self.stream.data_end());
+            }
+            if let Some(item) = self.pending.pop() {
                 return Some(item);
             }
             if self.finished {

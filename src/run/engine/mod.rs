@@ -494,6 +494,8 @@ fn tally_and_emit_page(
         page,
         verdicts,
         location: origin.location,
+        record_length: origin.length,
+        source: None,
         fetched: origin.fetched,
         date: origin.date,
         record_id: origin.record_id,

@@ -9,7 +9,7 @@ use super::{Node, Shape};
 pub(super) fn collect_literal(nodes: &[Node<'_>], code: &mut String) {
     for node in nodes {
         match node {
-            Node::Literal(text) | Node::Text(text) => code.push_str(text),
+            Node::Literal(text, _) | Node::Text(text, _) => code.push_str(text),
             Node::Break => code.push('\n'),
             Node::Element(Shape::Gutter, _) | Node::Image { .. } => {}
             Node::Element(_, children) => collect_literal(children, code),

@@ -15,7 +15,7 @@ mod text;
 
 pub use literal::with_line_feeds;
 pub use markdown::MarkdownOptions;
-pub use text::TextPiece;
+pub use text::{BlockRun, TextPiece};
 
 use super::Block;
 
@@ -246,6 +246,16 @@ impl Layout {
         text::render(&self.tree(blocks, &keep, false))
     }
 
+    /// [`Self::plain_text`] with the runs of it that each block's text makes (the spaces,
+    /// tabs and line ends between them belong to no block).
+    pub fn plain_text_by_block(
+        &self,
+        blocks: &[Block],
+        keep: impl Fn(usize) -> bool,
+    ) -> (String, Vec<BlockRun>) {
+        text::render_by_block(&self.tree(blocks, &keep, false))
+    }
+
     /// The kept text as CommonMark with GitHub tables.
     pub fn markdown(
         &self,
@@ -354,7 +364,7 @@ impl Layout {
                 && kept(block)
             {
                 if last_text_block != u32::MAX {
-                    push(&mut stack, &mut top, Node::Text(" "), false);
+                    push(&mut stack, &mut top, Node::Text(" ", NO_BLOCK), false);
                 }
                 last_text_block = block;
             }
@@ -383,11 +393,11 @@ impl Layout {
                     let text = &blocks[block as usize].text;
                     match text.get(start as usize..end as usize) {
                         Some(span) if !span.is_empty() => {
-                            (Node::Text(span), !span.trim().is_empty())
+                            (Node::Text(span, block), !span.trim().is_empty())
                         }
                         // Whitespace the block's end trimmed: it still separates what is
                         // around it (an image after it, the next block's text).
-                        Some(_) => (Node::Text(" "), false),
+                        Some(_) => (Node::Text(" ", block), false),
                         None => continue,
                     }
                 }
@@ -395,7 +405,7 @@ impl Layout {
                     if !kept(block) || text.is_empty() {
                         continue;
                     }
-                    (Node::Literal(self.stored(text)), true)
+                    (Node::Literal(self.stored(text), block), true)
                 }
                 Mark::Break => (Node::Break, false),
                 Mark::Image { block, image } => {
@@ -426,14 +436,18 @@ impl Layout {
     }
 }
 
+/// The block of the space a layout's tree puts between two blocks' texts: none.
+pub const NO_BLOCK: u32 = u32::MAX;
+
 /// The kept layout of a page, as a tree.
 #[derive(Debug)]
 enum Node<'a> {
     Element(Shape, Vec<Node<'a>>),
-    /// Collapsed text (it may start or end with one space).
-    Text(&'a str),
-    /// Preformatted text.
-    Literal(&'a str),
+    /// Collapsed text (it may start or end with one space), and the block it is of
+    /// ([`NO_BLOCK`] for the space the tree puts between blocks).
+    Text(&'a str, u32),
+    /// Preformatted text, and the block it is of.
+    Literal(&'a str, u32),
     Break,
     Image {
         alt: &'a str,
@@ -447,8 +461,8 @@ impl Node<'_> {
         match self {
             Node::Element(Shape::Gutter, _) | Node::Break => false,
             Node::Element(_, children) => children.iter().any(Node::has_content),
-            Node::Text(text) => !text.trim().is_empty(),
-            Node::Literal(text) => !text.is_empty(),
+            Node::Text(text, _) => !text.trim().is_empty(),
+            Node::Literal(text, _) => !text.is_empty(),
             Node::Image { .. } => true,
         }
     }

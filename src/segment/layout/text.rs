@@ -3,7 +3,7 @@
 //! its lines and spaces, whitespace elsewhere collapses to one space and never ends a line.
 
 use super::literal::{code_lines, collect_literal};
-use super::{Node, Shape};
+use super::{NO_BLOCK, Node, Shape};
 
 /// The text of `nodes`, without a line end after the last line.
 pub(super) fn render(nodes: &[Node<'_>]) -> String {
@@ -12,6 +12,41 @@ pub(super) fn render(nodes: &[Node<'_>]) -> String {
     let mut out = lines.out;
     out.truncate(out.trim_end_matches('\n').len());
     out
+}
+
+/// Bytes `start..end` of a rendered text, written from block `block`'s text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockRun {
+    /// The run's first byte.
+    pub start: usize,
+    /// The byte after its last.
+    pub end: usize,
+    /// The block, by its number in the page.
+    pub block: u32,
+}
+
+/// [`render`], with the runs of the text each block wrote.
+pub(super) fn render_by_block(nodes: &[Node<'_>]) -> (String, Vec<BlockRun>) {
+    let mut lines = Lines {
+        runs: Some(Vec::new()),
+        ..Lines::default()
+    };
+    lines.nodes(nodes);
+    let mut out = lines.out;
+    out.truncate(out.trim_end_matches('\n').len());
+    (out, lines.runs.unwrap_or_default())
+}
+
+/// The block of the first text under `nodes`.
+fn first_block(nodes: &[Node<'_>]) -> u32 {
+    nodes
+        .iter()
+        .find_map(|node| match node {
+            Node::Text(_, block) | Node::Literal(_, block) if *block != NO_BLOCK => Some(*block),
+            Node::Element(_, children) => Some(first_block(children)).filter(|&b| b != NO_BLOCK),
+            _ => None,
+        })
+        .unwrap_or(NO_BLOCK)
 }
 
 /// A run of a block's laid-out text: prose lines, or one preformatted listing.
@@ -51,9 +86,25 @@ struct Lines {
     space: bool,
     /// Inside a data table's cell: everything is one line, blocks and breaks a space.
     flat: u32,
+    /// When asked for: the runs of `out` each block wrote, in order.
+    runs: Option<Vec<BlockRun>>,
 }
 
 impl Lines {
+    /// Notes that `out[start..]` was written from `block`'s text, when runs are asked for.
+    fn written_from(&mut self, start: usize, block: u32) {
+        let end = self.out.len();
+        if let Some(runs) = &mut self.runs
+            && block != NO_BLOCK
+            && end > start
+        {
+            match runs.last_mut() {
+                Some(last) if last.block == block && last.end == start => last.end = end,
+                _ => runs.push(BlockRun { start, end, block }),
+            }
+        }
+    }
+
     fn line_is_empty(&self) -> bool {
         self.out.len() == self.line_start
     }
@@ -79,14 +130,14 @@ impl Lines {
             return self.flat_node(node);
         }
         match node {
-            Node::Text(text) => self.text(text),
-            Node::Literal(text) => self.preformatted(text),
+            Node::Text(text, block) => self.text(text, *block),
+            Node::Literal(text, block) => self.preformatted(text, *block),
             Node::Break => self.end_line(),
             Node::Image { .. } | Node::Element(Shape::Gutter, _) => {}
             Node::Element(Shape::Preformatted(_), children) => {
                 let mut code = String::new();
                 collect_literal(children, &mut code);
-                self.preformatted(&code);
+                self.preformatted(&code, first_block(children));
             }
             Node::Element(Shape::Cell { .. }, children) => {
                 if !self.line_is_empty() {
@@ -148,7 +199,7 @@ impl Lines {
     /// A node inside a data table's cell: on the cell's line, whatever its shape.
     fn flat_node(&mut self, node: &Node<'_>) {
         match node {
-            Node::Text(text) | Node::Literal(text) => self.text(text),
+            Node::Text(text, block) | Node::Literal(text, block) => self.text(text, *block),
             Node::Break => self.space = true,
             Node::Image { .. } | Node::Element(Shape::Gutter, _) => {}
             Node::Element(shape, children) => {
@@ -162,7 +213,7 @@ impl Lines {
 
     /// Collapsed text: runs of whitespace become one space, written only between characters
     /// of one line.
-    fn text(&mut self, text: &str) {
+    fn text(&mut self, text: &str, block: u32) {
         for (index, word) in text.split(char::is_whitespace).enumerate() {
             if index > 0 {
                 self.space = true;
@@ -174,13 +225,15 @@ impl Lines {
                 self.out.push(' ');
             }
             self.space = false;
+            let start = self.out.len();
             self.out.push_str(word);
+            self.written_from(start, block);
         }
     }
 
     /// Preformatted text on lines of its own: every line and its indentation kept, blank
     /// lines before and after it and spaces at line ends left out.
-    fn preformatted(&mut self, code: &str) {
+    fn preformatted(&mut self, code: &str, block: u32) {
         self.end_line();
         if self.pieces.is_some() {
             self.finish_prose();
@@ -193,7 +246,9 @@ impl Lines {
             return;
         }
         for line in code_lines(code) {
+            let start = self.out.len();
             self.out.push_str(line);
+            self.written_from(start, block);
             self.out.push('\n');
         }
         self.line_start = self.out.len();

@@ -80,7 +80,7 @@ impl Writer<'_> {
         for node in nodes {
             let block_level = match node {
                 Node::Element(shape, _) => shape.is_block_level(),
-                Node::Literal(_) => true,
+                Node::Literal(..) => true,
                 _ => false,
             };
             if block_level {
@@ -129,7 +129,7 @@ impl Writer<'_> {
     fn block(&self, node: &Node<'_>, blocks: &mut Vec<MarkdownBlock>) {
         let (shape, children) = match node {
             Node::Element(shape, children) => (*shape, children.as_slice()),
-            Node::Literal(text) => {
+            Node::Literal(text, _) => {
                 blocks.extend(code_block(text, None));
                 return;
             }
@@ -306,7 +306,7 @@ impl Writer<'_> {
 
     fn inline(&self, node: &Node<'_>, out: &mut Inline) {
         match node {
-            Node::Text(text) | Node::Literal(text) => out.text(text),
+            Node::Text(text, _) | Node::Literal(text, _) => out.text(text),
             Node::Break => out.line_break(),
             Node::Image { alt, source } => {
                 if let Some(target) = self.absolute(source) {
@@ -516,7 +516,7 @@ fn holds_blocks(node: &Node<'_>) -> bool {
         Node::Element(Shape::Table { presentation }, children) => {
             data_table(*presentation, children).is_none()
         }
-        Node::Literal(_) => true,
+        Node::Literal(..) => true,
         Node::Element(_, children) => children.iter().any(holds_blocks),
         _ => false,
     }
@@ -560,7 +560,7 @@ fn starts_list_item(line: &str) -> bool {
 fn collect_text(nodes: &[Node<'_>], out: &mut String) {
     for node in nodes {
         match node {
-            Node::Text(text) | Node::Literal(text) => {
+            Node::Text(text, _) | Node::Literal(text, _) => {
                 for (index, word) in text.split(char::is_whitespace).enumerate() {
                     if index > 0 && !out.ends_with(' ') {
                         out.push(' ');
