@@ -431,6 +431,74 @@ mod tests {
         assert_eq!(offsets.at(4), 3);
     }
 
+    /// `html` segmented as one page, every block kept but those `dropped`.
+    fn page_dropping(html: &str, dropped: &[usize]) -> DecidedPage {
+        let options = crate::run::BuildOptions {
+            detector: crate::detect::DetectorKind::None,
+            ..Default::default()
+        };
+        let input = crate::run::PageInput::Html(html);
+        let mut decided = crate::run::decide_page(input, "http://a.example/", &options).unwrap();
+        for &block in dropped {
+            decided.verdicts[block] = Verdict::dropped(crate::detect::Rule::KEEPS_EVERYTHING);
+        }
+        decided
+    }
+
+    /// The whole text's characters in the runs not dropped.
+    fn kept_runs(spanned: &SpannedText) -> String {
+        without_dropped(&spanned.text, &spanned.dropped)
+    }
+
+    #[test]
+    fn the_kept_runs_of_the_whole_text_are_the_kept_text() {
+        let html = "<h1>Otters</h1><nav><a href=/>Home</a> <a href=/b>Blog</a></nav>\
+                    <p>Sea otters hold hands.</p><ul><li>One</li><li>Two</li></ul>\
+                    <pre>fn main() {\n    hold();\n}</pre><footer>© 2026 Otters</footer>";
+        let all = page_dropping(html, &[]);
+        let blocks = all.page.blocks.len();
+        assert!(blocks >= 5, "{:?}", all.page.blocks);
+        for dropped in [vec![], vec![1], vec![0, blocks - 1], (0..blocks).collect()] {
+            let decided = page_dropping(html, &dropped);
+            let spanned = spanned_text(&decided);
+            assert!(spanned.laid_out_whole);
+            assert_eq!(spanned.text, all.kept_text(), "the whole text");
+            assert_eq!(
+                kept_runs(&spanned),
+                decided.kept_text(),
+                "dropping {dropped:?}"
+            );
+            assert_eq!(spanned.probability.len(), blocks);
+        }
+    }
+
+    #[test]
+    fn a_table_laid_out_otherwise_once_cells_go_gives_the_kept_text_with_the_rest_put_in() {
+        // A cell of two paragraphs makes a layout table (each block a line); with one of them
+        // dropped, the table is a data table (a row a line, its cells tab-separated).
+        let html = "<table><tr><td><p>alpha one</p><p>alpha two</p></td><td>beta</td></tr>\
+                    <tr><td>gamma</td><td>delta</td></tr></table>";
+        let all = page_dropping(html, &[]);
+        let second = (all.page.blocks.iter())
+            .position(|block| block.text.contains("alpha two"))
+            .unwrap();
+        let decided = page_dropping(html, &[second]);
+        let spanned = spanned_text(&decided);
+        assert_ne!(
+            decided.kept_text().lines().count(),
+            all.kept_text().lines().count()
+        );
+        assert!(!spanned.laid_out_whole, "{:?}", spanned.text);
+        assert_eq!(kept_runs(&spanned), decided.kept_text());
+        assert!(spanned.text.contains(&all.page.blocks[second].text));
+        let words = |text: &str| {
+            let mut words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+            words.sort();
+            words
+        };
+        assert_eq!(words(&spanned.text), words(&all.kept_text()));
+    }
+
     #[test]
     fn cutting_the_dropped_spans_keeps_the_rest() {
         let spans = [(0, 2, 0.0), (2, 5, 1.0), (5, 7, 0.0)];
