@@ -22,7 +22,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 import indexer
-from conftest import FIXTURES, REPO, run_extract
+from conftest import FIXTURES, REPO, page_of, run_extract
 from indexer.datatrove import IndexerExtractor, IndexerWarcReader
 
 DATA = REPO / "data"
@@ -74,15 +74,8 @@ def reader(**options):
 
 
 def page_html(site, topic):
-    """A page of `site`: its own paragraph between the site's navigation and footer."""
-    return (
-        f"<html><head><title>{topic}</title></head><body>"
-        f"<nav><a href='/'>Home of {site}</a> <a href='/about'>About the {site} team</a></nav>"
-        f"<p>{topic}: a paragraph of this page alone, long enough to be read as text by any "
-        "detector here.</p>"
-        f"<footer>Copyright {site} all rights reserved, contact the webmaster of {site}</footer>"
-        "</body></html>"
-    ).encode()
+    """conftest's page of `site`, as bytes (a WARC record's body)."""
+    return page_of(site, topic).encode()
 
 
 # A 50 MB page of one-letter paragraphs: the cleaner cuts it at 8 MiB, as `indexer extract`
@@ -257,7 +250,7 @@ def test_the_extractors_options():
     with pytest.raises(ValueError, match="unknown detector"):
         IndexerExtractor(detector="nope")
     extractor = IndexerExtractor(markdown=True)
-    html = page_html("a.example", "Sea otters").decode()
+    html = page_of("a.example", "Sea otters")
     assert extractor.extract(html, "http://a.example/") == indexer.Cleaner(markdown=True).clean(
         html, "http://a.example/").text
     # The cleaner is this process's state: a copy (datatrove pickles and deep-copies steps)

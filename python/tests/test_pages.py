@@ -3,18 +3,7 @@
 import pytest
 
 import indexer
-
-
-def page_of(site, topic):
-    """A page of `site`: its own paragraph between the site's navigation and footer."""
-    return (
-        f"<html><head><title>{topic}</title></head><body>"
-        f"<nav><a href='/'>Home of {site}</a> <a href='/about'>About the {site} team</a></nav>"
-        f"<p>{topic}: a paragraph of this page alone, long enough to be read as text by any "
-        "detector here.</p>"
-        f"<footer>Copyright {site} all rights reserved, contact the webmaster of {site}</footer>"
-        "</body></html>"
-    )
+from conftest import page_of
 
 
 TOPICS = ["Sea otters", "Badgers", "Herons", "Voles", "Beavers", "Moles", "Stoats", "Newts",

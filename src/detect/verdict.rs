@@ -120,24 +120,11 @@ impl Verdict {
     ///
     /// [`Layout::plain_text`]: crate::segment::Layout::plain_text
     pub fn kept_text(page: &SegmentedPage, verdicts: &[Verdict]) -> String {
-        if !page.layout.is_empty() {
-            return page.layout.plain_text(&page.blocks, |block| {
-                verdicts.get(block).is_some_and(|verdict| verdict.keep)
-            });
+        let keep = |block: usize| verdicts.get(block).is_some_and(|verdict| verdict.keep);
+        if page.layout.is_empty() {
+            return page.text_by_block(keep).0;
         }
-        let mut text = String::new();
-        for (block, _) in page
-            .blocks
-            .iter()
-            .zip(verdicts)
-            .filter(|(_, verdict)| verdict.keep)
-        {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&block.text);
-        }
-        text
+        page.layout.plain_text(&page.blocks, keep)
     }
 }
 

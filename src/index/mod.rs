@@ -291,12 +291,11 @@ pub fn stored_record(
     let Some(record) = fields.record else {
         return (None, None);
     };
-    let offset = (document.get_first(record.source_offset))
-        .and_then(|value| value.as_u64())
-        .unwrap_or(0);
-    let source = (document.get_first(record.source))
-        .and_then(|value| value.as_str())
-        .map(|path| (std::path::PathBuf::from(path), offset));
+    let provenance = stored_provenance(document, fields);
+    let source = (provenance.warc_filename).map(|path| {
+        let offset = provenance.warc_record_offset.unwrap_or(0);
+        (std::path::PathBuf::from(path), offset)
+    });
     let decisions = (document.get_first(record.decisions))
         .and_then(|value| value.as_bytes())
         .map(<[u8]>::to_vec);

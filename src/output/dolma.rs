@@ -50,32 +50,6 @@ pub struct SpannedText {
     pub laid_out_whole: bool,
 }
 
-/// The text of `decided`'s blocks for which `keep` holds, and the bytes each block wrote.
-fn text_by_block(decided: &DecidedPage, keep: impl Fn(usize) -> bool) -> (String, Vec<BlockRun>) {
-    let page = &decided.page;
-    if !page.layout.is_empty() {
-        return page.layout.plain_text_by_block(&page.blocks, keep);
-    }
-    // A page without a layout: its kept blocks one a line, as `Verdict::kept_text` writes it.
-    let mut text = String::new();
-    let mut runs = Vec::new();
-    for (index, block) in page.blocks.iter().enumerate().filter(|(i, _)| keep(*i)) {
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        let start = text.len();
-        text.push_str(&block.text);
-        if text.len() > start {
-            runs.push(BlockRun {
-                start,
-                end: text.len(),
-                block: index as u32,
-            });
-        }
-    }
-    (text, runs)
-}
-
 /// The block each byte of a text of `length` bytes was written from.
 fn byte_blocks(length: usize, runs: &[BlockRun]) -> Vec<u32> {
     let mut blocks = vec![NO_BLOCK; length];
@@ -120,14 +94,14 @@ fn template_probability(verdict: &Verdict) -> f64 {
 
 /// `decided`'s whole text and its spans.
 pub fn spanned_text(decided: &DecidedPage) -> SpannedText {
-    let (whole, whole_runs) = text_by_block(decided, |_| true);
+    let (whole, whole_runs) = decided.page.text_by_block(|_| true);
     let keep = |block: usize| {
         decided
             .verdicts
             .get(block)
             .is_some_and(|verdict| verdict.keep)
     };
-    let (kept, kept_runs) = text_by_block(decided, keep);
+    let (kept, kept_runs) = decided.page.text_by_block(keep);
     let whole_blocks = byte_blocks(whole.len(), &whole_runs);
     let kept_blocks = byte_blocks(kept.len(), &kept_runs);
     let matched = match_kept(
@@ -217,11 +191,8 @@ fn interleaved(
             continue;
         }
         // After the last kept run of a block before this one.
-        let after = kept_runs
-            .iter()
-            .take_while(|run| (run.block as usize) < index)
-            .last()
-            .map_or(0, |run| run.end);
+        let before = kept_runs.partition_point(|run| (run.block as usize) < index);
+        let after = before.checked_sub(1).map_or(0, |last| kept_runs[last].end);
         out.copy_kept(after);
         if !out.text.is_empty() {
             out.text.push('\n');
@@ -396,21 +367,21 @@ pub fn dolma_row(
 /// The `source` of every row.
 const SOURCE: &str = "indexer";
 
-/// The text left when the spans scored 1 are cut out of `text` (character spans).
-pub fn without_dropped(text: &str, dropped: &[Span]) -> String {
-    let characters: Vec<char> = text.chars().collect();
-    let mut out = String::new();
-    for &(start, end, score) in dropped {
-        if score < 0.5 {
-            out.extend(&characters[start.min(characters.len())..end.min(characters.len())]);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The text left when the spans scored 1 are cut out of `text` (character spans).
+    fn without_dropped(text: &str, dropped: &[Span]) -> String {
+        let characters: Vec<char> = text.chars().collect();
+        let mut out = String::new();
+        for &(start, end, score) in dropped {
+            if score < 0.5 {
+                out.extend(&characters[start.min(characters.len())..end.min(characters.len())]);
+            }
+        }
+        out
+    }
 
     #[test]
     fn kept_bytes_match_their_own_block_and_separators_match_separators() {

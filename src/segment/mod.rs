@@ -277,6 +277,31 @@ pub fn for_each_word_of(text: &str, mut each: impl FnMut(Word)) {
 }
 
 impl SegmentedPage {
+    /// The text of the blocks `keep` holds for, as lines ([`Layout::plain_text`]; a page
+    /// without a layout: the blocks one a line), and the runs of it each block wrote.
+    pub fn text_by_block(&self, keep: impl Fn(usize) -> bool) -> (String, Vec<BlockRun>) {
+        if !self.layout.is_empty() {
+            return self.layout.plain_text_by_block(&self.blocks, keep);
+        }
+        let mut text = String::new();
+        let mut runs = Vec::new();
+        for (index, block) in self.blocks.iter().enumerate().filter(|(i, _)| keep(*i)) {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            let start = text.len();
+            text.push_str(&block.text);
+            if text.len() > start {
+                runs.push(BlockRun {
+                    start,
+                    end: text.len(),
+                    block: index as u32,
+                });
+            }
+        }
+        (text, runs)
+    }
+
     /// Drops the blocks' word lists and runs, keeping their text: a page waiting for its
     /// decision then holds little more than its text.
     pub fn forget_words(&mut self) {

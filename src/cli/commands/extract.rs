@@ -95,12 +95,19 @@ enum Destination {
     Stdout(BufWriter<StdoutLock<'static>>),
     /// Boxed: a file's compressor state is hundreds of bytes.
     File(Box<OutputFile>),
-    /// dolma's documents and attributes files, row by row, in a folder.
-    Dolma {
-        folder: PathBuf,
-        documents: Box<OutputFile>,
-        attributes: Box<OutputFile>,
-    },
+}
+
+/// Where `--format dolma` writes: its two files, row by row, in a folder.
+struct DolmaFolder {
+    folder: PathBuf,
+    documents: OutputFile,
+    attributes: OutputFile,
+}
+
+/// What the pages are written to: records (JSON lines, WET) or dolma's folder.
+enum Writer {
+    Records(Destination),
+    Dolma(Box<DolmaFolder>),
 }
 
 impl Destination {
@@ -110,46 +117,7 @@ impl Destination {
             Destination::File(file) => file
                 .write_record(bytes)
                 .map_err(|error| std::io::Error::other(error.to_string()).into()),
-            Destination::Dolma { .. } => unreachable!("dolma rows are written in pairs"),
         }
-    }
-
-    /// dolma's folder layout under `folder`: the two files, each renamed into place when
-    /// complete.
-    fn dolma(folder: &std::path::Path) -> Result<Destination> {
-        const PART: &str = "part-0000.jsonl.gz";
-        let documents = folder.join("documents");
-        let attributes = folder.join("attributes").join("indexer");
-        for made in [&documents, &attributes] {
-            std::fs::create_dir_all(made)
-                .map_err(|error| anyhow::anyhow!("cannot create {}: {error}", made.display()))?;
-        }
-        Ok(Destination::Dolma {
-            folder: folder.to_path_buf(),
-            documents: Box::new(OutputFile::create(&documents.join(PART), false)?),
-            attributes: Box::new(OutputFile::create(&attributes.join(PART), false)?),
-        })
-    }
-
-    /// Writes a page's document and attributes rows.
-    fn write_dolma(&mut self, row: &output::dolma::DolmaRow) -> Result<(), run::BuildError> {
-        let Destination::Dolma {
-            documents,
-            attributes,
-            ..
-        } = self
-        else {
-            unreachable!("a dolma row goes to a dolma destination")
-        };
-        let line = |json: &str| terminal_safe_json(json.to_string()) + "\n";
-        let failed = |error: output::OutputError| std::io::Error::other(error.to_string());
-        documents
-            .write_record(line(&row.document).as_bytes())
-            .map_err(failed)?;
-        attributes
-            .write_record(line(&row.attributes).as_bytes())
-            .map_err(failed)?;
-        Ok(())
     }
 
     /// Flushes stdout, or gives the file its name; where the records went.
@@ -160,16 +128,46 @@ impl Destination {
                 Ok("stdout".to_string())
             }
             Destination::File(file) => Ok(file.commit()?.display().to_string()),
-            Destination::Dolma {
-                folder,
-                documents,
-                attributes,
-            } => {
-                documents.commit()?;
-                attributes.commit()?;
-                Ok(folder.display().to_string())
-            }
         }
+    }
+}
+
+impl DolmaFolder {
+    /// dolma's folder layout under `folder`: the two files, each renamed into place when
+    /// complete.
+    fn create(folder: &std::path::Path) -> Result<DolmaFolder> {
+        const PART: &str = "part-0000.jsonl.gz";
+        let documents = folder.join("documents");
+        let attributes = folder.join("attributes").join("indexer");
+        for made in [&documents, &attributes] {
+            std::fs::create_dir_all(made)
+                .map_err(|error| anyhow::anyhow!("cannot create {}: {error}", made.display()))?;
+        }
+        Ok(DolmaFolder {
+            folder: folder.to_path_buf(),
+            documents: OutputFile::create(&documents.join(PART), false)?,
+            attributes: OutputFile::create(&attributes.join(PART), false)?,
+        })
+    }
+
+    /// Writes a page's document and attributes rows.
+    fn write(&mut self, row: &output::dolma::DolmaRow) -> Result<(), run::BuildError> {
+        let line = |json: &str| terminal_safe_json(json.to_string()) + "\n";
+        let failed = |error: output::OutputError| std::io::Error::other(error.to_string());
+        self.documents
+            .write_record(line(&row.document).as_bytes())
+            .map_err(failed)?;
+        self.attributes
+            .write_record(line(&row.attributes).as_bytes())
+            .map_err(failed)?;
+        Ok(())
+    }
+
+    /// Gives both files their names; the folder.
+    fn finish(self) -> Result<String> {
+        self.documents.commit()?;
+        self.attributes.commit()?;
+        Ok(self.folder.display().to_string())
     }
 }
 
@@ -204,16 +202,20 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         stop: Some(stop_on_interrupt()),
         ..args.run.options(args.detector.chosen(&args.run))?
     };
-    let mut destination = match &args.output {
-        Some(folder) if format == output::Format::Dolma => Destination::dolma(folder)?,
-        Some(path) => Destination::File(Box::new(OutputFile::create(
+    let mut writer = match &args.output {
+        Some(folder) if format == output::Format::Dolma => {
+            Writer::Dolma(Box::new(DolmaFolder::create(folder)?))
+        }
+        Some(path) => Writer::Records(Destination::File(Box::new(OutputFile::create(
             path,
             format == output::Format::Wet,
-        )?)),
-        None => Destination::Stdout(BufWriter::new(std::io::stdout().lock())),
+        )?))),
+        None => Writer::Records(Destination::Stdout(BufWriter::new(
+            std::io::stdout().lock(),
+        ))),
     };
     let run_date = indexer::report::utc_timestamp(std::time::SystemTime::now());
-    if format == output::Format::Wet {
+    if let (output::Format::Wet, Writer::Records(destination)) = (format, &mut writer) {
         let name = args.output.as_ref().and_then(|path| path.file_name());
         let name = name.map(|name| name.to_string_lossy());
         let info = output::warcinfo_record(&run_date, name.as_deref(), indexer::VERSION);
@@ -229,24 +231,26 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         if left_out.is_some() {
             return Ok(());
         }
-        let record = match format {
-            output::Format::Jsonl => {
-                let blocks = args.explain.then(|| explained_blocks(&decided).into());
-                let line = page
-                    .json_line(blocks.as_ref())
-                    .map_err(std::io::Error::from)?;
-                let mut line = terminal_safe_json(line).into_bytes();
-                line.push(b'\n');
-                line
-            }
-            output::Format::Wet => output::conversion_record(&page, &run_date),
-            output::Format::Dolma => {
+        let destination = match &mut writer {
+            Writer::Dolma(folder) => {
                 let detector = options.detector.name();
                 let row = output::dolma::dolma_row(&decided, &page, &run_date, detector)
                     .map_err(std::io::Error::from)?;
                 inexact_spans += u64::from(!row.laid_out_whole);
-                return destination.write_dolma(&row);
+                return folder.write(&row);
             }
+            Writer::Records(destination) => destination,
+        };
+        let record = if format == output::Format::Wet {
+            output::conversion_record(&page, &run_date)
+        } else {
+            let blocks = args.explain.then(|| explained_blocks(&decided).into());
+            let line = page
+                .json_line(blocks.as_ref())
+                .map_err(std::io::Error::from)?;
+            let mut line = terminal_safe_json(line).into_bytes();
+            line.push(b'\n');
+            line
         };
         destination.write_record(&record)
     })?;
@@ -256,7 +260,10 @@ pub fn run(args: ExtractArgs) -> Result<()> {
             indexer::report::counted(inexact_spans, "page")
         );
     }
-    let written_to = destination.finish()?;
+    let written_to = match writer {
+        Writer::Records(destination) => destination.finish()?,
+        Writer::Dolma(folder) => folder.finish()?,
+    };
     report_skips(args.run.skip_log.as_deref(), &summary)?;
     print_warnings(&summary);
     notice!("{}", summary_line(&summary, &counts, &written_to));
