@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Retrains the models built into the binary from the shared corpora — docs and news with their
-# content labels, articles with its snippets — and says whether each result is byte for byte
-# the committed file (training is seeded and single-threaded, so it should be unless the
-# features, labels or code changed):
+# Retrains the models built into the binary from the shared corpora — docs, news and the
+# lone-page sets (dragnet, cleaneval-dev) with their content labels, articles with its
+# snippets — and says whether each result is byte for byte the committed file (training is
+# seeded and single-threaded, so it should be unless the features, labels or code changed):
 #   src/detect/hybrid/default-model.json           (two-pass evidence: `indexer train`)
 #   src/detect/hybrid/default-one-pass-model.json  (one-pass evidence: `indexer train --one-pass`)
 #
@@ -33,8 +33,9 @@ for variant in two-pass one-pass; do
     committed=src/detect/hybrid/default-model.json
   fi
   "$bin" train "$corpus"/docs/*.warc.gz "$corpus"/news/*.warc.gz \
-    "$corpus"/articles/*.warc.gz \
+    "$corpus"/articles/*.warc.gz "$corpus"/lone/*.warc.gz \
     --labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.labels.jsonl.gz" \
+    --labels "$corpus/lone/*.labels.jsonl.gz" \
     --snippets "$corpus/articles/*.snippets.jsonl.gz" --out "$out" "${flags[@]}" \
     "${recipe_flags[@]}" > /dev/null
   if cmp -s "$out" "$committed"; then

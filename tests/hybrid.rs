@@ -674,3 +674,55 @@ fn a_page_the_model_empties_keeps_its_own_text() {
         "{model_alone:?}"
     );
 }
+
+/// The `(url, main_content)` of every page `indexer extract` printed, in order.
+fn main_content_flags(stdout: &str) -> Vec<(String, bool)> {
+    stdout
+        .lines()
+        .map(|line| {
+            let page: Value = serde_json::from_str(line).expect("a JSON line");
+            let flag = page["main_content"].as_bool().expect("main_content");
+            (page["url"].as_str().unwrap().to_string(), flag)
+        })
+        .collect()
+}
+
+#[test]
+fn a_page_without_main_content_is_flagged_and_left_out_when_asked() {
+    let scrapy = [repo().join("data/scrapy28.warc.gz")];
+    let flags = main_content_flags(&ok(indexer(&["extract", "-q"], &scrapy)));
+    let without: Vec<&str> = flags
+        .iter()
+        .filter(|(_, flag)| !flag)
+        .map(|(url, _)| url.as_str())
+        .collect();
+    assert!(
+        without.contains(&"https://docs.scrapy.org/en/2.8/404.html"),
+        "the site's 404 page has no main content: {without:?}"
+    );
+    assert!(
+        without.len() * 10 < flags.len(),
+        "the documentation pages have main content: {without:?} of {}",
+        flags.len()
+    );
+    let asked = indexer(&["extract", "--main-content-only"], &scrapy);
+    let written = main_content_flags(&ok(indexer(
+        &["extract", "-q", "--main-content-only"],
+        &scrapy,
+    )));
+    let expected: Vec<(String, bool)> = flags.iter().filter(|(_, flag)| *flag).cloned().collect();
+    assert_eq!(written, expected);
+    let stderr = String::from_utf8_lossy(&asked.stderr);
+    assert!(
+        stderr.contains(&format!("left out {} without main content", without.len())),
+        "{stderr}"
+    );
+    let none = main_content_flags(&ok(indexer(
+        &["extract", "-q", "--detector", "none"],
+        &scrapy,
+    )));
+    assert!(
+        none.iter().all(|(_, flag)| *flag),
+        "keeping everything finds the main content wherever there is text"
+    );
+}

@@ -65,6 +65,8 @@ pub struct Page {
     blocks_kept: usize,
     /// Blocks dropped.
     blocks_dropped: usize,
+    /// Whether the detector found main content (False: nothing kept, or only by a fallback).
+    main_content: bool,
     /// The kept blocks, one a line.
     text: String,
 }
@@ -85,6 +87,7 @@ impl From<ExtractedPage> for Page {
             language_score: page.language_score,
             blocks_kept: page.blocks_kept,
             blocks_dropped: page.blocks_dropped,
+            main_content: page.main_content,
             text: page.text,
         }
     }
@@ -108,6 +111,7 @@ impl Page {
         dict.set_item("language_score", self.language_score)?;
         dict.set_item("blocks_kept", self.blocks_kept)?;
         dict.set_item("blocks_dropped", self.blocks_dropped)?;
+        dict.set_item("main_content", self.main_content)?;
         dict.set_item("text", &self.text)?;
         Ok(dict)
     }

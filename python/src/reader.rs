@@ -54,7 +54,7 @@ fn run_extract(
     let result = run::extract(&inputs, &options, &NoProgress, &mut |decided| {
         let page = ExtractedPage::of(&decided, plan.detect_language, plan.text);
         let left_out = plan.left_out(&page);
-        counts.count(left_out);
+        counts.count(&page, left_out);
         if left_out.is_some() {
             return Ok(());
         }
@@ -69,6 +69,7 @@ fn run_extract(
                 "written": counts.written,
                 "left_out_empty": counts.empty,
                 "left_out_other_language": counts.other_language,
+                "written_without_main_content": counts.written_without_main_content,
             })
             .to_string(),
         ),

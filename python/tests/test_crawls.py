@@ -46,6 +46,13 @@ def test_read_warc_options_are_extracts(indexer_bin, flags):
     assert pages_by_url(indexer.read_warc(path, **kwargs)) == expected
 
 
+def test_read_warc_flags_the_page_without_main_content():
+    pages = pages_by_url(indexer.read_warc(REPO / "data" / "scrapy28.warc.gz"))
+    assert pages["https://docs.scrapy.org/en/2.8/404.html"]["main_content"] is False
+    with_content = [url for url, page in pages.items() if page["main_content"]]
+    assert len(with_content) >= 0.9 * len(pages)
+
+
 def test_read_warc_keeps_only_the_languages_asked_for(indexer_bin):
     path = REPO / "tests" / "data" / "fixtures" / "resiliparse-cc2020-slice.warc.gz"
     expected = run_extract(indexer_bin, path, "--lang", "de")

@@ -26,8 +26,9 @@ def test_extract_gives_the_page_and_its_fields():
     assert list(page.to_dict()) == [
         "url", "site", "title", "record_id", "date", "warc_filename", "warc_record_offset",
         "warc_record_length", "charset", "lang",
-        "language_score", "blocks_kept", "blocks_dropped", "text",
+        "language_score", "blocks_kept", "blocks_dropped", "main_content", "text",
     ]
+    assert page.main_content is True
 
 
 def test_extract_reads_bytes_in_their_own_charset():

@@ -13,6 +13,7 @@ use crate::segment::SegmentedPage;
 pub struct Rule {
     code: u8,
     name: &'static str,
+    fallback: bool,
 }
 
 impl Rule {
@@ -26,7 +27,28 @@ impl Rule {
     /// A rule with its one-byte code (unique across every detector: the registry's tests
     /// check it) and its snake_case name.
     pub const fn new(code: u8, name: &'static str) -> Rule {
-        Rule { code, name }
+        Rule {
+            code,
+            name,
+            fallback: false,
+        }
+    }
+
+    /// A rule that keeps a block not because it reads as main content but because the
+    /// detector found too little main content on the page to keep only that (hybrid's
+    /// `page_own_text`): a page such a rule keeps anything of has no main content
+    /// ([`Verdict::found_main_content`]).
+    pub const fn fallback(code: u8, name: &'static str) -> Rule {
+        Rule {
+            code,
+            name,
+            fallback: true,
+        }
+    }
+
+    /// Whether the rule is a [`fallback`](Self::fallback).
+    pub fn is_fallback(self) -> bool {
+        self.fallback
     }
 
     /// The rule's name (snake_case, as in JSON).
@@ -112,6 +134,23 @@ impl Verdict {
     /// Only the keep/drop decisions of `verdicts`.
     pub fn keeps(verdicts: &[Verdict]) -> Vec<bool> {
         verdicts.iter().map(|verdict| verdict.keep).collect()
+    }
+
+    /// Whether the detector found main content on `page`: it keeps a block with text, and
+    /// keeps none by a [`fallback`](Rule::fallback) rule. A login wall, a bare list of links or
+    /// an error page reads as no main content; the page's text is what the rules keep all
+    /// the same.
+    pub fn found_main_content(page: &SegmentedPage, verdicts: &[Verdict]) -> bool {
+        let mut kept_text = false;
+        for (block, verdict) in page.blocks.iter().zip(verdicts) {
+            if verdict.keep {
+                if verdict.rule.is_fallback() {
+                    return false;
+                }
+                kept_text |= !block.text.trim().is_empty();
+            }
+        }
+        kept_text
     }
 
     /// Text of the blocks of `page` that `verdicts` keep, as lines ([`Layout::plain_text`];

@@ -94,6 +94,9 @@ pub struct OutputPlan {
     pub text: TextForm,
     /// Write pages with no kept text too.
     pub keep_empty: bool,
+    /// Write only pages on which the detector found main content
+    /// ([`ExtractedPage::main_content`]).
+    pub main_content_only: bool,
     /// Detect each page's language (the `lang` field).
     pub detect_language: bool,
     /// Only pages in these languages (ISO 639-3), each detected with at least its score,
@@ -124,6 +127,7 @@ impl OutputPlan {
             format,
             text: TextForm::Lines,
             keep_empty,
+            main_content_only: false,
             detect_language: detect_language || languages.is_some(),
             languages,
         })
@@ -134,10 +138,21 @@ impl OutputPlan {
         OutputPlan { text: form, ..self }
     }
 
+    /// The plan writing only pages with main content when `main_content_only`.
+    pub fn with_main_content_only(self, main_content_only: bool) -> OutputPlan {
+        OutputPlan {
+            main_content_only,
+            ..self
+        }
+    }
+
     /// Why `page` is left out, or `None` when it is written.
     pub fn left_out(&self, page: &ExtractedPage) -> Option<LeftOut> {
         if !self.keep_empty && page.text.is_empty() {
             return Some(LeftOut::Empty);
+        }
+        if self.main_content_only && !page.main_content {
+            return Some(LeftOut::NoMainContent);
         }
         match &self.languages {
             Some(languages)
@@ -159,6 +174,8 @@ impl OutputPlan {
 pub enum LeftOut {
     /// No kept text (and no `keep_empty`).
     Empty,
+    /// No main content found, and only pages with it asked for.
+    NoMainContent,
     /// Not in the languages asked for, or detected with less than their least score (or none
     /// detected).
     OtherLanguage,
@@ -171,16 +188,24 @@ pub struct OutputCounts {
     pub written: u64,
     /// Pages left out with no kept text.
     pub empty: u64,
+    /// Pages left out without main content.
+    pub no_main_content: u64,
+    /// Pages written without main content (`"main_content": false`).
+    pub written_without_main_content: u64,
     /// Pages left out for their language.
     pub other_language: u64,
 }
 
 impl OutputCounts {
-    /// Counts one page: written, or left out for `reason`.
-    pub fn count(&mut self, left_out: Option<LeftOut>) {
+    /// Counts `page`: written, or left out for `reason`.
+    pub fn count(&mut self, page: &ExtractedPage, left_out: Option<LeftOut>) {
         match left_out {
-            None => self.written += 1,
+            None => {
+                self.written += 1;
+                self.written_without_main_content += u64::from(!page.main_content);
+            }
             Some(LeftOut::Empty) => self.empty += 1,
+            Some(LeftOut::NoMainContent) => self.no_main_content += 1,
             Some(LeftOut::OtherLanguage) => self.other_language += 1,
         }
     }
@@ -205,6 +230,7 @@ mod tests {
             language_score: lang.map(|_| 0.9),
             blocks_kept: 1,
             blocks_dropped: 0,
+            main_content: !text.is_empty(),
             text: text.into(),
         }
     }
@@ -235,17 +261,40 @@ mod tests {
         let keep_all = OutputPlan::new(Format::Wet, true, false, &[]).unwrap();
         assert_eq!(keep_all.left_out(&page("", None)), None);
         let mut counts = OutputCounts::default();
-        for left_out in [
-            None,
-            Some(LeftOut::Empty),
-            Some(LeftOut::OtherLanguage),
-            None,
+        let mut flagged = page("Sign in", Some("eng"));
+        flagged.main_content = false;
+        for (page, left_out) in [
+            (page("Hello", None), None),
+            (page("", None), Some(LeftOut::Empty)),
+            (page("Bonjour", None), Some(LeftOut::OtherLanguage)),
+            (flagged.clone(), None),
+            (flagged.clone(), Some(LeftOut::NoMainContent)),
         ] {
-            counts.count(left_out);
+            counts.count(&page, left_out);
         }
         assert_eq!(
             (counts.written, counts.empty, counts.other_language),
             (2, 1, 1)
+        );
+        assert_eq!(
+            (counts.no_main_content, counts.written_without_main_content),
+            (1, 1)
+        );
+    }
+
+    #[test]
+    fn pages_without_main_content_are_flagged_or_left_out_as_planned() {
+        let mut login_wall = page("Sign in\nForgot your password?", Some("eng"));
+        login_wall.main_content = false;
+        let flagging = OutputPlan::new(Format::Jsonl, false, false, &[]).unwrap();
+        assert_eq!(flagging.left_out(&login_wall), None);
+        let only = flagging.with_main_content_only(true);
+        assert_eq!(only.left_out(&login_wall), Some(LeftOut::NoMainContent));
+        assert_eq!(only.left_out(&page("An article.", None)), None);
+        assert_eq!(
+            only.left_out(&page("", None)),
+            Some(LeftOut::Empty),
+            "an empty page is counted as empty"
         );
     }
 

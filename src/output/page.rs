@@ -43,6 +43,10 @@ pub struct ExtractedPage {
     /// Blocks kept and dropped.
     pub blocks_kept: usize,
     pub blocks_dropped: usize,
+    /// Whether the detector found main content ([`DecidedPage::found_main_content`]): false
+    /// for a page it kept nothing of, or kept only by a fallback (a login wall, a bare list
+    /// of links), whose text is then what the fallback kept.
+    pub main_content: bool,
     /// The kept text: lines (block-level elements start a line, table cells are separated by
     /// tabs, code keeps its lines), or Markdown under [`TextForm::Markdown`].
     pub text: String,
@@ -78,6 +82,7 @@ impl ExtractedPage {
             language_score: language.map(|detected| (detected.score * 1e4).round() / 1e4),
             blocks_kept,
             blocks_dropped: decided.verdicts.len() - blocks_kept,
+            main_content: decided.found_main_content(),
             text,
         }
     }
@@ -124,6 +129,7 @@ mod tests {
             language_score: Some(0.97),
             blocks_kept: 1,
             blocks_dropped: 2,
+            main_content: true,
             text: "kept".into(),
         }
     }
@@ -133,7 +139,7 @@ mod tests {
         let line = page().json_line(None).unwrap();
         assert_eq!(
             line,
-            r#"{"url":"http://a.example/","site":"a.example","title":"A","record_id":"<urn:uuid:1>","date":"2020-08-08T17:27:41Z","warc_filename":"crawl.warc.gz","warc_record_offset":784,"warc_record_length":1203,"charset":"UTF-8","lang":"eng","language_score":0.97,"blocks_kept":1,"blocks_dropped":2,"text":"kept"}"#
+            r#"{"url":"http://a.example/","site":"a.example","title":"A","record_id":"<urn:uuid:1>","date":"2020-08-08T17:27:41Z","warc_filename":"crawl.warc.gz","warc_record_offset":784,"warc_record_length":1203,"charset":"UTF-8","lang":"eng","language_score":0.97,"blocks_kept":1,"blocks_dropped":2,"main_content":true,"text":"kept"}"#
         );
         let blocks = serde_json::json!([{"text": "kept"}]);
         let explained = page().json_line(Some(&blocks)).unwrap();

@@ -102,6 +102,9 @@ pub fn conversion_record(page: &ExtractedPage, run_date: &str) -> Vec<u8> {
     if let Some(length) = page.warc_record_length {
         fields.push(("Indexer-Source-Length", length.to_string()));
     }
+    if !page.main_content {
+        fields.push(("Indexer-Main-Content", "false".to_string()));
+    }
     fields.push(("Content-Type", "text/plain".to_string()));
     record(&fields, page.text.as_bytes())
 }
@@ -125,6 +128,7 @@ mod tests {
             language_score: Some(0.97),
             blocks_kept: 2,
             blocks_dropped: 0,
+            main_content: true,
             text: "Première ligne\nseconde".into(),
         }
     }
@@ -151,6 +155,14 @@ mod tests {
         let length = "Première ligne\nseconde".len();
         assert!(text.contains(&format!("\r\nContent-Length: {length}\r\n\r\nPremière")));
         assert!(text.ends_with("seconde\r\n\r\n"));
+        assert!(!text.contains("Indexer-Main-Content"), "{text}");
+        let mut flagged = page(None, None);
+        flagged.main_content = false;
+        let text = String::from_utf8(conversion_record(&flagged, "2026-01-01T00:00:00Z")).unwrap();
+        assert!(
+            text.contains("\r\nIndexer-Main-Content: false\r\n"),
+            "{text}"
+        );
     }
 
     #[test]

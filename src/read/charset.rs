@@ -30,6 +30,21 @@ pub(crate) fn decode_html(
     (text.into_owned(), used)
 }
 
+/// Decodes a WET record's text from the encoding its record names (UTF-8 unless it says
+/// otherwise), a leading U+FEFF kept as text: WET files carry no byte-order mark, and the
+/// text `extract` writes into one may begin with that character (a page's invisible
+/// zero-width no-break space), which must read back as written.
+pub(crate) fn decode_plain_text(
+    bytes: &[u8],
+    record_charset: Option<&str>,
+) -> (String, &'static Encoding) {
+    let encoding = record_charset
+        .and_then(|label| Encoding::for_label(label.trim().as_bytes()))
+        .unwrap_or(UTF_8);
+    let (text, _had_errors) = encoding.decode_without_bom_handling(bytes);
+    (text.into_owned(), encoding)
+}
+
 /// Picks the encoding of a document: header charset, BOM, `<meta>`, then detection.
 pub(crate) fn choose_encoding(
     bytes: &[u8],
@@ -217,6 +232,21 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
     use encoding_rs::{EUC_JP, SHIFT_JIS, WINDOWS_1251};
+
+    #[test]
+    fn plain_text_keeps_a_leading_zero_width_no_break_space() {
+        let text = "\u{feff}\n亚洲 café".as_bytes();
+        assert_eq!(
+            decode_plain_text(text, None),
+            ("\u{feff}\n亚洲 café".into(), UTF_8)
+        );
+        let latin = b"caf\xe9";
+        assert_eq!(
+            decode_plain_text(latin, Some("windows-1252")),
+            ("café".into(), WINDOWS_1252)
+        );
+        assert_eq!(decode_html(text, None, None).0, "\n亚洲 café");
+    }
 
     #[test]
     fn header_charset_beats_meta() {

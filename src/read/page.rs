@@ -3,7 +3,7 @@
 //!
 //! This is the CPU-heavy half of reading and runs on worker threads.
 
-use super::charset::{charset_param, decode_html};
+use super::charset::{charset_param, decode_html, decode_plain_text};
 use super::http::{DecodeError, HttpResponse, dechunk, decode_content};
 use super::sniff::{binary_share, is_html};
 use super::{Page, Record, RecordKind, Skip, SkipReason, site_of};
@@ -84,10 +84,11 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
 
     let site = site_of(&url);
     let tld = site.rsplit('.').next().filter(|_| site.contains('.'));
-    // WET text is UTF-8 unless its record says otherwise.
-    let header_charset =
-        (content_type.as_deref().and_then(charset_param)).or(plain_text.then_some("utf-8"));
-    let (mut html, charset) = decode_html(&body, header_charset, tld);
+    let header_charset = content_type.as_deref().and_then(charset_param);
+    let (mut html, charset) = match plain_text {
+        true => decode_plain_text(&body, header_charset),
+        false => decode_html(&body, header_charset, tld),
+    };
     if let Some(share) = binary_share(&html) {
         let message =
             format!("binary data: {share}% of its first characters are control characters");

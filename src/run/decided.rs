@@ -45,6 +45,12 @@ impl DecidedPage {
         Verdict::kept_text(&self.page, &self.verdicts)
     }
 
+    /// Whether the detector found main content on the page
+    /// ([`Verdict::found_main_content`]).
+    pub fn found_main_content(&self) -> bool {
+        Verdict::found_main_content(&self.page, &self.verdicts)
+    }
+
     /// The kept text as CommonMark with GitHub tables ([`crate::segment::Layout::markdown`]),
     /// with links and images when asked.
     pub fn kept_markdown(&self, links: bool, images: bool) -> String {

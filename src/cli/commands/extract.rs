@@ -51,6 +51,11 @@ pub struct ExtractArgs {
     /// Also write pages with no kept text (left out and counted by default).
     #[arg(long, help_heading = "Output")]
     keep_empty: bool,
+    /// Write only pages on which the detector found main content: leave out (and count) the
+    /// pages written with "main_content": false — nothing kept, or only by a fallback such as
+    /// hybrid's page_own_text (a login wall, a bare list of links, an error page).
+    #[arg(long, help_heading = "Output")]
+    main_content_only: bool,
     /// Write only pages whose kept text is in one of these languages (ISO 639-1 or 639-3
     /// codes, comma-separated: de,en or deu,eng), each with a least language_score if wanted
     /// (en:0.65, as FineWeb and DCLM filter); the others are left out and counted.
@@ -197,7 +202,9 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         },
         false => output::TextForm::Lines,
     };
-    let plan = OutputPlan::new(format, args.keep_empty, !args.no_lang, &args.lang)?.with_text(text);
+    let plan = OutputPlan::new(format, args.keep_empty, !args.no_lang, &args.lang)?
+        .with_text(text)
+        .with_main_content_only(args.main_content_only);
     let options = BuildOptions {
         stop: Some(stop_on_interrupt()),
         ..args.run.options(args.detector.chosen(&args.run))?
@@ -227,7 +234,7 @@ pub fn run(args: ExtractArgs) -> Result<()> {
     let summary = run::extract(&args.inputs.inputs, &options, &progress, &mut |decided| {
         let page = ExtractedPage::of(&decided, plan.detect_language, plan.text);
         let left_out = plan.left_out(&page);
-        counts.count(left_out);
+        counts.count(&page, left_out);
         if left_out.is_some() {
             return Ok(());
         }
@@ -285,6 +292,9 @@ fn summary_line(summary: &BuildSummary, counts: &OutputCounts, written_to: &str)
     if counts.empty > 0 {
         left_out.push(format!("{} with no kept text", counts.empty));
     }
+    if counts.no_main_content > 0 {
+        left_out.push(format!("{} without main content", counts.no_main_content));
+    }
     if counts.other_language > 0 {
         left_out.push(format!("{} in other languages", counts.other_language));
     }
@@ -292,8 +302,12 @@ fn summary_line(summary: &BuildSummary, counts: &OutputCounts, written_to: &str)
         true => String::new(),
         false => format!(", left out {}", left_out.join(" and ")),
     };
+    let flagged = match counts.written_without_main_content {
+        0 => String::new(),
+        count => format!(" ({count} without main content: \"main_content\": false)"),
+    };
     format!(
-        "extracted {} with {} ({}{}{truncated}{plain_text}) in {:.1}s; wrote {} to {written_to}{left_out}",
+        "extracted {} with {} ({}{}{truncated}{plain_text}) in {:.1}s; wrote {}{flagged} to {written_to}{left_out}",
         indexer::report::counted(summary.pages, "page"),
         summary.detector,
         indexer::report::counted(summary.records, "record"),

@@ -443,8 +443,10 @@ impl Detector for Hybrid {
             ),
             Flag::with(
                 "hybrid-page-floor",
-                "A page whose kept blocks hold less than this share of its words keeps every \
-                 block no other page of its site holds (default 0.1; 0: never).",
+                "A page whose kept blocks hold less than this share of its words keeps the \
+                 blocks no other page of its site holds, the model's likeliest first, until \
+                 it holds this share (default 0.1; 0: never); such a page is flagged as \
+                 without main content.",
                 FlagValue::Share,
                 |s: &mut HybridSettings, text| {
                     s.rules.page_floor = flags::parse_share(text)? as f32;

@@ -15,10 +15,12 @@
 //!    ([`title::TITLE_HEADING`]).
 //!
 //! Then for the page: when what is kept holds less than [`DecisionRules::page_floor`] of
-//! the page's words, every dropped block whose text no other page of the site holds is kept
-//! ([`PAGE_OWN_TEXT`]). A page the model all but empties is more likely one it misreads
-//! (an index of links, a table of reference) than a page without content, and a block no
-//! other page repeats is not the site's template.
+//! the page's words, the dropped blocks whose text no other page of the site holds are kept
+//! ([`PAGE_OWN_TEXT`]), those the model finds likeliest first, until the kept words reach
+//! that share. A page the model all but empties is more likely one it misreads (an index of
+//! links, a table of reference) than a page without content, and a block no other page
+//! repeats is not the site's template; but on a page alone on its site every block is its
+//! own, so keeping them all would keep its whole template (docs/MEASUREMENTS.md, lone pages).
 
 use super::features;
 use super::title;
@@ -36,8 +38,8 @@ pub const READER_COMMENT: Rule = Rule::new(11, "reader_comment");
 pub const THIN_SITE_EVIDENCE: Rule = Rule::new(12, "thin_site_evidence");
 
 /// Kept because the model kept too little of the page, and no other page of the site holds
-/// this text.
-pub const PAGE_OWN_TEXT: Rule = Rule::new(13, "page_own_text");
+/// this text: a [`fallback`](Rule::fallback), so the page reads as having no main content.
+pub const PAGE_OWN_TEXT: Rule = Rule::fallback(13, "page_own_text");
 
 /// How far below the threshold a block of a site with thin evidence is still kept.
 pub const THIN_EVIDENCE_MARGIN: f32 = 0.1;
@@ -60,7 +62,8 @@ pub struct DecisionRules {
     pub keep_comments: bool,
     /// A site of at most this many pages has thin evidence (0: never).
     pub thin_site_pages: u32,
-    /// A page keeping less than this share of its words keeps its own text (0: never).
+    /// A page keeping less than this share of its words keeps its own text, likeliest
+    /// first, up to this share (0: never).
     pub page_floor: f32,
 }
 
@@ -148,14 +151,28 @@ impl DecisionRules {
                 kept += block_words;
             }
         }
-        if words == 0.0 || kept >= self.page_floor * words {
+        let floor = self.page_floor * words;
+        if words == 0.0 || kept >= floor {
             return;
         }
-        for ((row, &in_comments), verdict) in rows.iter().zip(in_comments).zip(verdicts) {
-            let dropped_by_model = !verdict.keep && verdict.rule == CONTENT_PROBABILITY;
-            if dropped_by_model && count_of(row[SITE_TEXT_LOG_PAGES]) <= 1.0 && !in_comments {
-                *verdict = verdict.overruled(PAGE_OWN_TEXT);
+        // The page's own dropped blocks, the model's likeliest first (block order among
+        // equals), kept until the page holds the floor's share of its words.
+        let mut own: Vec<usize> = (0..verdicts.len())
+            .filter(|&block| {
+                let verdict = &verdicts[block];
+                let dropped_by_model = !verdict.keep && verdict.rule == CONTENT_PROBABILITY;
+                dropped_by_model
+                    && count_of(rows[block][SITE_TEXT_LOG_PAGES]) <= 1.0
+                    && !in_comments[block]
+            })
+            .collect();
+        own.sort_by(|&a, &b| verdicts[b].score.total_cmp(&verdicts[a].score));
+        for block in own {
+            if kept >= floor {
+                break;
             }
+            verdicts[block] = verdicts[block].overruled(PAGE_OWN_TEXT);
+            kept += count_of(rows[block][LOG_WORDS]);
         }
     }
 }
@@ -221,6 +238,7 @@ mod tests {
         );
         assert_eq!(verdicts[1].rule, PAGE_OWN_TEXT);
         assert!(verdicts[1].keep);
+        assert!(verdicts[1].rule.is_fallback());
         assert!(
             !verdicts[2].keep,
             "text on every page of the site stays dropped"
@@ -230,6 +248,24 @@ mod tests {
         // 30 kept words of 150: the model's decisions stand.
         let rows = [row(30, 20, 1, 0.9), row(120, 20, 1, 0.1)];
         assert!(!decide(DecisionRules::default(), &rows, &[false; 2])[1].keep);
+    }
+
+    #[test]
+    fn the_floor_keeps_the_likeliest_own_blocks_up_to_its_share() {
+        // 0 kept words of 400 on a page alone on its site: every block is its own. The floor
+        // wants 40 words: the likeliest block (30 words) and then the next (20) reach it.
+        let rows = [
+            row(100, 1, 1, 0.05),
+            row(30, 1, 1, 0.4),
+            row(200, 1, 1, 0.1),
+            row(20, 1, 1, 0.3),
+            row(50, 1, 1, 0.2),
+        ];
+        let verdicts = decide(DecisionRules::default(), &rows, &[false; 5]);
+        let kept: Vec<bool> = verdicts.iter().map(|verdict| verdict.keep).collect();
+        assert_eq!(kept, [false, true, false, true, false]);
+        assert!(verdicts[1].rule == PAGE_OWN_TEXT && verdicts[3].rule == PAGE_OWN_TEXT);
+        assert_eq!(verdicts[0].rule, CONTENT_PROBABILITY);
     }
 
     #[test]
