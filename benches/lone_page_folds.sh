@@ -5,8 +5,8 @@
 # The sites are held out in folds — docs in 3 folds of 4 sites (in name order), news in 2
 # folds of 2 sites (its 4 hosts, every year together). For each fold `indexer train --one-pass`
 # fits a model on every other docs and news site and all of articles, with the built-in
-# models' recipe (`recipe` in benches/lib.sh: LONE_PAGE_DRAWS=1 trains without lone-page
-# draws; TRAIN_FLAGS adds flags);
+# models' recipe (`recipe` in benches/lib.sh:
+# LONE_PAGE_DRAWS=1 trains without lone-page draws; TRAIN_FLAGS adds flags);
 # `indexer extract --one-pass --model` decides the fold's lone pages with it. One `indexer
 # eval` per corpus then scores all held-out pages together against `none` (per site with
 # --sites). A one-pass read decides a lone page as a two-pass build does (a site of one page
