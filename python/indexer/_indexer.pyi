@@ -46,8 +46,8 @@ class Page:
     """Blocks dropped as the site's template."""
     main_content: bool
     """Whether the detector found main content on the page: False when it kept nothing, or
-    kept text only by a fallback (``hybrid``'s ``page_own_text``: a login wall, a bare list of
-    links), the text then being what the fallback kept."""
+    kept anything by a fallback (``hybrid``'s ``page_own_text``: a login wall, a bare list of
+    links), the text then holding what the fallback kept."""
     text: str
     """The kept text: lines (block-level elements start a line, table cells are separated by
     tabs, code keeps its lines and indentation), or CommonMark when ``markdown=True``."""

@@ -65,7 +65,7 @@ pub struct Page {
     blocks_kept: usize,
     /// Blocks dropped.
     blocks_dropped: usize,
-    /// Whether the detector found main content (False: nothing kept, or only by a fallback).
+    /// Whether the detector found main content (False: nothing kept, or anything kept by a fallback).
     main_content: bool,
     /// The kept blocks, one a line.
     text: String,

@@ -44,8 +44,8 @@ pub struct ExtractedPage {
     pub blocks_kept: usize,
     pub blocks_dropped: usize,
     /// Whether the detector found main content ([`DecidedPage::found_main_content`]): false
-    /// for a page it kept nothing of, or kept only by a fallback (a login wall, a bare list
-    /// of links), whose text is then what the fallback kept.
+    /// for a page it kept nothing of, or kept anything of by a fallback (a login wall, a bare
+    /// list of links), whose text then holds what the fallback kept.
     pub main_content: bool,
     /// The kept text: lines (block-level elements start a line, table cells are separated by
     /// tabs, code keeps its lines), or Markdown under [`TextForm::Markdown`].

@@ -52,8 +52,8 @@ pub struct ExtractArgs {
     #[arg(long, help_heading = "Output")]
     keep_empty: bool,
     /// Write only pages on which the detector found main content: leave out (and count) the
-    /// pages written with "main_content": false — nothing kept, or only by a fallback such as
-    /// hybrid's page_own_text (a login wall, a bare list of links, an error page).
+    /// pages written with "main_content": false — nothing kept, or anything kept by a fallback
+    /// such as hybrid's page_own_text (a login wall, a bare list of links, an error page).
     #[arg(long, help_heading = "Output")]
     main_content_only: bool,
     /// Write only pages whose kept text is in one of these languages (ISO 639-1 or 639-3

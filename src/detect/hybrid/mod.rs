@@ -445,8 +445,8 @@ impl Detector for Hybrid {
                 "hybrid-page-floor",
                 "A page whose kept blocks hold less than this share of its words keeps the \
                  blocks no other page of its site holds, the model's likeliest first, until \
-                 it holds this share (default 0.1; 0: never); such a page is flagged as \
-                 without main content.",
+                 it holds this share (default 0.1; 0: never); a page it keeps a block of is \
+                 flagged as without main content.",
                 FlagValue::Share,
                 |s: &mut HybridSettings, text| {
                     s.rules.page_floor = flags::parse_share(text)? as f32;

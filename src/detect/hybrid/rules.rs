@@ -166,7 +166,11 @@ impl DecisionRules {
                     && !in_comments[block]
             })
             .collect();
-        own.sort_by(|&a, &b| verdicts[b].score.total_cmp(&verdicts[a].score));
+        let likelihood = |block: usize| match verdicts[block].score {
+            score if score.is_nan() => f32::NEG_INFINITY,
+            score => score,
+        };
+        own.sort_by(|&a, &b| likelihood(b).total_cmp(&likelihood(a)));
         for block in own {
             if kept >= floor {
                 break;
