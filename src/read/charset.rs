@@ -38,11 +38,15 @@ pub(crate) fn decode_plain_text(
     bytes: &[u8],
     record_charset: Option<&str>,
 ) -> (String, &'static Encoding) {
-    let encoding = record_charset
-        .and_then(|label| Encoding::for_label(label.trim().as_bytes()))
-        .unwrap_or(UTF_8);
+    let encoding = record_charset.and_then(labelled).unwrap_or(UTF_8);
     let (text, _had_errors) = encoding.decode_without_bom_handling(bytes);
     (text.into_owned(), encoding)
+}
+
+/// The encoding a charset label names (`utf-8`, ` Latin1 `), by the WHATWG Encoding
+/// Standard's labels.
+fn labelled(label: &str) -> Option<&'static Encoding> {
+    Encoding::for_label(label.trim().as_bytes())
 }
 
 /// Picks the encoding of a document: header charset, BOM, `<meta>`, then detection.
@@ -51,9 +55,7 @@ pub(crate) fn choose_encoding(
     header_charset: Option<&str>,
     tld: Option<&str>,
 ) -> &'static Encoding {
-    if let Some(encoding) =
-        header_charset.and_then(|label| Encoding::for_label(label.trim().as_bytes()))
-    {
+    if let Some(encoding) = header_charset.and_then(labelled) {
         return encoding;
     }
     if let Some((encoding, _)) = Encoding::for_bom(bytes) {
@@ -144,7 +146,7 @@ fn meta_encoding(attributes: &[(String, String)]) -> Option<&'static Encoding> {
     } else {
         return None;
     };
-    let encoding = Encoding::for_label(label.trim().as_bytes())?;
+    let encoding = labelled(label)?;
     Some(if encoding == UTF_16BE || encoding == UTF_16LE {
         UTF_8
     } else if encoding == X_USER_DEFINED {
