@@ -379,6 +379,13 @@ impl Layout {
                     };
                     // An empty cell stays, so that the cells after it keep their columns.
                     if !content && !matches!(shape, Shape::Cell { .. }) {
+                        // An inline element holding only whitespace (`<i> </i>`) is not
+                        // written, but its space and line breaks still part the words around.
+                        if !shape.is_block_level() && shape != Shape::Gutter {
+                            for node in blank_inline_remains(children) {
+                                push(&mut stack, &mut top, node, false);
+                            }
+                        }
                         continue;
                     }
                     (
@@ -434,6 +441,22 @@ impl Layout {
         }
         top
     }
+}
+
+/// What an inline element without content leaves in its parent: one space for any run of
+/// its whitespace, and its line breaks.
+fn blank_inline_remains(children: Vec<Node<'_>>) -> Vec<Node<'_>> {
+    let mut remains: Vec<Node<'_>> = Vec::new();
+    for child in children {
+        match child {
+            Node::Text(_, block) if !matches!(remains.last(), Some(Node::Text(..))) => {
+                remains.push(Node::Text(" ", block));
+            }
+            Node::Break => remains.push(Node::Break),
+            _ => {}
+        }
+    }
+    remains
 }
 
 /// The block of the space a layout's tree puts between two blocks' texts: none.

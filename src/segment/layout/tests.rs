@@ -235,6 +235,48 @@ fn inline_elements_never_split_a_line_and_whitespace_collapses() {
 }
 
 #[test]
+fn an_inline_element_of_only_whitespace_still_parts_words() {
+    let html = "<p>The court <em>may</em><i> </i>attempt the recent<a href=x><span> </span></a>\
+        rulings<b><br></b>next line</p>";
+    assert_eq!(
+        lines(html),
+        "The court may attempt the recent rulings\nnext line"
+    );
+    assert_eq!(
+        markdown(html),
+        "The court *may* attempt the recent rulings\\\nnext line"
+    );
+    assert_same_words(html);
+    assert_words_of_blocks(html);
+}
+
+#[test]
+fn a_span_that_keeps_whitespace_stays_inline() {
+    // Pasted word-processor text: every run of prose in a `white-space: pre-wrap` span.
+    let html = "<p><span style=\"white-space: pre-wrap\">A</span><span style=\"white-space:\
+        pre-wrap\">ustin, Texas</span>; a city.</p><div style=\"white-space: pre\">kept\n  as is</div>";
+    assert_eq!(lines(html), "Austin, Texas; a city.\nkept\n  as is");
+    assert_same_words(html);
+    assert_words_of_blocks(html);
+}
+
+/// The text's words are its blocks' words: rendering joins and parts no word.
+fn assert_words_of_blocks(html: &str) {
+    let page = segmented(html);
+    let of_blocks: Vec<&str> = page
+        .blocks
+        .iter()
+        .flat_map(|block| block.text.split_whitespace())
+        .collect();
+    let text = lines(html);
+    assert_eq!(
+        text.split_whitespace().collect::<Vec<_>>(),
+        of_blocks,
+        "{text}"
+    );
+}
+
+#[test]
 fn headings_lists_and_quotes_in_markdown() {
     let html = "<h1>Top</h1><h3>Third</h3><ol start=3><li>three<li>four<ul><li>nested \
         <em>emphasis</em> and <strong>strong</strong></ul></ol>\

@@ -259,7 +259,9 @@ pub(super) fn shape_of(
             }
             Shape::Link(layout.store(&htmlize::unescape(&*href)))
         }
-        "div" | "span"
+        // A `<span>` that keeps its whitespace stays inline, as a browser shows it: pasted
+        // word-processor text wraps every run of prose in one (`white-space: pre-wrap`).
+        "div"
             if attributes
                 .get("style")
                 .is_some_and(|style| styles_preformatted(&style, false)) =>
