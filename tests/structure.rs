@@ -1,7 +1,8 @@
 //! The kept text's shape, end to end on the committed sample: `extract --markdown` read back
 //! by a CommonMark/GFM parser (pulldown-cmark) holds the text's words, its code blocks are
 //! the text's listings line for line, its tables the text's rows; `eval` scores lines as
-//! `score_lines.py` does; a hostile page stays bounded and its Markdown still parses.
+//! `score_lines.py` does; a hostile page stays bounded and its Markdown still parses; the kept
+//! text holds its kept blocks' words, none glued or split.
 
 mod common;
 
@@ -328,4 +329,60 @@ fn a_hostile_page_stays_bounded_and_its_markdown_parses() {
     // The unclosed listing in a table in a list keeps its indentation.
     let nested = parse(lines[4]["text"].as_str().unwrap());
     assert_eq!(nested.code, ["  a\n  b\n"], "{}", lines[4]["text"]);
+}
+
+#[test]
+fn the_kept_text_holds_the_kept_blocks_words_and_no_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let warc = dir.path().join("inline.warc");
+    let pages = [
+        // An inline element of only whitespace between two words.
+        "<p>The court <em>may</em><i> </i>attempt to rule on the recent<a href=/x><span> </span>\
+         </a>rulings of the courts below, which <b> </b>matter.</p>",
+        // Pasted word-processor text: a `white-space: pre-wrap` span around every run.
+        "<p><span style=\"white-space: pre-wrap\">A</span><span style=\"white-space: pre-wrap\">\
+         ustin, Texas</span>; a city of many people.</p>",
+    ];
+    let mut bytes = Vec::new();
+    for (n, html) in pages.iter().enumerate() {
+        bytes.extend(html_response_record(
+            &format!("http://inline.example/{n}"),
+            None,
+            &format!("<html><body><article>{html}</article></body></html>"),
+        ));
+    }
+    std::fs::write(&warc, bytes).unwrap();
+    let sample = sample_files("warc.gz");
+    let mut inputs: Vec<&std::path::Path> = sample.iter().map(|path| path.as_path()).collect();
+    inputs.push(&warc);
+    let stdout = ok(indexer(
+        &["extract", "-q", "--keep-empty", "--explain"],
+        &inputs,
+    ));
+    let mut checked = 0;
+    for line in stdout.lines() {
+        let page: Value = serde_json::from_str(line).unwrap();
+        let url = page["url"].as_str().unwrap();
+        if url.starts_with("http://inline.example/") {
+            let text = page["text"].as_str().unwrap();
+            assert!(
+                text.contains("may attempt to rule on the recent rulings")
+                    || text.contains("Austin, Texas;"),
+                "{url}: {text}"
+            );
+        }
+        let mut kept: Vec<&str> = page["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|block| block["kept"].as_bool().unwrap())
+            .flat_map(|block| words(block["text"].as_str().unwrap()))
+            .collect();
+        let mut text = words(page["text"].as_str().unwrap());
+        kept.sort_unstable();
+        text.sort_unstable();
+        assert_eq!(text, kept, "{url}");
+        checked += 1;
+    }
+    assert_eq!(checked, 100 + pages.len());
 }
