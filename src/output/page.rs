@@ -57,7 +57,7 @@ impl ExtractedPage {
     /// `detect_language`.
     pub fn of(decided: &DecidedPage, detect_language: bool, form: TextForm) -> ExtractedPage {
         let text = match form {
-            TextForm::Lines => decided.kept_text(),
+            TextForm::Lines => decided.kept_text().into_owned(),
             TextForm::Markdown { links, images } => decided.kept_markdown(links, images),
         };
         let blocks_kept = decided.verdicts.iter().filter(|v| v.keep).count();

@@ -1,6 +1,7 @@
 //! The decided page: what a read hands to its caller (the index writer, `extract`, Python),
 //! a segmented page with a keep/drop verdict for each block and where its record lies.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::detect::{DecisionRecord, Verdict};
@@ -37,12 +38,20 @@ pub struct DecidedPage {
     pub plain_text: bool,
     /// A stable 64-bit hash of the page's decoded HTML.
     pub digest: u64,
+    /// [`kept_text`](Self::kept_text), when it was rendered where the page was decided (on
+    /// a worker: [`RunPlan::renders_kept_text`](crate::run::RunPlan::renders_kept_text));
+    /// `None` has it rendered when asked.
+    pub rendered_text: Option<String>,
 }
 
 impl DecidedPage {
-    /// Text of the kept blocks, one block per line.
-    pub fn kept_text(&self) -> String {
-        Verdict::kept_text(&self.page, &self.verdicts)
+    /// The kept text as lines ([`Verdict::kept_text`]): [`rendered_text`](Self::rendered_text)
+    /// when the page has it, rendered now otherwise.
+    pub fn kept_text(&self) -> Cow<'_, str> {
+        match &self.rendered_text {
+            Some(text) => Cow::Borrowed(text),
+            None => Cow::Owned(Verdict::kept_text(&self.page, &self.verdicts)),
+        }
     }
 
     /// Whether the detector found main content on the page
@@ -61,7 +70,7 @@ impl DecidedPage {
         };
         let keep = |block: usize| self.verdicts.get(block).is_some_and(|verdict| verdict.keep);
         if self.page.layout.is_empty() {
-            return self.kept_text();
+            return self.kept_text().into_owned();
         }
         self.page.layout.markdown(&self.page.blocks, keep, &options)
     }

@@ -37,6 +37,10 @@ pub struct RunPlan {
     pub index_threads: usize,
     /// Bytes the index writer buffers (0 when extracting).
     pub writer_heap: usize,
+    /// Whether a two-pass read renders each page's kept text where it decides the page, on
+    /// the workers, rather than leaving it to the caller's sink on the one thread that
+    /// receives pages in order: an index build indexes that text for every page.
+    pub renders_kept_text: bool,
     /// Bytes of pages held waiting for a two-pass decision: the asked batch memory, at most
     /// an eighth of the budget.
     pub batch_memory: usize,
@@ -91,6 +95,7 @@ impl RunPlan {
             threads,
             index_threads,
             writer_heap,
+            renders_kept_text: output == Output::Index,
             batch_memory,
             fixed,
             state_budget,

@@ -234,7 +234,7 @@ fn two_passes<D: Detector>(
     let label = source.label();
     let loads_pages = detector.loads_pages();
     let detector = RwLock::new(detector);
-    let mut waiting = Waiting::new();
+    let mut waiting = Waiting::new(plan.renders_kept_text);
     let mut pages = InputPages::new(inputs, *limits, segment_options);
     let mut site_records = if D::DECIDES_SITE_BY_SITE {
         progress.start_pass(&format!("{label}counting pages per site"));
@@ -368,7 +368,7 @@ fn one_pass<D: Detector>(
                         tally.peak_state_bytes =
                             tally.peak_state_bytes.max(detector.state_bytes() as u64);
                     }
-                    Prepared::Page(page, (verdicts, observed.origin))
+                    Prepared::Page(page, Decision::new(verdicts, observed.origin))
                 }
                 Prepared::Text(page, origin) => {
                     progress.record_done(page.html_bytes);
@@ -429,7 +429,7 @@ fn learn_and_wait<D: Detector>(
 
 fn tally_and_emit(
     tally: &mut BuildSummary,
-    prepared: Prepared<(Vec<Verdict>, Origin)>,
+    prepared: Prepared<Decision>,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<(), BuildError> {
     tally.records += 1;
@@ -441,11 +441,9 @@ fn tally_and_emit(
         Prepared::Text(page, origin) => {
             tally.plain_text_pages += 1;
             let verdicts = vec![Verdict::kept(Rule::PLAIN_TEXT); page.blocks.len()];
-            tally_and_emit_page(tally, page, verdicts, origin, emit)
+            tally_and_emit_page(tally, page, Decision::new(verdicts, origin), emit)
         }
-        Prepared::Page(page, (verdicts, origin)) => {
-            tally_and_emit_page(tally, page, verdicts, origin, emit)
-        }
+        Prepared::Page(page, decision) => tally_and_emit_page(tally, page, decision, emit),
     }
 }
 
@@ -453,10 +451,14 @@ fn tally_and_emit(
 fn tally_and_emit_page(
     tally: &mut BuildSummary,
     page: SegmentedPage,
-    verdicts: Vec<Verdict>,
-    origin: Origin,
+    decision: Decision,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<(), BuildError> {
+    let Decision {
+        verdicts,
+        origin,
+        kept_text,
+    } = decision;
     tally.pages += 1;
     tally.html_bytes += page.html_bytes as u64;
     if let Some(limit) = page.limited {
@@ -502,7 +504,41 @@ fn tally_and_emit_page(
         charset: origin.charset,
         plain_text: origin.plain_text,
         digest: origin.digest,
+        rendered_text: kept_text,
     })
+}
+
+/// A page's verdicts and where its record lies; and its kept text when it was rendered where
+/// the page was decided ([`RunPlan::renders_kept_text`]).
+pub(super) struct Decision {
+    verdicts: Vec<Verdict>,
+    origin: Origin,
+    kept_text: Option<String>,
+}
+
+impl Decision {
+    fn new(verdicts: Vec<Verdict>, origin: Origin) -> Self {
+        Decision {
+            verdicts,
+            origin,
+            kept_text: None,
+        }
+    }
+
+    /// The decision of `page`, its kept text rendered now when `render` says so.
+    pub(super) fn rendered(
+        page: &SegmentedPage,
+        verdicts: Vec<Verdict>,
+        origin: Origin,
+        render: bool,
+    ) -> Self {
+        let kept_text = render.then(|| Verdict::kept_text(page, &verdicts));
+        Decision {
+            verdicts,
+            origin,
+            kept_text,
+        }
+    }
 }
 
 fn write_lock<D>(lock: &RwLock<D>) -> std::sync::RwLockWriteGuard<'_, D> {

@@ -583,3 +583,28 @@ fn a_site_is_decided_when_its_last_record_arrives() {
     assert_eq!(outcome.summary.records, 8);
     assert_eq!(outcome.summary.pages, 7);
 }
+
+#[test]
+fn an_index_builds_plan_has_the_kept_text_rendered_where_pages_are_decided() {
+    let dir = tempfile::tempdir().unwrap();
+    // Enough pages of one site that they are decided on the workers.
+    let inputs = inputs_of(&dir, &site_pages("a.example", 40));
+    let options = BuildOptions {
+        detector: DetectorKind::Bloom,
+        ..options()
+    };
+    for (output, rendered) in [(Output::Index, true), (Output::Caller, false)] {
+        let plan = RunPlan::new(&options, &inputs, output);
+        assert_eq!(plan.renders_kept_text, rendered);
+        let Outcome { pages, .. } = run_read(&inputs, &options, &plan, |read| read.run());
+        assert_eq!(pages.len(), 40);
+        let mut with_text = 0;
+        for page in &pages {
+            assert_eq!(page.rendered_text.is_some(), rendered, "{}", page.page.url);
+            let now = Verdict::kept_text(&page.page, &page.verdicts);
+            assert_eq!(page.kept_text(), now, "{}", page.page.url);
+            with_text += usize::from(!now.is_empty());
+        }
+        assert!(with_text > 0, "no page kept any text");
+    }
+}

@@ -18,10 +18,11 @@ use rustc_hash::FxHashMap;
 
 use indexer_pipeline::Pipeline;
 
-use crate::detect::{Detector, PageSource, Verdict};
+use super::Decision;
+use crate::detect::{Detector, PageSource};
 use crate::read::{Halves, RecordItem, site_of};
 use crate::report::BuildSummary;
-use crate::run::prepare::{Observed, Origin, Prepared};
+use crate::run::prepare::{Observed, Prepared};
 use crate::run::rounds::RecordSource;
 use crate::run::{BuildError, DecidedPage};
 use crate::segment::{SegmentedPage, stable_hash_bytes};
@@ -166,7 +167,7 @@ enum Slot<O> {
     /// A learned page waiting for its decision.
     Learned(SegmentedPage, Observed<O>, usize),
     /// Ready to leave: a decided page, a plain-text page or a skip; and the bytes it holds.
-    Ready(Prepared<(Vec<Verdict>, Origin)>, usize),
+    Ready(Prepared<Decision>, usize),
     /// A page taken out to be decided.
     Deciding,
 }
@@ -176,13 +177,19 @@ pub(super) struct Waiting<O> {
     slots: VecDeque<Slot<O>>,
     /// Approximate bytes held by the pages waiting, decided or not.
     pub(super) bytes: usize,
+    /// Whether a page's kept text is rendered where it is decided, on the workers.
+    renders_kept_text: bool,
 }
 
 impl<O: Send> Waiting<O> {
-    pub(super) fn new() -> Self {
+    /// An empty line; `renders_kept_text`: [`RunPlan::renders_kept_text`].
+    ///
+    /// [`RunPlan::renders_kept_text`]: crate::run::RunPlan::renders_kept_text
+    pub(super) fn new(renders_kept_text: bool) -> Self {
         Waiting {
             slots: VecDeque::new(),
             bytes: 0,
+            renders_kept_text,
         }
     }
 
@@ -198,7 +205,7 @@ impl<O: Send> Waiting<O> {
     }
 
     /// Adds a plain-text page or a skip, which needs no decision.
-    pub(super) fn push_ready(&mut self, ready: Prepared<(Vec<Verdict>, Origin)>) {
+    pub(super) fn push_ready(&mut self, ready: Prepared<Decision>) {
         let bytes = match &ready {
             Prepared::Text(page, _) => page.heap_bytes(),
             _ => 0,
@@ -234,9 +241,11 @@ impl<O: Send> Waiting<O> {
             }
         }
         let decided = taken.len();
+        let render = self.renders_kept_text;
         let decide = |(at, page, observed, bytes): (usize, SegmentedPage, Observed<O>, usize)| {
             let verdicts = detector.decide(&page, &observed.observation, pages);
-            (at, Prepared::Page(page, (verdicts, observed.origin)), bytes)
+            let decision = Decision::rendered(&page, verdicts, observed.origin, render);
+            (at, Prepared::Page(page, decision), bytes)
         };
         let slots = &mut self.slots;
         let mut put_back = |(at, decided, bytes)| slots[at] = Slot::Ready(decided, bytes);
