@@ -680,7 +680,14 @@ fn held_out_fold(
     for page in collected.pages.iter().filter(|page| in_fold(page)) {
         let rows: Vec<&[f32]> = page.rows.iter().map(Vec::as_slice).collect();
         let probabilities: Vec<f32> = rows.iter().map(|row| model.probability(row)).collect();
-        let verdicts = rules.decide(&rows, &page.in_comments, &probabilities, model.threshold);
+        let texts: Vec<&str> = page.texts.iter().map(String::as_str).collect();
+        let verdicts = rules.decide(
+            &rows,
+            &texts,
+            &page.in_comments,
+            &probabilities,
+            model.threshold,
+        );
         let kept: Vec<&str> = page
             .texts
             .iter()

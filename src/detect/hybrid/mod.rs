@@ -19,6 +19,7 @@
 //! the page's own title (the site's shared title words removed) is kept whatever the model
 //! says.
 
+mod comments_heading;
 pub mod features;
 pub mod model;
 pub mod rules;
@@ -27,7 +28,8 @@ mod site_table;
 pub use features::SiteEvidence;
 pub use model::{Classifier, CompiledTrees, Model, ModelError, Node, Provenance, Tree};
 pub use rules::{
-    CONTENT_PROBABILITY, DecisionRules, PAGE_OWN_TEXT, READER_COMMENT, THIN_SITE_EVIDENCE,
+    AFTER_COMMENTS_HEADING, CONTENT_PROBABILITY, DecisionRules, PAGE_OWN_TEXT, READER_COMMENT,
+    THIN_SITE_EVIDENCE,
 };
 
 use std::sync::{Arc, Mutex};
@@ -376,6 +378,7 @@ impl Detector for Hybrid {
         CONTENT_PROBABILITY,
         title::TITLE_HEADING,
         READER_COMMENT,
+        AFTER_COMMENTS_HEADING,
         THIN_SITE_EVIDENCE,
         PAGE_OWN_TEXT,
     ];
@@ -422,7 +425,9 @@ impl Detector for Hybrid {
                 "keep-comments",
                 "Keep threads of reader comments as the model decides them (default: a block \
                  in an element whose class names comments, a Disqus thread or Comment \
-                 microdata is dropped, as every benchmark's gold leaves comments out).",
+                 microdata is dropped, and so is what follows a heading like \"12 Comments\" \
+                 or \"Leave a Reply\" after most of the page's content, as every benchmark's \
+                 gold leaves comments out).",
                 |s| s.rules.keep_comments = true,
             ),
             Flag::count(
@@ -624,10 +629,15 @@ impl Detector for Hybrid {
             .iter()
             .map(|block| block.evidence.context & context::COMMENTS != 0)
             .collect();
-        let verdicts = self
-            .settings
-            .rules
-            .decide(&rows, &in_comments, &probabilities, threshold);
+        let texts: Vec<&str> = page
+            .blocks
+            .iter()
+            .map(|block| block.text.as_str())
+            .collect();
+        let verdicts =
+            self.settings
+                .rules
+                .decide(&rows, &texts, &in_comments, &probabilities, threshold);
         let kept_for_title = verdicts
             .iter()
             .filter(|verdict| verdict.rule == title::TITLE_HEADING)

@@ -14,7 +14,12 @@
 //! 4. a dropped heading made of the page's own title words is kept
 //!    ([`title::TITLE_HEADING`]).
 //!
-//! Then for the page: when what is kept holds less than [`DecisionRules::page_floor`] of
+//! Then for the page, unless comments are kept: a heading that opens a section of reader
+//! comments ([`comments_heading::opens_comments`]: "12 Comments", "Leave a Reply") after most
+//! of what the page keeps drops every kept block from it to the page's end
+//! ([`AFTER_COMMENTS_HEADING`]) — a thread whose markup names no comments, and what follows it.
+//!
+//! Then: when what is kept holds less than [`DecisionRules::page_floor`] of
 //! the page's words, the dropped blocks whose text no other page of the site holds are kept
 //! ([`PAGE_OWN_TEXT`]), those the model finds likeliest first, until the kept words reach
 //! that share. A page the model all but empties is more likely one it misreads (an index of
@@ -22,6 +27,7 @@
 //! repeats is not the site's template; but on a page alone on its site every block is its
 //! own, so keeping them all would keep its whole template (docs/MEASUREMENTS.md, lone pages).
 
+use super::comments_heading;
 use super::features;
 use super::title;
 use crate::detect::{Rule, Verdict};
@@ -32,6 +38,14 @@ pub const CONTENT_PROBABILITY: Rule = Rule::new(3, "content_probability");
 /// The block is in a thread of reader comments (`segment::evidence::context::COMMENTS`),
 /// which is not main content unless `--keep-comments` asks for it.
 pub const READER_COMMENT: Rule = Rule::new(11, "reader_comment");
+
+/// At or after a heading that opens a section of reader comments, which comes after most of
+/// what the page keeps: dropped with what follows, unless `--keep-comments` asks for comments.
+pub const AFTER_COMMENTS_HEADING: Rule = Rule::new(15, "after_comments_heading");
+
+/// Kept words a page must hold before a comments heading for [`AFTER_COMMENTS_HEADING`]: a
+/// short page's heading is as likely its subject.
+pub const WORDS_BEFORE_COMMENTS: f32 = 50.0;
 
 /// Kept below the threshold, within [`THIN_EVIDENCE_MARGIN`] of it, because the site has too
 /// few pages for its evidence to say much.
@@ -45,6 +59,7 @@ pub const PAGE_OWN_TEXT: Rule = Rule::fallback(13, "page_own_text");
 pub const THIN_EVIDENCE_MARGIN: f32 = 0.1;
 
 const LOG_WORDS: usize = features::feature_index("log_words");
+const HEADING_LEVEL: usize = features::HEADING_LEVEL;
 const SITE_LOG_PAGES: usize = features::feature_index("site_log_pages");
 const SITE_TEXT_LOG_PAGES: usize = features::feature_index("site_text_log_pages");
 
@@ -80,20 +95,22 @@ impl Default for DecisionRules {
 
 impl DecisionRules {
     /// Every rule that may decide a block.
-    pub const RULES: [Rule; 5] = [
+    pub const RULES: [Rule; 6] = [
         CONTENT_PROBABILITY,
         title::TITLE_HEADING,
         READER_COMMENT,
+        AFTER_COMMENTS_HEADING,
         THIN_SITE_EVIDENCE,
         PAGE_OWN_TEXT,
     ];
 
-    /// The verdicts on one page's blocks: their feature `rows`, whether each is
+    /// The verdicts on one page's blocks: their feature `rows` and `texts`, whether each is
     /// `in_comments`, and the model's `probabilities` of each row being content, compared
     /// with `threshold`.
     pub fn decide(
         self,
         rows: &[&[f32]],
+        texts: &[&str],
         in_comments: &[bool],
         probabilities: &[f32],
         threshold: f32,
@@ -106,7 +123,20 @@ impl DecisionRules {
                 self.block_verdict(row, in_comments, probability, threshold)
             })
             .collect();
-        self.apply_page_floor(rows, in_comments, &mut verdicts);
+        let mut in_comments = in_comments.to_vec();
+        if !self.keep_comments
+            && let Some(start) = comments_heading_at(rows, texts, &verdicts)
+        {
+            for verdict in verdicts[start..].iter_mut().filter(|verdict| verdict.keep) {
+                *verdict = Verdict {
+                    keep: false,
+                    rule: AFTER_COMMENTS_HEADING,
+                    ..*verdict
+                };
+            }
+            in_comments[start..].fill(true);
+        }
+        self.apply_page_floor(rows, &in_comments, &mut verdicts);
         verdicts
     }
 
@@ -181,6 +211,37 @@ impl DecisionRules {
     }
 }
 
+/// The first heading that opens a section of reader comments after most of what `verdicts`
+/// keep: at least [`WORDS_BEFORE_COMMENTS`] kept words before it, and at least half as many
+/// as from it on.
+fn comments_heading_at(rows: &[&[f32]], texts: &[&str], verdicts: &[Verdict]) -> Option<usize> {
+    let kept_words: Vec<f32> = rows
+        .iter()
+        .zip(verdicts)
+        .map(|(row, verdict)| {
+            if verdict.keep {
+                count_of(row[LOG_WORDS])
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let total: f32 = kept_words.iter().sum();
+    let mut before = 0.0;
+    for (block, (row, text)) in rows.iter().zip(texts).enumerate() {
+        let after = total - before;
+        if row[HEADING_LEVEL] > 0.0
+            && before >= WORDS_BEFORE_COMMENTS
+            && before >= 0.5 * after
+            && comments_heading::opens_comments(text)
+        {
+            return Some(block);
+        }
+        before += kept_words[block];
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,12 +258,93 @@ mod tests {
     }
 
     fn decide(rules: DecisionRules, rows: &[Vec<f32>], comments: &[bool]) -> Vec<Verdict> {
+        let texts = vec!["text"; rows.len()];
+        decide_texts(rules, rows, &texts, comments)
+    }
+
+    fn decide_texts(
+        rules: DecisionRules,
+        rows: &[Vec<f32>],
+        texts: &[&str],
+        comments: &[bool],
+    ) -> Vec<Verdict> {
         let rows: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
         let probabilities: Vec<f32> = rows
             .iter()
             .map(|row| row[features::feature_index("digit_share")])
             .collect();
-        rules.decide(&rows, comments, &probabilities, 0.6)
+        rules.decide(&rows, texts, comments, &probabilities, 0.6)
+    }
+
+    /// A page of `article` words of content, a heading `heading`, then `thread` words the
+    /// model would keep.
+    fn page_with_heading(article: usize, heading: &str, thread: usize) -> Vec<Verdict> {
+        let mut heading_row = row(2, 5, 1, 0.9);
+        heading_row[HEADING_LEVEL] = 2.0;
+        let rows = [
+            row(article, 5, 1, 0.9),
+            heading_row,
+            row(thread, 5, 1, 0.9),
+            row(10, 5, 5, 0.9),
+        ];
+        let texts = ["The article.", heading, "Great post, thanks!", "Footer"];
+        decide_texts(DecisionRules::default(), &rows, &texts, &[false; 4])
+    }
+
+    #[test]
+    fn a_comments_heading_after_the_content_drops_it_and_what_follows() {
+        let verdicts = page_with_heading(200, "12 Comments", 150);
+        assert!(verdicts[0].keep);
+        for verdict in &verdicts[1..] {
+            assert!(!verdict.keep);
+            assert_eq!(verdict.rule, AFTER_COMMENTS_HEADING);
+        }
+        // The probability it had is still shown.
+        assert_eq!(verdicts[2].score, 0.9);
+    }
+
+    #[test]
+    fn a_comments_heading_needs_most_of_the_content_before_it() {
+        // Too little before: the heading is as likely the page's subject.
+        assert!(
+            page_with_heading(30, "12 Comments", 10)
+                .iter()
+                .all(|v| v.keep)
+        );
+        // More than twice as much after as before.
+        assert!(
+            page_with_heading(100, "12 Comments", 400)
+                .iter()
+                .all(|v| v.keep)
+        );
+        // Not a comments heading.
+        assert!(
+            page_with_heading(200, "Comments", 150)
+                .iter()
+                .all(|v| v.keep)
+        );
+    }
+
+    #[test]
+    fn a_comments_heading_only_counts_as_a_heading_and_not_when_comments_are_kept() {
+        let rows = [row(200, 5, 1, 0.9), row(2, 5, 1, 0.9), row(150, 5, 1, 0.9)];
+        let texts = ["The article.", "12 Comments", "Great post"];
+        let verdicts = decide_texts(DecisionRules::default(), &rows, &texts, &[false; 3]);
+        assert!(
+            verdicts.iter().all(|verdict| verdict.keep),
+            "a link, not a heading"
+        );
+        let verdicts = page_with_heading(200, "12 Comments", 150);
+        assert!(!verdicts[2].keep);
+        let keep_comments = DecisionRules {
+            keep_comments: true,
+            ..DecisionRules::default()
+        };
+        let mut heading_row = row(2, 5, 1, 0.9);
+        heading_row[HEADING_LEVEL] = 2.0;
+        let rows = [row(200, 5, 1, 0.9), heading_row, row(150, 5, 1, 0.9)];
+        let verdicts = decide_texts(keep_comments, &rows, &texts, &[false; 3]);
+        assert!(verdicts.iter().all(|verdict| verdict.keep));
     }
 
     #[test]
@@ -276,7 +418,8 @@ mod tests {
     fn comments_are_dropped_whatever_the_model_says() {
         let rows = [row(50, 20, 1, 0.99), row(50, 20, 1, 0.99)];
         let rows: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
-        let verdicts = DecisionRules::default().decide(&rows, &[true, false], &[1.0, 1.0], 0.6);
+        let verdicts =
+            DecisionRules::default().decide(&rows, &["a", "b"], &[true, false], &[1.0, 1.0], 0.6);
         assert_eq!(verdicts[0].rule, READER_COMMENT);
         assert!(!verdicts[0].keep);
         assert!(verdicts[1].keep);
