@@ -131,6 +131,16 @@ impl Verdict {
         }
     }
 
+    /// This verdict turned into a drop by `rule`, its score and threshold kept for
+    /// `--explain`.
+    pub fn overruled_to_drop(self, rule: Rule) -> Self {
+        Verdict {
+            keep: false,
+            rule,
+            ..self
+        }
+    }
+
     /// Only the keep/drop decisions of `verdicts`.
     pub fn keeps(verdicts: &[Verdict]) -> Vec<bool> {
         verdicts.iter().map(|verdict| verdict.keep).collect()

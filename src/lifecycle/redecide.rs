@@ -220,7 +220,12 @@ pub(super) fn redecide_sites(
         .flatten()
         .map(|page| (page.url.as_str(), page))
         .collect();
-    let plan = RunPlan::new(options, &inputs, Output::Index);
+    // Most pages decided again come back with the decisions they had and are not written:
+    // their kept text is rendered by the sink for those that are, not by the workers for all.
+    let plan = RunPlan {
+        renders_kept_text: false,
+        ..RunPlan::new(options, &inputs, Output::Index)
+    };
     let mut sink = IndexSink::new(writer, &inputs);
     let (mut redecided, mut replaced, mut changed) = (0, 0, 0);
     ReadJob {

@@ -40,8 +40,9 @@ pub struct DecidedPage {
     pub digest: u64,
     /// [`kept_text`](Self::kept_text), when it was rendered where the page was decided (on
     /// a worker: [`RunPlan::renders_kept_text`](crate::run::RunPlan::renders_kept_text));
-    /// `None` has it rendered when asked.
-    pub rendered_text: Option<String>,
+    /// `None` has it rendered when asked. Set by the read that decided the page: it follows
+    /// the verdicts as they were decided, so only the read sets it.
+    pub(crate) rendered_text: Option<String>,
 }
 
 impl DecidedPage {

@@ -73,7 +73,6 @@ const OPENING: &[&[&str]] = &[
     &["join", "the", "discussion"],
     &["join", "the", "conversation"],
     &["have", "your", "say"],
-    &["what", "do", "you", "think"],
     &["laisser", "un", "commentaire"],
     &["deja", "un", "comentario"],
     &["schreibe", "einen", "kommentar"],
@@ -92,30 +91,36 @@ pub const MAX_WORDS: usize = 12;
 /// Whether `text`, a heading's text, opens a section of reader comments.
 pub fn opens_comments(text: &str) -> bool {
     let lowered = text.to_lowercase();
+    // "5. Comments", "4.2 Responses": a numbered section of a document, not a count.
+    let numbered_section = lowered.split_whitespace().next().is_some_and(|first| {
+        first.contains('.') && first.starts_with(|c: char| c.is_ascii_digit())
+    });
     let words: Vec<&str> = lowered
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
         .collect();
-    if words.is_empty() || words.len() > MAX_WORDS {
+    if numbered_section || words.is_empty() || words.len() > MAX_WORDS {
         return false;
     }
-    let is_count =
-        |word: &str| word.chars().all(|c| c.is_ascii_digit()) || COUNT_WORDS.contains(&word);
-    if words.len() >= 2 && is_count(words[0]) && COUNTED.contains(&words[1]) {
+    let is_number = |word: &str| word.chars().all(|c| c.is_ascii_digit());
+    if words.len() >= 2
+        && (is_number(words[0]) || COUNT_WORDS.contains(&words[0]))
+        && COUNTED.contains(&words[1])
+    {
         return true;
     }
-    let is_number = |word: &&str| word.chars().all(|c| c.is_ascii_digit());
-    let then_count = |phrases: &[&[&str]], count_needed: bool| {
-        phrases.iter().any(|phrase| {
-            let rest = words.strip_prefix(*phrase).unwrap_or(&[]);
-            words.starts_with(phrase)
-                && rest.len() <= 1
-                && rest.iter().all(is_number)
-                && (rest.len() == 1 || !count_needed)
-        })
+    // The phrase, then nothing or a count (`count_needed`: then a count).
+    let phrase_then_count = |phrases: &[&[&str]], count_needed: bool| {
+        phrases
+            .iter()
+            .any(|phrase| match words.strip_prefix(*phrase) {
+                Some([]) => !count_needed,
+                Some([count]) => is_number(count),
+                _ => false,
+            })
     };
-    then_count(READERS, false)
-        || then_count(WITH_COUNT, true)
+    phrase_then_count(READERS, false)
+        || phrase_then_count(WITH_COUNT, true)
         || OPENING.iter().any(|phrase| words.starts_with(phrase))
 }
 
@@ -160,6 +165,10 @@ mod tests {
             "Responses from the server",
             "How comments are stored",
             "COMMENT",
+            "5. Comments",
+            "3. Responses",
+            "4.2 Comments",
+            "What do you think of the new API?",
             "",
             "Leave",
             "Comments are closed for this post because it is older than thirty days, sorry",

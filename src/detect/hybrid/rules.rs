@@ -15,8 +15,8 @@
 //!    ([`title::TITLE_HEADING`]).
 //!
 //! Then for the page, unless comments are kept: a heading that opens a section of reader
-//! comments ([`comments_heading::opens_comments`]: "12 Comments", "Leave a Reply") after most
-//! of what the page keeps drops every kept block from it to the page's end
+//! comments ([`comments_heading::opens_comments`]: "12 Comments", "Leave a Reply") after at
+//! least a third of what the page keeps drops every kept block from it to the page's end
 //! ([`AFTER_COMMENTS_HEADING`]) — a thread whose markup names no comments, and what follows it.
 //!
 //! Then: when what is kept holds less than [`DecisionRules::page_floor`] of
@@ -39,8 +39,9 @@ pub const CONTENT_PROBABILITY: Rule = Rule::new(3, "content_probability");
 /// which is not main content unless `--keep-comments` asks for it.
 pub const READER_COMMENT: Rule = Rule::new(11, "reader_comment");
 
-/// At or after a heading that opens a section of reader comments, which comes after most of
-/// what the page keeps: dropped with what follows, unless `--keep-comments` asks for comments.
+/// At or after a heading that opens a section of reader comments, which comes after at least a
+/// third of what the page keeps: dropped with what follows, unless `--keep-comments` asks for
+/// comments.
 pub const AFTER_COMMENTS_HEADING: Rule = Rule::new(15, "after_comments_heading");
 
 /// Kept words a page must hold before a comments heading for [`AFTER_COMMENTS_HEADING`]: a
@@ -59,7 +60,6 @@ pub const PAGE_OWN_TEXT: Rule = Rule::fallback(13, "page_own_text");
 pub const THIN_EVIDENCE_MARGIN: f32 = 0.1;
 
 const LOG_WORDS: usize = features::feature_index("log_words");
-const HEADING_LEVEL: usize = features::HEADING_LEVEL;
 const SITE_LOG_PAGES: usize = features::feature_index("site_log_pages");
 const SITE_TEXT_LOG_PAGES: usize = features::feature_index("site_text_log_pages");
 
@@ -128,11 +128,7 @@ impl DecisionRules {
             && let Some(start) = comments_heading_at(rows, texts, &verdicts)
         {
             for verdict in verdicts[start..].iter_mut().filter(|verdict| verdict.keep) {
-                *verdict = Verdict {
-                    keep: false,
-                    rule: AFTER_COMMENTS_HEADING,
-                    ..*verdict
-                };
+                *verdict = verdict.overruled_to_drop(AFTER_COMMENTS_HEADING);
             }
             in_comments[start..].fill(true);
         }
@@ -211,10 +207,12 @@ impl DecisionRules {
     }
 }
 
-/// The first heading that opens a section of reader comments after most of what `verdicts`
-/// keep: at least [`WORDS_BEFORE_COMMENTS`] kept words before it, and at least half as many
-/// as from it on.
+/// The heading that opens the page's section of reader comments, if it comes after at least a
+/// third of what `verdicts` keep and [`WORDS_BEFORE_COMMENTS`] kept words: the first comments
+/// heading past those words (one before them is a count in a byline). A later one is not
+/// looked for when the first fails: on a listing, each post ends in a heading of its comments.
 fn comments_heading_at(rows: &[&[f32]], texts: &[&str], verdicts: &[Verdict]) -> Option<usize> {
+    debug_assert!(rows.len() == texts.len() && rows.len() == verdicts.len());
     let kept_words: Vec<f32> = rows
         .iter()
         .zip(verdicts)
@@ -229,13 +227,12 @@ fn comments_heading_at(rows: &[&[f32]], texts: &[&str], verdicts: &[Verdict]) ->
     let total: f32 = kept_words.iter().sum();
     let mut before = 0.0;
     for (block, (row, text)) in rows.iter().zip(texts).enumerate() {
-        let after = total - before;
-        if row[HEADING_LEVEL] > 0.0
+        if row[features::HEADING_LEVEL] > 0.0
             && before >= WORDS_BEFORE_COMMENTS
-            && before >= 0.5 * after
             && comments_heading::opens_comments(text)
         {
-            return Some(block);
+            let after = total - before;
+            return (before >= 0.5 * after).then_some(block);
         }
         before += kept_words[block];
     }
@@ -280,7 +277,7 @@ mod tests {
     /// model would keep.
     fn page_with_heading(article: usize, heading: &str, thread: usize) -> Vec<Verdict> {
         let mut heading_row = row(2, 5, 1, 0.9);
-        heading_row[HEADING_LEVEL] = 2.0;
+        heading_row[features::HEADING_LEVEL] = 2.0;
         let rows = [
             row(article, 5, 1, 0.9),
             heading_row,
@@ -326,6 +323,71 @@ mod tests {
     }
 
     #[test]
+    fn the_first_comments_heading_past_a_byline_decides_alone() {
+        let heading = |words| {
+            let mut heading = row(words, 5, 1, 0.9);
+            heading[features::HEADING_LEVEL] = 2.0;
+            heading
+        };
+        // A listing: each post ends in a heading of its comments; the first is too early.
+        let rows = [
+            row(200, 5, 1, 0.9),
+            heading(2),
+            row(200, 5, 1, 0.9),
+            heading(2),
+            row(200, 5, 1, 0.9),
+            heading(2),
+        ];
+        let texts = [
+            "Post one",
+            "5 Comments",
+            "Post two",
+            "3 Comments",
+            "Post three",
+            "1 Comment",
+        ];
+        let verdicts = decide_texts(DecisionRules::default(), &rows, &texts, &[false; 6]);
+        assert!(verdicts.iter().all(|verdict| verdict.keep));
+        // A count in the byline, before any content, is passed over.
+        let rows = [
+            heading(2),
+            row(200, 5, 1, 0.9),
+            heading(2),
+            row(100, 5, 1, 0.9),
+        ];
+        let texts = ["12 Comments", "The article", "12 Comments", "Great post"];
+        let verdicts = decide_texts(DecisionRules::default(), &rows, &texts, &[false; 4]);
+        let kept: Vec<bool> = verdicts.iter().map(|verdict| verdict.keep).collect();
+        assert_eq!(kept, [true, true, false, false]);
+    }
+
+    #[test]
+    fn what_follows_a_comments_heading_is_not_the_pages_own_text_for_the_floor() {
+        let mut heading = row(2, 1, 1, 0.9);
+        heading[features::HEADING_LEVEL] = 2.0;
+        // 60 words kept, then the thread, then 2,000 words the model drops, no other page has.
+        let rows = [
+            row(60, 1, 1, 0.9),
+            heading,
+            row(100, 1, 1, 0.9),
+            row(2000, 1, 1, 0.1),
+        ];
+        let texts = ["The article", "12 Comments", "Great post", "Sidebar"];
+        let verdicts = decide_texts(DecisionRules::default(), &rows, &texts, &[false; 4]);
+        let rules: Vec<Rule> = verdicts.iter().map(|verdict| verdict.rule).collect();
+        assert_eq!(
+            rules,
+            [
+                CONTENT_PROBABILITY,
+                AFTER_COMMENTS_HEADING,
+                AFTER_COMMENTS_HEADING,
+                CONTENT_PROBABILITY
+            ]
+        );
+        assert!(!verdicts[3].keep, "the floor kept what follows the thread");
+    }
+
+    #[test]
     fn a_comments_heading_only_counts_as_a_heading_and_not_when_comments_are_kept() {
         let rows = [row(200, 5, 1, 0.9), row(2, 5, 1, 0.9), row(150, 5, 1, 0.9)];
         let texts = ["The article.", "12 Comments", "Great post"];
@@ -341,7 +403,7 @@ mod tests {
             ..DecisionRules::default()
         };
         let mut heading_row = row(2, 5, 1, 0.9);
-        heading_row[HEADING_LEVEL] = 2.0;
+        heading_row[features::HEADING_LEVEL] = 2.0;
         let rows = [row(200, 5, 1, 0.9), heading_row, row(150, 5, 1, 0.9)];
         let verdicts = decide_texts(keep_comments, &rows, &texts, &[false; 3]);
         assert!(verdicts.iter().all(|verdict| verdict.keep));

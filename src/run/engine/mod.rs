@@ -525,6 +525,11 @@ impl Decision {
         }
     }
 
+    /// Bytes of the kept text rendered with the decision.
+    pub(super) fn rendered_bytes(&self) -> usize {
+        self.kept_text.as_ref().map_or(0, String::capacity)
+    }
+
     /// The decision of `page`, its kept text rendered now when `render` says so.
     pub(super) fn rendered(
         page: &SegmentedPage,

@@ -242,13 +242,23 @@ impl<O: Send> Waiting<O> {
         }
         let decided = taken.len();
         let render = self.renders_kept_text;
+        // A page's bytes grow by its rendered text, counted while it waits to leave.
         let decide = |(at, page, observed, bytes): (usize, SegmentedPage, Observed<O>, usize)| {
             let verdicts = detector.decide(&page, &observed.observation, pages);
             let decision = Decision::rendered(&page, verdicts, observed.origin, render);
-            (at, Prepared::Page(page, decision), bytes)
+            let rendered = decision.rendered_bytes();
+            (
+                at,
+                Prepared::Page(page, decision),
+                bytes + rendered,
+                rendered,
+            )
         };
-        let slots = &mut self.slots;
-        let mut put_back = |(at, decided, bytes)| slots[at] = Slot::Ready(decided, bytes);
+        let (slots, waiting_bytes) = (&mut self.slots, &mut self.bytes);
+        let mut put_back = |(at, decided, bytes, rendered)| {
+            *waiting_bytes += rendered;
+            slots[at] = Slot::Ready(decided, bytes);
+        };
         if taken.len() < DECIDE_ON_WORKERS_FROM {
             taken.into_iter().map(decide).for_each(&mut put_back);
         } else {

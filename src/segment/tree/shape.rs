@@ -259,8 +259,9 @@ pub(super) fn shape_of(
             }
             Shape::Link(layout.store(&htmlize::unescape(&*href)))
         }
-        // A `<span>` that keeps its whitespace stays inline, as a browser shows it: pasted
-        // word-processor text wraps every run of prose in one (`white-space: pre-wrap`).
+        // Only a `div` that keeps its whitespace is a listing: a `<span>` styled so (`pre` or
+        // `pre-wrap`) stays inline, as a browser shows it, for pasted word-processor text wraps
+        // every run of prose in one.
         "div"
             if attributes
                 .get("style")
