@@ -82,6 +82,19 @@ fn words(text: &str) -> Vec<&str> {
     text.split_whitespace().collect()
 }
 
+/// A WARC at `path` of one response record per body in `bodies`, at `http://HOST/N`.
+fn write_pages(path: &std::path::Path, host: &str, bodies: &[impl AsRef<str>]) {
+    let records: Vec<u8> = bodies
+        .iter()
+        .enumerate()
+        .flat_map(|(n, body)| {
+            let html = format!("<html><body>{}</body></html>", body.as_ref());
+            html_response_record(&format!("http://{host}/{n}"), None, &html)
+        })
+        .collect();
+    std::fs::write(path, records).unwrap();
+}
+
 /// `(url, text)` of each page `extract` printed with `args`.
 fn pages(args: &[&str]) -> Vec<(String, String)> {
     let mut all = vec!["extract", "-q"];
@@ -280,7 +293,6 @@ fn eval_scores_lines_and_code_as_the_shared_tools_do() {
 fn a_hostile_page_stays_bounded_and_its_markdown_parses() {
     let dir = tempfile::tempdir().unwrap();
     let warc = dir.path().join("hostile.warc");
-    let mut bytes = Vec::new();
     // A 50 MB listing: cut at --max-page-bytes, the part read kept as a listing.
     let huge = format!(
         "<pre>{}</pre>",
@@ -297,14 +309,7 @@ fn a_hostile_page_stays_bounded_and_its_markdown_parses() {
         "<ul><li><table><tr><td><pre>  a\n  b".to_string(),
         format!("<table>{}", "<tr><td>| * _ # >".repeat(300_000)),
     ];
-    for (n, html) in pages.iter().enumerate() {
-        bytes.extend(html_response_record(
-            &format!("http://hostile.example/{n}"),
-            None,
-            &format!("<html><body>{html}</body></html>"),
-        ));
-    }
-    std::fs::write(&warc, bytes).unwrap();
+    write_pages(&warc, "hostile.example", &pages);
     let out = indexer(
         &["extract", "-q", "--markdown", "--detector", "none"],
         &[&warc],
@@ -343,15 +348,11 @@ fn the_kept_text_holds_the_kept_blocks_words_and_no_others() {
         "<p><span style=\"white-space: pre-wrap\">A</span><span style=\"white-space: pre-wrap\">\
          ustin, Texas</span>; a city of many people.</p>",
     ];
-    let mut bytes = Vec::new();
-    for (n, html) in pages.iter().enumerate() {
-        bytes.extend(html_response_record(
-            &format!("http://inline.example/{n}"),
-            None,
-            &format!("<html><body><article>{html}</article></body></html>"),
-        ));
-    }
-    std::fs::write(&warc, bytes).unwrap();
+    write_pages(
+        &warc,
+        "inline.example",
+        &pages.map(|html| format!("<article>{html}</article>")),
+    );
     let sample = sample_files("warc.gz");
     let mut inputs: Vec<&std::path::Path> = sample.iter().map(|path| path.as_path()).collect();
     inputs.push(&warc);

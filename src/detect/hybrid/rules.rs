@@ -123,15 +123,19 @@ impl DecisionRules {
                 self.block_verdict(row, in_comments, probability, threshold)
             })
             .collect();
-        let mut in_comments = in_comments.to_vec();
-        if !self.keep_comments
-            && let Some(start) = comments_heading_at(rows, texts, &verdicts)
-        {
-            for verdict in verdicts[start..].iter_mut().filter(|verdict| verdict.keep) {
-                *verdict = verdict.overruled_to_drop(AFTER_COMMENTS_HEADING);
-            }
-            in_comments[start..].fill(true);
+        let heading = (!self.keep_comments)
+            .then(|| comments_heading_at(rows, texts, &verdicts))
+            .flatten();
+        let Some(start) = heading else {
+            self.apply_page_floor(rows, in_comments, &mut verdicts);
+            return verdicts;
+        };
+        for verdict in verdicts[start..].iter_mut().filter(|verdict| verdict.keep) {
+            *verdict = verdict.overruled_to_drop(AFTER_COMMENTS_HEADING);
         }
+        // What follows the heading is the thread's, not the page's own text, for the floor.
+        let mut in_comments = in_comments.to_vec();
+        in_comments[start..].fill(true);
         self.apply_page_floor(rows, &in_comments, &mut verdicts);
         verdicts
     }
@@ -213,20 +217,16 @@ impl DecisionRules {
 /// looked for when the first fails: on a listing, each post ends in a heading of its comments.
 fn comments_heading_at(rows: &[&[f32]], texts: &[&str], verdicts: &[Verdict]) -> Option<usize> {
     debug_assert!(rows.len() == texts.len() && rows.len() == verdicts.len());
-    let kept_words: Vec<f32> = rows
-        .iter()
-        .zip(verdicts)
-        .map(|(row, verdict)| {
-            if verdict.keep {
-                count_of(row[LOG_WORDS])
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    let total: f32 = kept_words.iter().sum();
+    let kept_words = |(row, verdict): (&&[f32], &Verdict)| {
+        if verdict.keep {
+            count_of(row[LOG_WORDS])
+        } else {
+            0.0
+        }
+    };
+    let total: f32 = rows.iter().zip(verdicts).map(kept_words).sum();
     let mut before = 0.0;
-    for (block, (row, text)) in rows.iter().zip(texts).enumerate() {
+    for (block, ((row, verdict), text)) in rows.iter().zip(verdicts).zip(texts).enumerate() {
         if row[features::HEADING_LEVEL] > 0.0
             && before >= WORDS_BEFORE_COMMENTS
             && comments_heading::opens_comments(text)
@@ -234,7 +234,7 @@ fn comments_heading_at(rows: &[&[f32]], texts: &[&str], verdicts: &[Verdict]) ->
             let after = total - before;
             return (before >= 0.5 * after).then_some(block);
         }
-        before += kept_words[block];
+        before += kept_words((row, verdict));
     }
     None
 }

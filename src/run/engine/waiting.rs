@@ -247,17 +247,12 @@ impl<O: Send> Waiting<O> {
             let verdicts = detector.decide(&page, &observed.observation, pages);
             let decision = Decision::rendered(&page, verdicts, observed.origin, render);
             let rendered = decision.rendered_bytes();
-            (
-                at,
-                Prepared::Page(page, decision),
-                bytes + rendered,
-                rendered,
-            )
+            (at, Prepared::Page(page, decision), bytes, rendered)
         };
         let (slots, waiting_bytes) = (&mut self.slots, &mut self.bytes);
-        let mut put_back = |(at, decided, bytes, rendered)| {
+        let mut put_back = |(at, decided, bytes, rendered): (usize, _, usize, usize)| {
             *waiting_bytes += rendered;
-            slots[at] = Slot::Ready(decided, bytes);
+            slots[at] = Slot::Ready(decided, bytes + rendered);
         };
         if taken.len() < DECIDE_ON_WORKERS_FROM {
             taken.into_iter().map(decide).for_each(&mut put_back);
