@@ -70,8 +70,8 @@ pub struct BuildSummary {
     /// Peak bytes of per-site detector state.
     pub peak_state_bytes: u64,
     /// Batches of pages decided (two-pass detectors): a site's pages once its last record has
-    /// arrived (detectors that decide site by site), and every page waiting when they reach
-    /// the batch memory or the input ends.
+    /// arrived (detectors that decide site by site; small sites a few together), and every
+    /// page waiting when they reach the batch memory or the input ends.
     pub batches: u32,
     /// Peak bytes of pages waiting for a decision.
     pub peak_batch_bytes: u64,

@@ -9,7 +9,8 @@
 //! observation trimmed to what deciding cannot remake ([`Detector::trim_for_waiting`]).
 //! A detector whose verdicts depend on a page's own site only
 //! ([`Detector::DECIDES_SITE_BY_SITE`]: `bloom`, `hybrid`) has its input's records counted
-//! by site first, and each site is decided as soon as its last record arrives, after which the
+//! by site first, and each site is decided as soon as its last record arrives (a small site
+//! waits for a few others, to be decided with them on the workers), after which the
 //! detector lets go of it: a crawl stored site by site is held about one site at a time. Any
 //! other waiting pages are decided when they reach [`RunPlan::batch_memory`] or the input
 //! ends. Decisions run on the workers against everything learned so far and pages leave in
@@ -37,7 +38,7 @@ use crate::segment::SegmentedPage;
 
 mod waiting;
 
-use waiting::{SiteRecords, Waiting};
+use waiting::{CompleteSite, DECIDE_ON_WORKERS_FROM, SiteRecords, Waiting};
 
 /// Everything one read of a run needs besides its detector.
 pub(crate) struct ReadJob<'a, 'e> {
@@ -97,12 +98,37 @@ fn decide_waiting<D: Detector>(
     Ok(())
 }
 
-/// Decides the waiting pages of `site`, whose every record has arrived, and lets the
-/// detector go of the site once its model is saved.
+/// Complete sites whose pages still wait: each decided as soon as its last record arrives
+/// would leave a crawl of small sites (most of a Common Crawl file) decided on the one thread
+/// that keeps pages in order, so sites smaller than [`DECIDE_ON_WORKERS_FROM`] records wait
+/// for others until their records reach it, and are then decided together on the workers. A
+/// site's verdicts depend on its own pages only ([`Detector::DECIDES_SITE_BY_SITE`]), so
+/// when a site is decided changes none of them.
+#[derive(Default)]
+struct CompleteSites {
+    sites: Vec<String>,
+    records: usize,
+}
+
+impl CompleteSites {
+    fn push(&mut self, complete: CompleteSite) {
+        self.records += complete.records as usize;
+        self.sites.push(complete.site);
+    }
+
+    fn are_due(&self) -> bool {
+        self.records >= DECIDE_ON_WORKERS_FROM
+    }
+}
+
+/// Decides the waiting pages of the `complete` sites — every waiting page when `everything`
+/// (the batch memory is full) — and lets the detector go of those sites once their models
+/// are saved.
 #[allow(clippy::too_many_arguments)]
-fn decide_site<D: Detector>(
+fn decide_sites<D: Detector>(
     detector: &RwLock<D>,
-    site: &str,
+    complete: CompleteSites,
+    everything: bool,
     waiting: &mut Waiting<D::Observation>,
     site_models: &mut SiteModelLedger<'_>,
     pipeline: &Pipeline,
@@ -110,9 +136,10 @@ fn decide_site<D: Detector>(
     tally: &mut BuildSummary,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<(), BuildError> {
+    let sites = &complete.sites;
     decide_waiting(
         &*read_lock(detector),
-        |page| page.site == site,
+        |page| everything || sites.contains(&page.site),
         waiting,
         pipeline,
         pages,
@@ -120,8 +147,10 @@ fn decide_site<D: Detector>(
         emit,
     )?;
     let mut detector = write_lock(detector);
-    site_models.finish_site(&*detector, site);
-    detector.forget_site(site);
+    for site in sites {
+        site_models.finish_site(&*detector, site);
+        detector.forget_site(site);
+    }
     Ok(())
 }
 
@@ -235,6 +264,7 @@ fn two_passes<D: Detector>(
     let loads_pages = detector.loads_pages();
     let detector = RwLock::new(detector);
     let mut waiting = Waiting::new(plan.renders_kept_text);
+    let mut complete = CompleteSites::default();
     let mut pages = InputPages::new(inputs, *limits, segment_options);
     let mut site_records = if D::DECIDES_SITE_BY_SITE {
         progress.start_pass(&format!("{label}counting pages per site"));
@@ -279,21 +309,15 @@ fn two_passes<D: Detector>(
                     waiting.push_ready(Prepared::Skipped(skip));
                 }
             }
-            if waiting.bytes >= plan.batch_memory {
-                decide_waiting(
-                    &*read_lock(&detector),
-                    |_| true,
-                    &mut waiting,
-                    &pipeline,
-                    &pages,
-                    &mut tally,
-                    emit,
-                )?;
-            }
             if let Some(site) = last_of_site {
-                decide_site(
+                complete.push(site);
+            }
+            let full = waiting.bytes >= plan.batch_memory;
+            if full || complete.are_due() {
+                decide_sites(
                     &detector,
-                    &site,
+                    std::mem::take(&mut complete),
+                    full,
                     &mut waiting,
                     &mut site_models,
                     &pipeline,

@@ -515,15 +515,17 @@ fn a_stop_ends_the_read_as_interrupted() {
     }
 }
 
-/// Sites interleaved in the input: each is decided once its last record has arrived (a skip
-/// of the site counts), and let go of; pages still leave in input order.
+/// Sites interleaved in the input: a site is decided once its last record has arrived (a
+/// skip of the site counts), and let go of — small sites together, once their records reach
+/// [`DECIDE_ON_WORKERS_FROM`], a larger one at once; pages still leave in input order.
 #[test]
 fn a_site_is_decided_when_its_last_record_arrives() {
     let dir = tempfile::tempdir().unwrap();
     let a = site_pages("a.example", 3);
     let b = site_pages("b.example", 3);
     let c = site_pages("c.example", 1);
-    let records = vec![
+    let d = site_pages("d.example", 9);
+    let mut records = vec![
         a[0].clone(),
         b[0].clone(),
         a[1].clone(),
@@ -534,6 +536,7 @@ fn a_site_is_decided_when_its_last_record_arrives() {
         b[2].clone(),
         c[0].clone(),
     ];
+    records.extend(d);
     let inputs = inputs_of(&dir, &records);
     let calls = Calls::default();
     let outcome = run_detector(
@@ -545,43 +548,36 @@ fn a_site_is_decided_when_its_last_record_arrives() {
     let learn = |site: &str, n| Call::Learn(page_url(site, n));
     let decide = |site: &str, n| Call::Decide(page_url(site, n));
     let forget = |site: &str| Call::Forget(site.to_string());
-    let expected = vec![
-        learn("a.example", 0),
-        learn("b.example", 0),
-        learn("a.example", 1),
-        learn("a.example", 2),
-        learn("b.example", 1),
-        // The request is a's last record.
-        decide("a.example", 0),
-        decide("a.example", 1),
-        decide("a.example", 2),
-        forget("a.example"),
-        learn("b.example", 2),
-        decide("b.example", 0),
-        decide("b.example", 1),
-        decide("b.example", 2),
-        forget("b.example"),
-        learn("c.example", 0),
-        decide("c.example", 0),
-        forget("c.example"),
+    let small = [
+        ("a.example", 0),
+        ("b.example", 0),
+        ("a.example", 1),
+        ("a.example", 2),
+        ("b.example", 1),
+        ("b.example", 2),
+        ("c.example", 0),
     ];
-    assert_eq!(calls.taken(), expected);
-    let urls: Vec<String> = [
-        ("a", 0),
-        ("b", 0),
-        ("a", 1),
-        ("a", 2),
-        ("b", 1),
-        ("b", 2),
-        ("c", 0),
-    ]
-    .iter()
-    .map(|&(site, n)| page_url(&format!("{site}.example"), n))
-    .collect();
+    // a (4 records) and b (3) wait until c's record makes 8; the seven pages are few enough
+    // to be decided on the calling thread, in input order.
+    let mut expected: Vec<Call> = small.iter().map(|&(site, n)| learn(site, n)).collect();
+    expected.extend(small.iter().map(|&(site, n)| decide(site, n)));
+    expected.extend(["a.example", "b.example", "c.example"].map(forget));
+    expected.extend((0..9).map(|n| learn("d.example", n)));
+    let taken = calls.taken();
+    assert_eq!(taken[..expected.len()], expected);
+    // d, of nine records, is decided as soon as it is complete, on the workers (any order).
+    let mut last: Vec<Call> = taken[expected.len()..].to_vec();
+    assert_eq!(last.pop(), Some(forget("d.example")));
+    last.sort_by_key(|call| format!("{call:?}"));
+    let mut decided_d: Vec<Call> = (0..9).map(|n| decide("d.example", n)).collect();
+    decided_d.sort_by_key(|call| format!("{call:?}"));
+    assert_eq!(last, decided_d);
+    let mut urls: Vec<String> = small.iter().map(|&(site, n)| page_url(site, n)).collect();
+    urls.extend((0..9).map(|n| page_url("d.example", n)));
     assert_eq!(outcome.urls(), urls);
-    assert_eq!(outcome.summary.batches, 3);
-    assert_eq!(outcome.summary.records, 8);
-    assert_eq!(outcome.summary.pages, 7);
+    assert_eq!(outcome.summary.batches, 2);
+    assert_eq!(outcome.summary.records, 17);
+    assert_eq!(outcome.summary.pages, 16);
 }
 
 #[test]

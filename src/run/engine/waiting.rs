@@ -6,8 +6,9 @@
 //!
 //! Before the read, one read of its source counts each site's records ([`SiteRecords`]), so
 //! that a site is known to be complete when its last record arrives. Its waiting pages are
-//! then decided at once — against every page of the site, as deciding after the whole input
-//! would — and the detector lets go of the site. Pages leave in input order: a decided page
+//! then decided — against every page of the site, as deciding after the whole input would;
+//! a small site with a few others ([`DECIDE_ON_WORKERS_FROM`]) — and the detector lets go
+//! of the site. Pages leave in input order: a decided page
 //! waits for the pages before it. A read of a crawl stored site by site so holds the state
 //! and pages of about one site at a time; sites that never complete (a record that turned out
 //! not to be a page, a file changed between the reads) are decided when the input ends.
@@ -27,13 +28,22 @@ use crate::run::rounds::RecordSource;
 use crate::run::{BuildError, DecidedPage};
 use crate::segment::{SegmentedPage, stable_hash_bytes};
 
-/// Sites with fewer waiting pages than this are decided on the calling thread: starting the
-/// workers costs more than deciding a few pages.
-const DECIDE_ON_WORKERS_FROM: usize = 8;
+/// Fewer waiting pages than this are decided on the calling thread: starting the workers
+/// costs more than deciding a few pages. Complete sites smaller than this wait for others
+/// until their records reach it, and are decided together on the workers.
+pub(super) const DECIDE_ON_WORKERS_FROM: usize = 8;
 
 /// Records of each site still to come in a read.
 pub(super) struct SiteRecords {
-    remaining: FxHashMap<u64, u32>,
+    /// By site key: the records still to come, and the site's records in all.
+    remaining: FxHashMap<u64, (u32, u32)>,
+}
+
+/// A site whose every record has arrived.
+pub(super) struct CompleteSite {
+    pub(super) site: String,
+    /// Its records, pages or not.
+    pub(super) records: u32,
 }
 
 impl SiteRecords {
@@ -54,7 +64,7 @@ impl SiteRecords {
             None => {
                 let mut remaining = FxHashMap::default();
                 count_into(&mut remaining, source.records(), stopped, counted)?;
-                Ok(SiteRecords { remaining })
+                Ok(SiteRecords::new(remaining))
             }
         }
     }
@@ -100,37 +110,43 @@ impl SiteRecords {
                     counted,
                 )?;
             }
-            Ok(SiteRecords { remaining })
+            Ok(SiteRecords::new(remaining))
         })
     }
 
+    fn new(counted: FxHashMap<u64, u32>) -> Self {
+        let remaining = counted
+            .into_iter()
+            .map(|(key, records)| (key, (records, records)))
+            .collect();
+        SiteRecords { remaining }
+    }
+
     /// A record has arrived, whatever became of it: its site, when it was the site's last.
-    pub(super) fn last_of_site<T>(&mut self, prepared: &Prepared<T>) -> Option<String> {
+    pub(super) fn last_of_site<T>(&mut self, prepared: &Prepared<T>) -> Option<CompleteSite> {
+        let complete = |site: String, records| CompleteSite { site, records };
         match prepared {
-            Prepared::Page(page, _) | Prepared::Text(page, _) => {
-                self.arrived(&page.site).then(|| page.site.clone())
-            }
+            Prepared::Page(page, _) | Prepared::Text(page, _) => self
+                .arrived(&page.site)
+                .map(|records| complete(page.site.clone(), records)),
             Prepared::Skipped(skip) => {
                 let site = site_of(skip.url.as_deref()?);
-                self.arrived(&site).then_some(site)
+                self.arrived(&site).map(|records| complete(site, records))
             }
         }
     }
 
-    /// One record of `site` has arrived: whether it was the site's last.
-    fn arrived(&mut self, site: &str) -> bool {
+    /// One record of `site` has arrived: the site's records in all, when it was the last.
+    fn arrived(&mut self, site: &str) -> Option<u32> {
         let key = site_key(site);
         match self.remaining.get_mut(&key) {
-            Some(left) if *left > 1 => {
+            Some((left, _)) if *left > 1 => {
                 *left -= 1;
-                false
+                None
             }
-            Some(_) => {
-                self.remaining.remove(&key);
-                true
-            }
+            Some(_) => self.remaining.remove(&key).map(|(_, records)| records),
             // More records than counted: the input changed since. The site stays open.
-            None => false,
+            None => None,
         }
     }
 }
@@ -303,7 +319,10 @@ mod tests {
         let halves = inputs.halves_from(1).unwrap();
         assert_eq!(halves.cut, Cut::Input(1));
         let counted = SiteRecords::count_halves(halves, &|| false, &|| {}).unwrap();
-        assert_eq!(counted.remaining, serial);
+        assert_eq!(
+            counted.remaining,
+            SiteRecords::new(serial.clone()).remaining
+        );
 
         // A cut the halves do not join at: the first half is counted on to its end instead.
         let items: Vec<RecordItem> = inputs.records().collect();
@@ -324,6 +343,9 @@ mod tests {
             cut: Cut::Within(RecordLocation::of(middle)),
         };
         let counted = SiteRecords::count_halves(halves, &|| false, &|| {}).unwrap();
-        assert_eq!(counted.remaining, serial);
+        assert_eq!(
+            counted.remaining,
+            SiteRecords::new(serial.clone()).remaining
+        );
     }
 }
