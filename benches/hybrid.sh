@@ -53,7 +53,8 @@ labels=(--labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.label
 site_corpora=(docs news articles)
 if [[ ${LONE_SETS:-0} == 1 ]]; then
   inputs+=("$corpus"/lone/*.warc.gz)
-  labels+=(--labels "$corpus/lone/*.labels.jsonl.gz")
+  labels+=(--labels "$corpus/lone/*.labels.jsonl.gz"
+    --weigh "$corpus/lone/dragnet.labels.jsonl.gz=${DRAGNET_WEIGHT:-1}")
   site_corpora+=(lone)
 fi
 

@@ -24,7 +24,8 @@ bin=$(indexer_binary)
 recipe
 lone_inputs=()
 [[ ${LONE_SETS:-0} == 1 ]] &&
-  lone_inputs=("$corpus"/lone/*.warc.gz --labels "$corpus/lone/*.labels.jsonl.gz")
+  lone_inputs=("$corpus"/lone/*.warc.gz --labels "$corpus/lone/*.labels.jsonl.gz"
+    --weigh "$corpus/lone/dragnet.labels.jsonl.gz=${DRAGNET_WEIGHT:-1}")
 out=$(mktemp --suffix .json)
 trap 'rm -f "$out"' EXIT
 status=0

@@ -177,6 +177,17 @@ fn for_each_line(
     Ok(())
 }
 
+/// The URL of every line of label or snippet files (JSON lines, gzip when named `.gz`).
+pub fn load_urls(paths: &[PathBuf]) -> Result<Vec<String>, EvalError> {
+    let mut urls = Vec::new();
+    for_each_line(paths, |value| {
+        if let Some(url) = value.get("url").and_then(|v| v.as_str()) {
+            urls.push(url.to_string());
+        }
+    })?;
+    Ok(urls)
+}
+
 /// Reads snippet labels (`url`, `site`, `with`, `without`) from JSON-lines files.
 pub fn load_snippets(paths: &[PathBuf]) -> Result<Vec<SnippetLabel>, EvalError> {
     let mut labels = Vec::new();

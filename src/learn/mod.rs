@@ -105,6 +105,10 @@ pub struct TrainOptions {
     /// --draws` scores them). The draws beyond those trained on (one of each size, and the
     /// lone-page draws) are read for cross-validation alone: no model learns from them.
     pub held_out_draws: usize,
+    /// Factors on the weights of some labelled pages, by URL (`train --weigh`): a labelled
+    /// set whose conventions differ from the others' can teach without outweighing them.
+    /// Pages not named weigh 1.
+    pub page_weights: Arc<HashMap<String, f32>>,
 }
 
 impl Default for TrainOptions {
@@ -120,6 +124,7 @@ impl Default for TrainOptions {
             sampling: None,
             lone_page_draws: 1,
             held_out_draws: 1,
+            page_weights: Arc::default(),
         }
     }
 }
@@ -274,6 +279,8 @@ pub struct LabelledPage {
     pub in_comments: Vec<bool>,
     /// Each block's label, where the page's labels say.
     pub labels: Vec<Option<f32>>,
+    /// The factor on the page's weight ([`TrainOptions::page_weights`]; 1 by default).
+    pub weight: f32,
 }
 
 /// The labelled pages of a training run's inputs.
@@ -303,7 +310,8 @@ impl Collected {
     /// The labelled rows of the pages `include` accepts. A page's labelled blocks weigh
     /// 1/√(blocks) each, times 1/√(pages of its site), so that neither long pages nor large
     /// sites drown the rest (sampled, a site's pages are those of all its samples; its
-    /// lone-page draws are counted apart, as the pages of one more site).
+    /// lone-page draws are counted apart, as the pages of one more site), times the page's
+    /// own [`LabelledPage::weight`].
     pub fn dataset(&self, include: impl Fn(&LabelledPage) -> bool) -> Dataset<'_> {
         let include = |page: &&LabelledPage| !page.held_out_only && include(page);
         let mut group_pages: HashMap<(&str, bool), usize> = HashMap::new();
@@ -321,7 +329,7 @@ impl Collected {
                 .get(&(page.group.as_str(), page.alone))
                 .copied()
                 .unwrap_or(1);
-            let weight = 1.0 / ((labelled * pages) as f32).sqrt();
+            let weight = page.weight / ((labelled * pages) as f32).sqrt();
             for (row, label) in page.rows.iter().zip(&page.labels) {
                 if let Some(label) = label {
                     dataset.rows.push(row);
@@ -407,6 +415,11 @@ pub fn collect(
             }
         }
     }
+    for page in &mut collected.pages {
+        if let Some(&weight) = options.page_weights.get(&page.url) {
+            page.weight = weight;
+        }
+    }
     if collected
         .pages
         .iter()
@@ -476,6 +489,7 @@ fn record(
             rows: page.rows,
             in_comments: page.in_comments,
             labels,
+            weight: 1.0,
         });
     }
     Ok(labelled)

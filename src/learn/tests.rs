@@ -11,6 +11,7 @@ fn page(group: &str, n: usize, pages_per_site: Option<PagesPerSite>) -> Labelled
         in_comments: Vec::new(),
         rows: Vec::new(),
         labels: Vec::new(),
+        weight: 1.0,
     }
 }
 
@@ -149,6 +150,26 @@ fn a_site_s_lone_page_draws_weigh_as_one_more_site() {
     for weight in &dataset.weights[36..] {
         assert!((weight - 0.25).abs() < 1e-6, "{weight}");
     }
+}
+
+#[test]
+fn a_page_s_own_weight_multiplies_its_rows_weights() {
+    let labelled = |mut page: LabelledPage, weight: f32| {
+        page.rows = vec![vec![0.0]; 4];
+        page.labels = vec![Some(1.0); 4];
+        page.weight = weight;
+        page
+    };
+    let collected = Collected {
+        pages: vec![
+            labelled(page("one.example", 0, None), 1.0),
+            labelled(page("two.example", 0, None), 0.25),
+        ],
+        labelled_given: 2,
+    };
+    let dataset = collected.dataset(|_| true);
+    // Each page alone on its site: 1/√4, times its own factor.
+    assert_eq!(dataset.weights, [[0.5; 4], [0.125; 4]].concat());
 }
 
 #[test]

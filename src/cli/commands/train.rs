@@ -2,12 +2,15 @@
 //! `--cross-validate`, each site's pages decided by a model that never saw it); with
 //! `--pages-per-site`, the training set pooled from reads of each site sampled to each size.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Args;
 
 use indexer::detect::DetectorKind;
+use indexer::eval;
 use indexer::learn::{self, BoostSettings, Evidence, Family};
 use indexer::run::{BuildOptions, PagesPerSite, Progress, Sampling};
 
@@ -56,6 +59,12 @@ pub struct TrainArgs {
     /// per site). The model written is the same.
     #[arg(long, value_name = "N", default_value_t = 1, requires_all = ["cross_validate", "pages_per_site"], value_parser = clap::value_parser!(u64).range(1..=1000))]
     held_out_draws: u64,
+    /// Multiply the weight of the pages labelled in files matching PATTERN (a glob, as given
+    /// to --labels or --snippets) by FACTOR, so that a labelled set of other conventions can
+    /// teach without outweighing the rest (each page otherwise weighs as its site's share;
+    /// docs/MEASUREMENTS.md). Repeatable; a page named by several patterns takes the last.
+    #[arg(long, value_name = "PATTERN=FACTOR", value_parser = weighed_pattern)]
+    weigh: Vec<(String, f32)>,
     /// Trees: how many (default 120).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     trees: Option<u64>,
@@ -129,6 +138,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         sampling: Sampling::new(&args.pages_per_site, args.seed),
         lone_page_draws: args.lone_page_draws as usize,
         held_out_draws: args.held_out_draws as usize,
+        page_weights: Arc::new(page_weights(&args.weigh)?),
         ..learn::TrainOptions::default()
     };
     let inputs = &args.inputs.inputs;
@@ -197,6 +207,33 @@ pub fn run(args: TrainArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--weigh`'s value: a pattern and a positive factor, split at the last `=`.
+fn weighed_pattern(value: &str) -> Result<(String, f32), String> {
+    let (pattern, factor) = value
+        .rsplit_once('=')
+        .ok_or_else(|| format!("expected PATTERN=FACTOR, got {value:?}"))?;
+    match factor.trim().parse::<f32>() {
+        Ok(factor) if factor.is_finite() && factor > 0.0 && !pattern.is_empty() => {
+            Ok((pattern.to_string(), factor))
+        }
+        _ => Err(format!(
+            "expected PATTERN=FACTOR with a pattern and a positive number, got {value:?}"
+        )),
+    }
+}
+
+/// The factor on each named page's weight, from the files `--weigh`'s patterns match.
+fn page_weights(weighed: &[(String, f32)]) -> Result<HashMap<String, f32>> {
+    let mut weights = HashMap::new();
+    for (pattern, factor) in weighed {
+        let files = eval::expand_patterns(std::slice::from_ref(pattern))?;
+        for url in eval::load_urls(&files)? {
+            weights.insert(url, *factor);
+        }
+    }
+    Ok(weights)
+}
+
 #[cfg(test)]
 mod tests {
     use clap::{Args, Command};
@@ -228,6 +265,21 @@ mod tests {
                 help.contains(&format!("(default {default})")),
                 "--{id}: {help:?} does not say (default {default})"
             );
+        }
+    }
+
+    #[test]
+    fn weigh_takes_a_pattern_and_a_positive_factor() {
+        assert_eq!(
+            weighed_pattern("lone/dragnet*=0.25"),
+            Ok(("lone/dragnet*".to_string(), 0.25))
+        );
+        assert_eq!(
+            weighed_pattern("a=b/*.gz=2"),
+            Ok(("a=b/*.gz".to_string(), 2.0))
+        );
+        for refused in ["lone/*", "=0.5", "x=0", "x=-1", "x=nan", "x=inf", "x=some"] {
+            assert!(weighed_pattern(refused).is_err(), "{refused}");
         }
     }
 }
