@@ -100,34 +100,55 @@ fn decide_waiting<D: Detector>(
 
 /// Complete sites whose pages still wait: each decided as soon as its last record arrives
 /// would leave a crawl of small sites (most of a Common Crawl file) decided on the one thread
-/// that keeps pages in order, so sites smaller than [`DECIDE_ON_WORKERS_FROM`] records wait
-/// for others until their records reach it, and are then decided together on the workers. A
-/// site's verdicts depend on its own pages only ([`Detector::DECIDES_SITE_BY_SITE`]), so
-/// when a site is decided changes none of them.
-#[derive(Default)]
+/// that keeps pages in order, so with two workers or more, sites smaller than
+/// [`DECIDE_ON_WORKERS_FROM`] records wait for others until their records reach it, and are
+/// then decided together on the workers (with one, each is decided at once: a lone worker
+/// would only take turns with the waiting thread). A site's verdicts depend on its own pages
+/// only ([`Detector::DECIDES_SITE_BY_SITE`]), so when a site is decided changes none of them.
 struct CompleteSites {
     sites: Vec<String>,
     records: usize,
+    /// Records that make a batch due.
+    due_from: usize,
 }
 
 impl CompleteSites {
+    fn new(workers: usize) -> Self {
+        let due_from = if workers >= 2 {
+            DECIDE_ON_WORKERS_FROM
+        } else {
+            1
+        };
+        CompleteSites {
+            sites: Vec::new(),
+            records: 0,
+            due_from,
+        }
+    }
+
     fn push(&mut self, complete: CompleteSite) {
         self.records += complete.records as usize;
         self.sites.push(complete.site);
     }
 
     fn are_due(&self) -> bool {
-        self.records >= DECIDE_ON_WORKERS_FROM
+        self.records >= self.due_from
+    }
+
+    /// The sites, leaving none.
+    fn take(&mut self) -> Vec<String> {
+        self.records = 0;
+        std::mem::take(&mut self.sites)
     }
 }
 
-/// Decides the waiting pages of the `complete` sites — every waiting page when `everything`
+/// Decides the waiting pages of the complete `sites` — every waiting page when `everything`
 /// (the batch memory is full) — and lets the detector go of those sites once their models
 /// are saved.
 #[allow(clippy::too_many_arguments)]
 fn decide_sites<D: Detector>(
     detector: &RwLock<D>,
-    complete: CompleteSites,
+    sites: Vec<String>,
     everything: bool,
     waiting: &mut Waiting<D::Observation>,
     site_models: &mut SiteModelLedger<'_>,
@@ -136,7 +157,6 @@ fn decide_sites<D: Detector>(
     tally: &mut BuildSummary,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<(), BuildError> {
-    let sites = &complete.sites;
     decide_waiting(
         &*read_lock(detector),
         |page| everything || sites.contains(&page.site),
@@ -147,7 +167,7 @@ fn decide_sites<D: Detector>(
         emit,
     )?;
     let mut detector = write_lock(detector);
-    for site in sites {
+    for site in &sites {
         site_models.finish_site(&*detector, site);
         detector.forget_site(site);
     }
@@ -264,7 +284,7 @@ fn two_passes<D: Detector>(
     let loads_pages = detector.loads_pages();
     let detector = RwLock::new(detector);
     let mut waiting = Waiting::new(plan.renders_kept_text);
-    let mut complete = CompleteSites::default();
+    let mut complete = CompleteSites::new(pipeline.workers());
     let mut pages = InputPages::new(inputs, *limits, segment_options);
     let mut site_records = if D::DECIDES_SITE_BY_SITE {
         progress.start_pass(&format!("{label}counting pages per site"));
@@ -316,7 +336,7 @@ fn two_passes<D: Detector>(
             if full || complete.are_due() {
                 decide_sites(
                     &detector,
-                    std::mem::take(&mut complete),
+                    complete.take(),
                     full,
                     &mut waiting,
                     &mut site_models,

@@ -580,6 +580,42 @@ fn a_site_is_decided_when_its_last_record_arrives() {
     assert_eq!(outcome.summary.pages, 16);
 }
 
+/// With one worker, small sites do not wait for each other: each is decided as soon as its
+/// last record arrives.
+#[test]
+fn with_one_worker_each_small_site_is_decided_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = site_pages("a.example", 2);
+    let b = site_pages("b.example", 1);
+    let inputs = inputs_of(&dir, &[a[0].clone(), b[0].clone(), a[1].clone()]);
+    let calls = Calls::default();
+    let options = BuildOptions {
+        threads: 1,
+        ..options()
+    };
+    let plan = RunPlan {
+        passes: Passes::Two,
+        ..RunPlan::new(&options, &inputs, Output::Caller)
+    };
+    let detector = SiteBySite::new(calls.clone());
+    let outcome = run_read(&inputs, &options, &plan, |read| run_with(detector, read));
+    let learn = |site: &str, n| Call::Learn(page_url(site, n));
+    let decide = |site: &str, n| Call::Decide(page_url(site, n));
+    let forget = |site: &str| Call::Forget(site.to_string());
+    let expected = vec![
+        learn("a.example", 0),
+        learn("b.example", 0),
+        decide("b.example", 0),
+        forget("b.example"),
+        learn("a.example", 1),
+        decide("a.example", 0),
+        decide("a.example", 1),
+        forget("a.example"),
+    ];
+    assert_eq!(calls.taken(), expected);
+    assert_eq!(outcome.summary.batches, 2);
+}
+
 #[test]
 fn an_index_builds_plan_has_the_kept_text_rendered_where_pages_are_decided() {
     let dir = tempfile::tempdir().unwrap();
