@@ -323,6 +323,11 @@ impl Marks {
 /// joined by `_`, `::` or `->`, called (`()`), a dotted path (`os.path`: two letters or more
 /// on each side of a dot, so not `e.g.`), or lower camel case (`getValue`, but not `iPhone`).
 fn is_identifier(token: &str) -> bool {
+    // Each test below needs one of these bytes; most words of prose hold none.
+    let marked = |byte: &u8| matches!(byte, b':' | b'-' | b'(' | b'_' | b'.' | b'A'..=b'Z');
+    if !token.as_bytes().iter().any(marked) {
+        return false;
+    }
     let token = token.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '"' | '\'' | '`'));
     let bytes = token.as_bytes();
     if bytes.len() < 3 {
