@@ -349,6 +349,79 @@ fn models_whose_numbers_are_out_of_range_are_refused_naming_the_file() {
     }
 }
 
+/// `--weigh PATTERN=FACTOR` weighs the pages of the label files it matches: a factor of 1
+/// changes nothing, byte for byte; another is written into the model's provenance; a pattern
+/// that matches no file is refused before anything is written.
+#[test]
+fn weighed_label_files_are_said_in_the_model_and_a_factor_of_one_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels = repo().join("data/*.labels.jsonl.gz");
+    let weigh = |factor: &str| format!("{}={factor}", labels.to_str().unwrap());
+    let (plain, same, halved) = (
+        dir.path().join("plain.json"),
+        dir.path().join("same.json"),
+        dir.path().join("halved.json"),
+    );
+    train(&plain, &["--trees", "10"]);
+    train(&same, &["--trees", "10", "--weigh", &weigh("1")]);
+    assert_eq!(
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&same).unwrap()
+    );
+    train(&halved, &["--trees", "10", "--weigh", &weigh("0.5")]);
+    let model: Value = serde_json::from_slice(&std::fs::read(&halved).unwrap()).unwrap();
+    let settings = model["provenance"]["settings"].as_str().unwrap();
+    assert!(
+        settings.contains(", 100 pages weighed × 0.5:"),
+        "{settings}"
+    );
+
+    // A file naming none of the labelled pages weighs nothing, and is warned of.
+    let elsewhere = dir.path().join("elsewhere.jsonl");
+    std::fs::write(&elsewhere, "{\"url\": \"http://elsewhere.example/\"}\n").unwrap();
+    let unused = dir.path().join("unused.json");
+    let output = indexer(
+        &[
+            "train",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--trees",
+            "10",
+            "--weigh",
+            &format!("{}=2", elsewhere.to_str().unwrap()),
+            "--out",
+            unused.to_str().unwrap(),
+        ],
+        &sample(),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("name none of the pages"), "{stderr}");
+    assert_eq!(
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&unused).unwrap()
+    );
+
+    let missing = dir.path().join("missing.json");
+    let nowhere = dir.path().join("nowhere/*.jsonl=2");
+    let output = indexer(
+        &[
+            "train",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--weigh",
+            nowhere.to_str().unwrap(),
+            "--out",
+            missing.to_str().unwrap(),
+        ],
+        &sample(),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no file matches"), "{stderr}");
+    assert!(!missing.exists());
+}
+
 #[test]
 fn training_without_labelled_pages_in_the_input_says_so() {
     let dir = tempfile::tempdir().unwrap();

@@ -543,7 +543,7 @@ pub fn fit(dataset: &Dataset<'_>, options: &TrainOptions, inputs: &[PathBuf]) ->
             content_blocks: dataset.labels.iter().filter(|&&y| y > 0.5).count() as u64,
             seed: options.seed,
             settings: format!(
-                "{}, {} evidence{}: {settings}",
+                "{}, {} evidence{}{}: {settings}",
                 crate::detect::Choice::name(options.family),
                 crate::detect::Choice::name(options.evidence),
                 options
@@ -559,10 +559,28 @@ pub fn fit(dataset: &Dataset<'_>, options: &TrainOptions, inputs: &[PathBuf]) ->
                                 draws => format!(", {draws} lone-page draws"),
                             }
                         )
-                    })
+                    }),
+                weighed(&options.page_weights),
             ),
         },
     )
+}
+
+/// How `page_weights` weighs pages, for a model's provenance: ", 1381 pages weighed × 0.25"
+/// for each factor other than 1 (nothing when there is none).
+fn weighed(page_weights: &HashMap<String, f32>) -> String {
+    let mut by_factor: Vec<(f32, usize)> = Vec::new();
+    for &factor in page_weights.values().filter(|&&factor| factor != 1.0) {
+        match by_factor.iter_mut().find(|(seen, _)| *seen == factor) {
+            Some((_, pages)) => *pages += 1,
+            None => by_factor.push((factor, 1)),
+        }
+    }
+    by_factor.sort_by(|a, b| a.0.total_cmp(&b.0));
+    by_factor
+        .iter()
+        .map(|(factor, pages)| format!(", {pages} pages weighed × {factor}"))
+        .collect()
 }
 
 /// The chosen family fitted to `rows` with the labels and weights of `dataset`.

@@ -550,7 +550,8 @@ mod tests {
         assert_eq!(summary.pages, 18);
         assert_eq!(summary.passes, 2);
         // Without the limit, the sites are decided as they complete; sites this small wait for
-        // each other (a with b, whose last page makes 8 records), and c for the input's end.
+        // each other (a with b, whose last page makes 12 pages held), and c for the input's
+        // end.
         let (_, whole) = extracted(&inputs, &self::options(DetectorKind::Bloom)).unwrap();
         assert_eq!(whole.batches, 2);
     }

@@ -116,6 +116,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
         }
     }
     let (labels, snippets) = load_truth(&args.truth)?;
+    let labelled: std::collections::HashSet<&str> = (labels.iter().map(|label| label.url.as_str()))
+        .chain(snippets.iter().map(|label| label.url.as_str()))
+        .collect();
     let defaults = BoostSettings::default();
     let options = learn::TrainOptions {
         build: BuildOptions {
@@ -138,7 +141,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         sampling: Sampling::new(&args.pages_per_site, args.seed),
         lone_page_draws: args.lone_page_draws as usize,
         held_out_draws: args.held_out_draws as usize,
-        page_weights: Arc::new(page_weights(&args.weigh)?),
+        page_weights: Arc::new(page_weights(&args.weigh, &labelled)?),
         ..learn::TrainOptions::default()
     };
     let inputs = &args.inputs.inputs;
@@ -222,12 +225,24 @@ fn weighed_pattern(value: &str) -> Result<(String, f32), String> {
     }
 }
 
-/// The factor on each named page's weight, from the files `--weigh`'s patterns match.
-fn page_weights(weighed: &[(String, f32)]) -> Result<HashMap<String, f32>> {
+/// The factor on the weight of each of the `labelled` pages named in the files `--weigh`'s
+/// patterns match; a pattern that names none of them is warned of (it weighs nothing).
+fn page_weights(
+    weighed: &[(String, f32)],
+    labelled: &std::collections::HashSet<&str>,
+) -> Result<HashMap<String, f32>> {
     let mut weights = HashMap::new();
     for (pattern, factor) in weighed {
         let files = eval::expand_patterns(std::slice::from_ref(pattern))?;
-        for url in eval::load_urls(&files)? {
+        let urls: Vec<String> = (eval::load_urls(&files)?.into_iter())
+            .filter(|url| labelled.contains(url.as_str()))
+            .collect();
+        if urls.is_empty() {
+            notice!(
+                "warning: --weigh {pattern}={factor}: its files name none of the pages of --labels or --snippets"
+            );
+        }
+        for url in urls {
             weights.insert(url, *factor);
         }
     }

@@ -100,15 +100,16 @@ fn decide_waiting<D: Detector>(
 
 /// Complete sites whose pages still wait: each decided as soon as its last record arrives
 /// would leave a crawl of small sites (most of a Common Crawl file) decided on the one thread
-/// that keeps pages in order, so with two workers or more, sites smaller than
-/// [`DECIDE_ON_WORKERS_FROM`] records wait for others until their records reach it, and are
-/// then decided together on the workers (with one, each is decided at once: a lone worker
+/// that keeps pages in order, so with two workers or more, sites of fewer than
+/// [`DECIDE_ON_WORKERS_FROM`] pages wait for others until their pages reach it, and are then
+/// decided together on the workers (with one, each is decided at once: a lone worker
 /// would only take turns with the waiting thread). A site's verdicts depend on its own pages
 /// only ([`Detector::DECIDES_SITE_BY_SITE`]), so when a site is decided changes none of them.
 struct CompleteSites {
     sites: Vec<String>,
-    records: usize,
-    /// Records that make a batch due.
+    /// Their pages (the records the reader did not skip).
+    pages: usize,
+    /// Pages that make a batch due.
     due_from: usize,
 }
 
@@ -121,23 +122,23 @@ impl CompleteSites {
         };
         CompleteSites {
             sites: Vec::new(),
-            records: 0,
+            pages: 0,
             due_from,
         }
     }
 
     fn push(&mut self, complete: CompleteSite) {
-        self.records += complete.records as usize;
+        self.pages += complete.pages as usize;
         self.sites.push(complete.site);
     }
 
     fn are_due(&self) -> bool {
-        self.records >= self.due_from
+        self.pages >= self.due_from
     }
 
     /// The sites, leaving none.
     fn take(&mut self) -> Vec<String> {
-        self.records = 0;
+        self.pages = 0;
         std::mem::take(&mut self.sites)
     }
 }
@@ -452,9 +453,9 @@ fn pass_over_unchanged(tally: &mut BuildSummary, progress: &dyn Progress, page: 
     tally.unchanged += 1;
 }
 
-/// Learns a page of a two-pass read, which then waits for its decision. Unless it is decided
-/// next (its site's last), it waits without its word lists and with its observation trimmed:
-/// what is dropped is made again when it is decided.
+/// Learns a page of a two-pass read, which then waits for its decision. Unless it is its
+/// site's last (decided next, or with a few other small sites), it waits without its word
+/// lists and with its observation trimmed: what is dropped is made again when it is decided.
 fn learn_and_wait<D: Detector>(
     detector: &mut D,
     waiting: &mut Waiting<D::Observation>,

@@ -516,14 +516,14 @@ fn a_stop_ends_the_read_as_interrupted() {
 }
 
 /// Sites interleaved in the input: a site is decided once its last record has arrived (a
-/// skip of the site counts), and let go of — small sites together, once their records reach
+/// skip of the site counts), and let go of — small sites together, once their pages reach
 /// [`DECIDE_ON_WORKERS_FROM`], a larger one at once; pages still leave in input order.
 #[test]
 fn a_site_is_decided_when_its_last_record_arrives() {
     let dir = tempfile::tempdir().unwrap();
     let a = site_pages("a.example", 3);
     let b = site_pages("b.example", 3);
-    let c = site_pages("c.example", 1);
+    let c = site_pages("c.example", 2);
     let d = site_pages("d.example", 9);
     let mut records = vec![
         a[0].clone(),
@@ -531,10 +531,11 @@ fn a_site_is_decided_when_its_last_record_arrives() {
         a[1].clone(),
         a[2].clone(),
         b[1].clone(),
-        // A request record: skipped by the reader, yet a's.
+        // A request record: skipped by the reader, yet a's (a record, not a page).
         request("http://a.example/page2.html"),
         b[2].clone(),
         c[0].clone(),
+        c[1].clone(),
     ];
     records.extend(d);
     let inputs = inputs_of(&dir, &records);
@@ -556,28 +557,65 @@ fn a_site_is_decided_when_its_last_record_arrives() {
         ("b.example", 1),
         ("b.example", 2),
         ("c.example", 0),
+        ("c.example", 1),
     ];
-    // a (4 records) and b (3) wait until c's record makes 8; the seven pages are few enough
-    // to be decided on the calling thread, in input order.
-    let mut expected: Vec<Call> = small.iter().map(|&(site, n)| learn(site, n)).collect();
-    expected.extend(small.iter().map(|&(site, n)| decide(site, n)));
-    expected.extend(["a.example", "b.example", "c.example"].map(forget));
-    expected.extend((0..9).map(|n| learn("d.example", n)));
+    // Decided on the workers, in any order.
+    let sorted = |calls: &[Call]| {
+        let mut calls = calls.to_vec();
+        calls.sort_by_key(|call| format!("{call:?}"));
+        calls
+    };
     let taken = calls.taken();
-    assert_eq!(taken[..expected.len()], expected);
-    // d, of nine records, is decided as soon as it is complete, on the workers (any order).
-    let mut last: Vec<Call> = taken[expected.len()..].to_vec();
-    assert_eq!(last.pop(), Some(forget("d.example")));
-    last.sort_by_key(|call| format!("{call:?}"));
-    let mut decided_d: Vec<Call> = (0..9).map(|n| decide("d.example", n)).collect();
-    decided_d.sort_by_key(|call| format!("{call:?}"));
-    assert_eq!(last, decided_d);
+    // a (3 pages) and b (3) wait until c's last page makes 8.
+    let learned: Vec<Call> = small.iter().map(|&(site, n)| learn(site, n)).collect();
+    assert_eq!(taken[..8], learned);
+    let decided: Vec<Call> = small.iter().map(|&(site, n)| decide(site, n)).collect();
+    assert_eq!(sorted(&taken[8..16]), sorted(&decided));
+    assert_eq!(
+        taken[16..19],
+        ["a.example", "b.example", "c.example"].map(forget)
+    );
+    // d, of nine pages, is decided as soon as it is complete.
+    let learned_d: Vec<Call> = (0..9).map(|n| learn("d.example", n)).collect();
+    assert_eq!(taken[19..28], learned_d);
+    let decided_d: Vec<Call> = (0..9).map(|n| decide("d.example", n)).collect();
+    assert_eq!(sorted(&taken[28..37]), sorted(&decided_d));
+    assert_eq!(taken[37..], [forget("d.example")]);
     let mut urls: Vec<String> = small.iter().map(|&(site, n)| page_url(site, n)).collect();
     urls.extend((0..9).map(|n| page_url("d.example", n)));
     assert_eq!(outcome.urls(), urls);
     assert_eq!(outcome.summary.batches, 2);
-    assert_eq!(outcome.summary.records, 17);
-    assert_eq!(outcome.summary.pages, 16);
+    assert_eq!(outcome.summary.records, 18);
+    assert_eq!(outcome.summary.pages, 17);
+}
+
+/// A full batch memory decides every waiting page; the small complete sites held are let go
+/// of after their pages are decided, never before.
+#[test]
+fn a_full_batch_decides_the_held_sites_before_letting_them_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = site_pages("a.example", 2);
+    let b = site_pages("b.example", 2);
+    let records = [a[0].clone(), b[0].clone(), a[1].clone(), b[1].clone()];
+    let inputs = inputs_of(&dir, &records);
+    let calls = Calls::default();
+    run_detector(SiteBySite::new(calls.clone()), &inputs, Passes::Two, 1);
+    let learn = |site: &str, n| Call::Learn(page_url(site, n));
+    let decide = |site: &str, n| Call::Decide(page_url(site, n));
+    let forget = |site: &str| Call::Forget(site.to_string());
+    let expected = vec![
+        learn("a.example", 0),
+        decide("a.example", 0),
+        learn("b.example", 0),
+        decide("b.example", 0),
+        learn("a.example", 1),
+        decide("a.example", 1),
+        forget("a.example"),
+        learn("b.example", 1),
+        decide("b.example", 1),
+        forget("b.example"),
+    ];
+    assert_eq!(calls.taken(), expected);
 }
 
 /// With one worker, small sites do not wait for each other: each is decided as soon as its

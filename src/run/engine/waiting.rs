@@ -11,7 +11,8 @@
 //! of the site. Pages leave in input order: a decided page
 //! waits for the pages before it. A read of a crawl stored site by site so holds the state
 //! and pages of about one site at a time; sites that never complete (a record that turned out
-//! not to be a page, a file changed between the reads) are decided when the input ends.
+//! not to be a page, a file changed between the reads), and small complete sites still
+//! waiting for others, are decided when the input ends.
 
 use std::collections::VecDeque;
 
@@ -29,21 +30,29 @@ use crate::run::{BuildError, DecidedPage};
 use crate::segment::{SegmentedPage, stable_hash_bytes};
 
 /// Fewer waiting pages than this are decided on the calling thread: starting the workers
-/// costs more than deciding a few pages. Complete sites smaller than this wait for others
-/// until their records reach it, and are decided together on the workers.
+/// costs more than deciding a few pages. With two workers or more, complete sites of fewer
+/// pages wait for others until their pages reach it, and are decided together on the workers.
 pub(super) const DECIDE_ON_WORKERS_FROM: usize = 8;
 
 /// Records of each site still to come in a read.
 pub(super) struct SiteRecords {
-    /// By site key: the records still to come, and the site's records in all.
-    remaining: FxHashMap<u64, (u32, u32)>,
+    remaining: FxHashMap<u64, SiteCount>,
+}
+
+/// One site's records in a read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct SiteCount {
+    /// Records of the site, skips included (while the read is on: those still to come).
+    records: u32,
+    /// Those the reader yields as records, not skips: the site's pages, or about.
+    pages: u32,
 }
 
 /// A site whose every record has arrived.
 pub(super) struct CompleteSite {
     pub(super) site: String,
-    /// Its records, pages or not.
-    pub(super) records: u32,
+    /// Its records that the reader did not skip: about its pages.
+    pub(super) pages: u32,
 }
 
 impl SiteRecords {
@@ -99,8 +108,10 @@ impl SiteRecords {
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
             if cut.joins(reached.as_ref(), second_first.as_ref()) {
-                for (site, records) in second_remaining {
-                    *remaining.entry(site).or_default() += records;
+                for (site, count) in second_remaining {
+                    let sum: &mut SiteCount = remaining.entry(site).or_default();
+                    sum.records += count.records;
+                    sum.pages += count.pages;
                 }
             } else {
                 count_into(
@@ -114,17 +125,13 @@ impl SiteRecords {
         })
     }
 
-    fn new(counted: FxHashMap<u64, u32>) -> Self {
-        let remaining = counted
-            .into_iter()
-            .map(|(key, records)| (key, (records, records)))
-            .collect();
+    fn new(remaining: FxHashMap<u64, SiteCount>) -> Self {
         SiteRecords { remaining }
     }
 
     /// A record has arrived, whatever became of it: its site, when it was the site's last.
     pub(super) fn last_of_site<T>(&mut self, prepared: &Prepared<T>) -> Option<CompleteSite> {
-        let complete = |site: String, records| CompleteSite { site, records };
+        let complete = |site: String, pages| CompleteSite { site, pages };
         match prepared {
             Prepared::Page(page, _) | Prepared::Text(page, _) => self
                 .arrived(&page.site)
@@ -136,15 +143,15 @@ impl SiteRecords {
         }
     }
 
-    /// One record of `site` has arrived: the site's records in all, when it was the last.
+    /// One record of `site` has arrived: the site's pages, when it was the last.
     fn arrived(&mut self, site: &str) -> Option<u32> {
         let key = site_key(site);
         match self.remaining.get_mut(&key) {
-            Some((left, _)) if *left > 1 => {
-                *left -= 1;
+            Some(count) if count.records > 1 => {
+                count.records -= 1;
                 None
             }
-            Some(_) => self.remaining.remove(&key).map(|(_, records)| records),
+            Some(_) => self.remaining.remove(&key).map(|count| count.pages),
             // More records than counted: the input changed since. The site stays open.
             None => None,
         }
@@ -153,7 +160,7 @@ impl SiteRecords {
 
 /// Adds the records of `records` to the counts of their sites.
 fn count_into(
-    remaining: &mut FxHashMap<u64, u32>,
+    remaining: &mut FxHashMap<u64, SiteCount>,
     records: impl Iterator<Item = RecordItem>,
     stopped: &(dyn Fn() -> bool + Sync),
     counted: &(dyn Fn() + Sync),
@@ -167,7 +174,9 @@ fn count_into(
             Err(skip) => skip.url.as_ref(),
         };
         if let Some(url) = url {
-            *remaining.entry(site_key(&site_of(url))).or_default() += 1;
+            let count = remaining.entry(site_key(&site_of(url))).or_default();
+            count.records += 1;
+            count.pages += u32::from(item.is_ok());
         }
         counted();
     }
@@ -298,7 +307,7 @@ mod tests {
     use crate::read::test_support::fixture;
     use crate::read::{Cut, InputSet, RecordLocation, Skip, SkipReason};
 
-    fn serial_count(inputs: &InputSet) -> FxHashMap<u64, u32> {
+    fn serial_count(inputs: &InputSet) -> FxHashMap<u64, SiteCount> {
         let mut remaining = FxHashMap::default();
         count_into(&mut remaining, inputs.records(), &|| false, &|| {}).unwrap();
         remaining
@@ -319,10 +328,7 @@ mod tests {
         let halves = inputs.halves_from(1).unwrap();
         assert_eq!(halves.cut, Cut::Input(1));
         let counted = SiteRecords::count_halves(halves, &|| false, &|| {}).unwrap();
-        assert_eq!(
-            counted.remaining,
-            SiteRecords::new(serial.clone()).remaining
-        );
+        assert_eq!(counted.remaining, serial);
 
         // A cut the halves do not join at: the first half is counted on to its end instead.
         let items: Vec<RecordItem> = inputs.records().collect();
@@ -343,9 +349,6 @@ mod tests {
             cut: Cut::Within(RecordLocation::of(middle)),
         };
         let counted = SiteRecords::count_halves(halves, &|| false, &|| {}).unwrap();
-        assert_eq!(
-            counted.remaining,
-            SiteRecords::new(serial.clone()).remaining
-        );
+        assert_eq!(counted.remaining, serial);
     }
 }
