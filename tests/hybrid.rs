@@ -10,6 +10,11 @@ mod common;
 use common::{extracted_pages, indexer, ok, repo, sample};
 
 fn train(out: &Path, extra: &[&str]) -> String {
+    ok(train_output(out, extra))
+}
+
+/// `indexer train` on the sample with its labels, writing to `out`, as it ended.
+fn train_output(out: &Path, extra: &[&str]) -> std::process::Output {
     let labels = repo().join("data/*.labels.jsonl.gz");
     let mut args = vec![
         "train",
@@ -19,7 +24,7 @@ fn train(out: &Path, extra: &[&str]) -> String {
         out.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    ok(indexer(&args, &sample()))
+    indexer(&args, &sample())
 }
 
 /// The sample's pages as `extract --detector hybrid --model MODEL` keeps them.
@@ -380,20 +385,8 @@ fn weighed_label_files_are_said_in_the_model_and_a_factor_of_one_changes_nothing
     let elsewhere = dir.path().join("elsewhere.jsonl");
     std::fs::write(&elsewhere, "{\"url\": \"http://elsewhere.example/\"}\n").unwrap();
     let unused = dir.path().join("unused.json");
-    let output = indexer(
-        &[
-            "train",
-            "--labels",
-            labels.to_str().unwrap(),
-            "--trees",
-            "10",
-            "--weigh",
-            &format!("{}=2", elsewhere.to_str().unwrap()),
-            "--out",
-            unused.to_str().unwrap(),
-        ],
-        &sample(),
-    );
+    let weigh_elsewhere = format!("{}=2", elsewhere.to_str().unwrap());
+    let output = train_output(&unused, &["--trees", "10", "--weigh", &weigh_elsewhere]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("name none of the pages"), "{stderr}");
@@ -404,18 +397,7 @@ fn weighed_label_files_are_said_in_the_model_and_a_factor_of_one_changes_nothing
 
     let missing = dir.path().join("missing.json");
     let nowhere = dir.path().join("nowhere/*.jsonl=2");
-    let output = indexer(
-        &[
-            "train",
-            "--labels",
-            labels.to_str().unwrap(),
-            "--weigh",
-            nowhere.to_str().unwrap(),
-            "--out",
-            missing.to_str().unwrap(),
-        ],
-        &sample(),
-    );
+    let output = train_output(&missing, &["--weigh", nowhere.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("no file matches"), "{stderr}");

@@ -2,7 +2,7 @@
 //! `--cross-validate`, each site's pages decided by a model that never saw it); with
 //! `--pages-per-site`, the training set pooled from reads of each site sampled to each size.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -116,7 +116,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         }
     }
     let (labels, snippets) = load_truth(&args.truth)?;
-    let labelled: std::collections::HashSet<&str> = (labels.iter().map(|label| label.url.as_str()))
+    let labelled: HashSet<&str> = (labels.iter().map(|label| label.url.as_str()))
         .chain(snippets.iter().map(|label| label.url.as_str()))
         .collect();
     let defaults = BoostSettings::default();
@@ -196,7 +196,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     // Sampled below whole sites, most labelled pages are left out on purpose.
     let whole_sites = (options.sampling.as_ref())
         .is_none_or(|sampling| sampling.pages_per_site.contains(&PagesPerSite::All));
-    let found: std::collections::HashSet<&str> = (collected.pages.iter())
+    let found: HashSet<&str> = (collected.pages.iter())
         .filter(|page| page.labels.iter().any(Option::is_some))
         .map(|page| page.url.as_str())
         .collect();
@@ -229,7 +229,7 @@ fn weighed_pattern(value: &str) -> Result<(String, f32), String> {
 /// patterns match; a pattern that names none of them is warned of (it weighs nothing).
 fn page_weights(
     weighed: &[(String, f32)],
-    labelled: &std::collections::HashSet<&str>,
+    labelled: &HashSet<&str>,
 ) -> Result<HashMap<String, f32>> {
     let mut weights = HashMap::new();
     for (pattern, factor) in weighed {

@@ -24,6 +24,21 @@ enum Call {
     Forget(String),
 }
 
+/// Page `n` of `site` learned.
+fn learned(site: &str, n: usize) -> Call {
+    Call::Learn(page_url(site, n))
+}
+
+/// Page `n` of `site` decided.
+fn decided(site: &str, n: usize) -> Call {
+    Call::Decide(page_url(site, n))
+}
+
+/// `site` let go of.
+fn forgot(site: &str) -> Call {
+    Call::Forget(site.to_string())
+}
+
 /// Where [`SeenBefore`] notes its calls, shared with the test.
 #[derive(Clone, Default, serde::Serialize)]
 struct Calls {
@@ -546,9 +561,6 @@ fn a_site_is_decided_when_its_last_record_arrives() {
         Passes::Two,
         1 << 30,
     );
-    let learn = |site: &str, n| Call::Learn(page_url(site, n));
-    let decide = |site: &str, n| Call::Decide(page_url(site, n));
-    let forget = |site: &str| Call::Forget(site.to_string());
     let small = [
         ("a.example", 0),
         ("b.example", 0),
@@ -567,20 +579,20 @@ fn a_site_is_decided_when_its_last_record_arrives() {
     };
     let taken = calls.taken();
     // a (3 pages) and b (3) wait until c's last page makes 8.
-    let learned: Vec<Call> = small.iter().map(|&(site, n)| learn(site, n)).collect();
-    assert_eq!(taken[..8], learned);
-    let decided: Vec<Call> = small.iter().map(|&(site, n)| decide(site, n)).collect();
-    assert_eq!(sorted(&taken[8..16]), sorted(&decided));
+    let small_learned: Vec<Call> = small.iter().map(|&(site, n)| learned(site, n)).collect();
+    assert_eq!(taken[..8], small_learned);
+    let small_decided: Vec<Call> = small.iter().map(|&(site, n)| decided(site, n)).collect();
+    assert_eq!(sorted(&taken[8..16]), sorted(&small_decided));
     assert_eq!(
         taken[16..19],
-        ["a.example", "b.example", "c.example"].map(forget)
+        ["a.example", "b.example", "c.example"].map(forgot)
     );
     // d, of nine pages, is decided as soon as it is complete.
-    let learned_d: Vec<Call> = (0..9).map(|n| learn("d.example", n)).collect();
+    let learned_d: Vec<Call> = (0..9).map(|n| learned("d.example", n)).collect();
     assert_eq!(taken[19..28], learned_d);
-    let decided_d: Vec<Call> = (0..9).map(|n| decide("d.example", n)).collect();
+    let decided_d: Vec<Call> = (0..9).map(|n| decided("d.example", n)).collect();
     assert_eq!(sorted(&taken[28..37]), sorted(&decided_d));
-    assert_eq!(taken[37..], [forget("d.example")]);
+    assert_eq!(taken[37..], [forgot("d.example")]);
     let mut urls: Vec<String> = small.iter().map(|&(site, n)| page_url(site, n)).collect();
     urls.extend((0..9).map(|n| page_url("d.example", n)));
     assert_eq!(outcome.urls(), urls);
@@ -600,20 +612,17 @@ fn a_full_batch_decides_the_held_sites_before_letting_them_go() {
     let inputs = inputs_of(&dir, &records);
     let calls = Calls::default();
     run_detector(SiteBySite::new(calls.clone()), &inputs, Passes::Two, 1);
-    let learn = |site: &str, n| Call::Learn(page_url(site, n));
-    let decide = |site: &str, n| Call::Decide(page_url(site, n));
-    let forget = |site: &str| Call::Forget(site.to_string());
     let expected = vec![
-        learn("a.example", 0),
-        decide("a.example", 0),
-        learn("b.example", 0),
-        decide("b.example", 0),
-        learn("a.example", 1),
-        decide("a.example", 1),
-        forget("a.example"),
-        learn("b.example", 1),
-        decide("b.example", 1),
-        forget("b.example"),
+        learned("a.example", 0),
+        decided("a.example", 0),
+        learned("b.example", 0),
+        decided("b.example", 0),
+        learned("a.example", 1),
+        decided("a.example", 1),
+        forgot("a.example"),
+        learned("b.example", 1),
+        decided("b.example", 1),
+        forgot("b.example"),
     ];
     assert_eq!(calls.taken(), expected);
 }
@@ -637,18 +646,15 @@ fn with_one_worker_each_small_site_is_decided_at_once() {
     };
     let detector = SiteBySite::new(calls.clone());
     let outcome = run_read(&inputs, &options, &plan, |read| run_with(detector, read));
-    let learn = |site: &str, n| Call::Learn(page_url(site, n));
-    let decide = |site: &str, n| Call::Decide(page_url(site, n));
-    let forget = |site: &str| Call::Forget(site.to_string());
     let expected = vec![
-        learn("a.example", 0),
-        learn("b.example", 0),
-        decide("b.example", 0),
-        forget("b.example"),
-        learn("a.example", 1),
-        decide("a.example", 0),
-        decide("a.example", 1),
-        forget("a.example"),
+        learned("a.example", 0),
+        learned("b.example", 0),
+        decided("b.example", 0),
+        forgot("b.example"),
+        learned("a.example", 1),
+        decided("a.example", 0),
+        decided("a.example", 1),
+        forgot("a.example"),
     ];
     assert_eq!(calls.taken(), expected);
     assert_eq!(outcome.summary.batches, 2);

@@ -73,7 +73,7 @@ impl SiteRecords {
             None => {
                 let mut remaining = FxHashMap::default();
                 count_into(&mut remaining, source.records(), stopped, counted)?;
-                Ok(SiteRecords::new(remaining))
+                Ok(SiteRecords { remaining })
             }
         }
     }
@@ -121,12 +121,8 @@ impl SiteRecords {
                     counted,
                 )?;
             }
-            Ok(SiteRecords::new(remaining))
+            Ok(SiteRecords { remaining })
         })
-    }
-
-    fn new(remaining: FxHashMap<u64, SiteCount>) -> Self {
-        SiteRecords { remaining }
     }
 
     /// A record has arrived, whatever became of it: its site, when it was the site's last.
@@ -135,10 +131,10 @@ impl SiteRecords {
         match prepared {
             Prepared::Page(page, _) | Prepared::Text(page, _) => self
                 .arrived(&page.site)
-                .map(|records| complete(page.site.clone(), records)),
+                .map(|pages| complete(page.site.clone(), pages)),
             Prepared::Skipped(skip) => {
                 let site = site_of(skip.url.as_deref()?);
-                self.arrived(&site).map(|records| complete(site, records))
+                self.arrived(&site).map(|pages| complete(site, pages))
             }
         }
     }
