@@ -614,6 +614,85 @@ fn reader_comments_are_dropped_by_their_rule_unless_kept() {
     );
 }
 
+/// A thread whose markup names no comments, under a block that only says "Comments", is
+/// dropped from that block on by its own rule when its comments' dated bylines come back
+/// again and again; a reference page's "Comments" section, prose without such lines, stays;
+/// `--keep-comments` switches the rule off.
+#[test]
+fn a_thread_under_a_bare_comments_name_is_dropped_by_its_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("pages");
+    std::fs::create_dir(&pages).unwrap();
+    let comments: String = [
+        ("Ann", "7:59 AM", "Tried this last weekend with my grandmother's starter and the crust came out wonderfully dark, thank you for writing the steps down so clearly."),
+        ("Bob", "8:10 AM", "Does the overnight rest also work in a cold kitchen in winter, or should the bowl stand near the stove for the whole night?"),
+        ("Cy", "9:41 AM", "I baked two loaves from this recipe and gave one to my neighbour, who asked for the recipe at once and baked her own the next day."),
+    ]
+    .iter()
+    .map(|(name, time, text)| {
+        format!("<div><p>Posted by: {name} | October 26, 2012 at {time}</p><p>{text}</p></div>")
+    })
+    .collect();
+    let post = format!(
+        "<html><head><title>Baking rye bread at home</title></head><body>\
+        <div><h1>Baking rye bread at home</h1>\
+        <p>Rye flour holds little gluten, so the dough stays sticky and the loaf is dense; a \
+        sourdough starter gives it the acidity it needs to rise and keep well for a week.</p>\
+        <p>Mix the starter with warm water the evening before, leave it covered overnight, and \
+        knead the flour in the next morning before the second rise in a floured basket.</p>\
+        </div><div><b>Comments</b>{comments}</div></body></html>"
+    );
+    std::fs::write(pages.join("post.html"), post).unwrap();
+    let docs = "<html><head><title>Lexical analysis</title></head><body><main>\
+        <h1>Lexical analysis</h1><p>A program is read by a parser, which takes its input as a \
+        stream of tokens made by the lexical analyzer from the characters of the source file, \
+        line by line, as the following sections describe one by one.</p>\
+        <h2>Comments</h2><p>A comment starts with a hash character that is not part of a \
+        string literal, and ends at the end of the physical line; comments are ignored by the \
+        syntax.</p><p>Comments were written with two slashes before version 2.1.3, released \
+        with many other changes to the lexical analyzer and to its tables.</p>\
+        </main></body></html>";
+    std::fs::write(pages.join("lexical.html"), docs).unwrap();
+
+    let by_default = explained_blocks(&pages, &[]);
+    let comment = |text: &str| {
+        ["grandmother", "cold kitchen", "neighbour"]
+            .iter()
+            .any(|word| text.contains(word))
+    };
+    let thread: Vec<_> = by_default
+        .iter()
+        .filter(|(text, ..)| comment(text))
+        .collect();
+    assert_eq!(thread.len(), 3, "{by_default:?}");
+    for (text, kept, rule) in &thread {
+        assert!(
+            !kept && rule == "after_comments_name",
+            "{text}: {kept} {rule}"
+        );
+    }
+    for (text, kept, rule) in &by_default {
+        if text.contains("hash character") || text.contains("Rye flour") {
+            assert!(
+                *kept && rule != "after_comments_name",
+                "{text}: {kept} {rule}"
+            );
+        }
+    }
+    let kept = explained_blocks(&pages, &["--keep-comments"]);
+    assert!(
+        kept.iter()
+            .all(|(_, _, rule)| rule != "after_comments_name"),
+        "{kept:?}"
+    );
+    assert!(
+        kept.iter()
+            .filter(|(text, ..)| comment(text))
+            .all(|(_, kept, _)| *kept),
+        "{kept:?}"
+    );
+}
+
 /// An index page the model all but empties (a long list of links) keeps the text no other
 /// page of its site holds (rule `page_own_text`), while the navigation and footer both pages
 /// share stay dropped; `--hybrid-page-floor 0` leaves the model's decisions alone.

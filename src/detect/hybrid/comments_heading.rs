@@ -79,6 +79,33 @@ const OPENING: &[&[&str]] = &[
     &["lascia", "un", "commento"],
 ];
 
+/// Names of a section of reader comments that say nothing else ("Comments", "Responses»"):
+/// too common in documentation to open comments alone, they do when a thread follows
+/// ([`super::comment_thread`]).
+const NAMES: &[&[&str]] = &[
+    &["comments"],
+    &["comment"],
+    &["responses"],
+    &["replies"],
+    &["reactions"],
+    &["discussion"],
+    &["reader", "comments"],
+    &["readers", "comments"],
+    &["user", "comments"],
+    &["kommentare"],
+    &["kommentarer"],
+    &["commentaires"],
+    &["comentarios"],
+    &["commenti"],
+    &["reacties"],
+    &["komentarze"],
+    &["комментарии"],
+    &["评论"],
+    &["評論"],
+    &["コメント"],
+    &["댓글"],
+];
+
 /// Count words that may stand for a number before [`COUNTED`] words.
 const COUNT_WORDS: &[&str] = &[
     "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -122,6 +149,16 @@ pub fn opens_comments(text: &str) -> bool {
     phrase_then_count(READERS, false)
         || phrase_then_count(WITH_COUNT, true)
         || OPENING.iter().any(|phrase| words.starts_with(phrase))
+}
+
+/// Whether `text`, a block's whole text, only names a section of reader comments.
+pub fn names_comments(text: &str) -> bool {
+    let lowered = text.to_lowercase();
+    let words: Vec<&str> = lowered
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .collect();
+    NAMES.contains(&words.as_slice())
 }
 
 #[cfg(test)]
@@ -174,6 +211,29 @@ mod tests {
             "Comments are closed for this post because it is older than thirty days, sorry",
         ] {
             assert!(!opens_comments(heading), "{heading}");
+        }
+    }
+
+    #[test]
+    fn a_bare_name_names_comments_and_nothing_longer_does() {
+        for name in [
+            "Comments",
+            "Comments»",
+            "COMMENTS:",
+            "Responses",
+            "Reader Comments",
+            "评论",
+        ] {
+            assert!(names_comments(name), "{name}");
+        }
+        for text in [
+            "Comments and docstrings",
+            "Recent Comments",
+            "12 Comments",
+            "Comments are closed.",
+            "",
+        ] {
+            assert!(!names_comments(text), "{text}");
         }
     }
 }

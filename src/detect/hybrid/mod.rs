@@ -19,6 +19,7 @@
 //! the page's own title (the site's shared title words removed) is kept whatever the model
 //! says.
 
+mod comment_thread;
 mod comments_heading;
 pub mod features;
 pub mod model;
@@ -28,8 +29,8 @@ mod site_table;
 pub use features::SiteEvidence;
 pub use model::{Classifier, CompiledTrees, Model, ModelError, Node, Provenance, Tree};
 pub use rules::{
-    AFTER_COMMENTS_HEADING, CONTENT_PROBABILITY, DecisionRules, PAGE_OWN_TEXT, READER_COMMENT,
-    THIN_SITE_EVIDENCE,
+    AFTER_COMMENTS_HEADING, AFTER_COMMENTS_NAME, CONTENT_PROBABILITY, DecisionRules, PAGE_OWN_TEXT,
+    READER_COMMENT, THIN_SITE_EVIDENCE,
 };
 
 use std::sync::{Arc, Mutex};
@@ -379,6 +380,7 @@ impl Detector for Hybrid {
         title::TITLE_HEADING,
         READER_COMMENT,
         AFTER_COMMENTS_HEADING,
+        AFTER_COMMENTS_NAME,
         THIN_SITE_EVIDENCE,
         PAGE_OWN_TEXT,
     ];

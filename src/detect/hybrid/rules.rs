@@ -18,6 +18,10 @@
 //! comments ([`comments_heading::opens_comments`]: "12 Comments", "Leave a Reply") after at
 //! least a third of what the page keeps drops every kept block from it to the page's end
 //! ([`AFTER_COMMENTS_HEADING`]) — a thread whose markup names no comments, and what follows it.
+//! So does a block that only names comments ("Comments", "Responses":
+//! [`comments_heading::names_comments`]) when what follows it has a thread's shape
+//! ([`comment_thread::follows_as_thread`]: short dated lines again and again from right after
+//! it) ([`AFTER_COMMENTS_NAME`]); whichever of the two comes first.
 //!
 //! Then: when what is kept holds less than [`DecisionRules::page_floor`] of
 //! the page's words, the dropped blocks whose text no other page of the site holds are kept
@@ -27,6 +31,7 @@
 //! repeats is not the site's template; but on a page alone on its site every block is its
 //! own, so keeping them all would keep its whole template (docs/MEASUREMENTS.md, lone pages).
 
+use super::comment_thread;
 use super::comments_heading;
 use super::features;
 use super::title;
@@ -43,6 +48,12 @@ pub const READER_COMMENT: Rule = Rule::new(11, "reader_comment");
 /// third of what the page keeps: dropped with what follows, unless `--keep-comments` asks for
 /// comments.
 pub const AFTER_COMMENTS_HEADING: Rule = Rule::new(15, "after_comments_heading");
+
+/// At or after a block that only names reader comments ("Comments", "Responses»") and is
+/// followed by a thread's shape, past [`WORDS_BEFORE_COMMENTS`] kept words: dropped with what
+/// follows, unless `--keep-comments` asks for comments. The bare name alone is also a section
+/// of a reference; the thread's dated lines tell the two apart.
+pub const AFTER_COMMENTS_NAME: Rule = Rule::new(16, "after_comments_name");
 
 /// Kept words a page must hold before a comments heading for [`AFTER_COMMENTS_HEADING`]: a
 /// short page's heading is as likely its subject.
@@ -95,11 +106,12 @@ impl Default for DecisionRules {
 
 impl DecisionRules {
     /// Every rule that may decide a block.
-    pub const RULES: [Rule; 6] = [
+    pub const RULES: [Rule; 7] = [
         CONTENT_PROBABILITY,
         title::TITLE_HEADING,
         READER_COMMENT,
         AFTER_COMMENTS_HEADING,
+        AFTER_COMMENTS_NAME,
         THIN_SITE_EVIDENCE,
         PAGE_OWN_TEXT,
     ];
@@ -123,15 +135,15 @@ impl DecisionRules {
                 self.block_verdict(row, in_comments, probability, threshold)
             })
             .collect();
-        let heading = (!self.keep_comments)
-            .then(|| comments_heading_at(rows, texts, &verdicts))
+        let comments = (!self.keep_comments)
+            .then(|| comments_start(rows, texts, &verdicts))
             .flatten();
-        let Some(start) = heading else {
+        let Some((start, rule)) = comments else {
             self.apply_page_floor(rows, in_comments, &mut verdicts);
             return verdicts;
         };
         for verdict in verdicts[start..].iter_mut().filter(|verdict| verdict.keep) {
-            *verdict = verdict.overruled_to_drop(AFTER_COMMENTS_HEADING);
+            *verdict = verdict.overruled_to_drop(rule);
         }
         // What follows the heading is the thread's, not the page's own text, for the floor.
         let mut in_comments = in_comments.to_vec();
@@ -211,20 +223,48 @@ impl DecisionRules {
     }
 }
 
+/// Where the page's section of reader comments starts, and the rule that found it: the first
+/// of a comments heading ([`comments_heading_at`]) and a bare name a thread follows
+/// ([`comments_name_at`]).
+fn comments_start(rows: &[&[f32]], texts: &[&str], verdicts: &[Verdict]) -> Option<(usize, Rule)> {
+    let heading = comments_heading_at(rows, texts, verdicts).map(|at| (at, AFTER_COMMENTS_HEADING));
+    let name = comments_name_at(rows, texts, verdicts).map(|at| (at, AFTER_COMMENTS_NAME));
+    heading.into_iter().chain(name).min_by_key(|&(at, _)| at)
+}
+
+/// Kept words of a block.
+fn kept_words(row: &[f32], verdict: &Verdict) -> f32 {
+    if verdict.keep {
+        count_of(row[LOG_WORDS])
+    } else {
+        0.0
+    }
+}
+
+/// The first block past [`WORDS_BEFORE_COMMENTS`] kept words that only names reader comments,
+/// if a thread's shape follows it (a later one is not looked for).
+fn comments_name_at(rows: &[&[f32]], texts: &[&str], verdicts: &[Verdict]) -> Option<usize> {
+    let mut before = 0.0;
+    for (block, ((row, verdict), text)) in rows.iter().zip(verdicts).zip(texts).enumerate() {
+        if before >= WORDS_BEFORE_COMMENTS && comments_heading::names_comments(text) {
+            return comment_thread::follows_as_thread(&texts[block + 1..]).then_some(block);
+        }
+        before += kept_words(row, verdict);
+    }
+    None
+}
+
 /// The heading that opens the page's section of reader comments, if it comes after at least a
 /// third of what `verdicts` keep and [`WORDS_BEFORE_COMMENTS`] kept words: the first comments
 /// heading past those words (one before them is a count in a byline). A later one is not
 /// looked for when the first fails: on a listing, each post ends in a heading of its comments.
 fn comments_heading_at(rows: &[&[f32]], texts: &[&str], verdicts: &[Verdict]) -> Option<usize> {
     debug_assert!(rows.len() == texts.len() && rows.len() == verdicts.len());
-    let kept_words = |(row, verdict): (&&[f32], &Verdict)| {
-        if verdict.keep {
-            count_of(row[LOG_WORDS])
-        } else {
-            0.0
-        }
-    };
-    let total: f32 = rows.iter().zip(verdicts).map(kept_words).sum();
+    let total: f32 = rows
+        .iter()
+        .zip(verdicts)
+        .map(|(row, verdict)| kept_words(row, verdict))
+        .sum();
     let mut before = 0.0;
     for (block, ((row, verdict), text)) in rows.iter().zip(verdicts).zip(texts).enumerate() {
         if row[features::HEADING_LEVEL] > 0.0
@@ -234,7 +274,7 @@ fn comments_heading_at(rows: &[&[f32]], texts: &[&str], verdicts: &[Verdict]) ->
             let after = total - before;
             return (before >= 0.5 * after).then_some(block);
         }
-        before += kept_words((row, verdict));
+        before += kept_words(row, verdict);
     }
     None
 }
@@ -406,6 +446,66 @@ mod tests {
         heading_row[features::HEADING_LEVEL] = 2.0;
         let rows = [row(200, 5, 1, 0.9), heading_row, row(150, 5, 1, 0.9)];
         let verdicts = decide_texts(keep_comments, &rows, &texts, &[false; 3]);
+        assert!(verdicts.iter().all(|verdict| verdict.keep));
+    }
+
+    /// An article of `article` words, a block of `name`, then a thread of three comments (a
+    /// dated byline and a comment each) and a footer.
+    fn page_with_name(article: usize, name: &str) -> Vec<Verdict> {
+        let mut rows = vec![row(article, 1, 1, 0.9), row(1, 1, 1, 0.9)];
+        let mut texts = vec!["The article.", name];
+        for _ in 0..3 {
+            rows.extend([row(6, 1, 1, 0.9), row(40, 1, 1, 0.9)]);
+            texts.extend(["Ann | October 26, 2012 at 7:59 AM", "Great post, thanks!"]);
+        }
+        rows.push(row(10, 1, 1, 0.9));
+        texts.push("Footer");
+        let comments = vec![false; rows.len()];
+        decide_texts(DecisionRules::default(), &rows, &texts, &comments)
+    }
+
+    #[test]
+    fn a_bare_comments_name_a_thread_follows_drops_it_and_what_follows() {
+        let verdicts = page_with_name(200, "Comments»");
+        assert!(verdicts[0].keep);
+        for verdict in &verdicts[1..] {
+            assert!(!verdict.keep);
+            assert_eq!(verdict.rule, AFTER_COMMENTS_NAME);
+        }
+        // However much of the page the thread is: the thread's shape says what it is.
+        assert!(!page_with_name(60, "Comments").last().unwrap().keep);
+        // Too little before, or a name that says more than comments: all kept.
+        assert!(page_with_name(30, "Comments").iter().all(|v| v.keep));
+        assert!(
+            page_with_name(200, "Comments and docstrings")
+                .iter()
+                .all(|v| v.keep)
+        );
+    }
+
+    #[test]
+    fn a_bare_comments_name_without_a_thread_after_it_keeps_the_page() {
+        // A reference's section called "Comments": prose, no dated lines.
+        let rows = [row(200, 1, 1, 0.9), row(1, 1, 1, 0.9), row(300, 1, 1, 0.9)];
+        let texts = [
+            "The reference.",
+            "Comments",
+            "Comments start with a hash sign.",
+        ];
+        let verdicts = decide_texts(DecisionRules::default(), &rows, &texts, &[false; 3]);
+        assert!(verdicts.iter().all(|verdict| verdict.keep));
+        // With comments kept, a thread is kept too.
+        let keep_comments = DecisionRules {
+            keep_comments: true,
+            ..DecisionRules::default()
+        };
+        let mut rows = vec![row(200, 1, 1, 0.9), row(1, 1, 1, 0.9)];
+        let mut texts = vec!["The article.", "Comments"];
+        for _ in 0..3 {
+            rows.extend([row(6, 1, 1, 0.9), row(40, 1, 1, 0.9)]);
+            texts.extend(["Ann | October 26, 2012 at 7:59 AM", "Great post, thanks!"]);
+        }
+        let verdicts = decide_texts(keep_comments, &rows, &texts, &vec![false; rows.len()]);
         assert!(verdicts.iter().all(|verdict| verdict.keep));
     }
 
