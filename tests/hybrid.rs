@@ -646,11 +646,14 @@ fn a_thread_under_a_bare_comments_name_is_dropped_by_its_shape() {
     let docs = "<html><head><title>Lexical analysis</title></head><body><main>\
         <h1>Lexical analysis</h1><p>A program is read by a parser, which takes its input as a \
         stream of tokens made by the lexical analyzer from the characters of the source file, \
-        line by line, as the following sections describe one by one.</p>\
+        line by line, as the following sections describe one by one: how lines are joined, \
+        how indentation opens and closes blocks, and which names are kept for the language \
+        itself and may not be used for anything else.</p>\
         <h2>Comments</h2><p>A comment starts with a hash character that is not part of a \
         string literal, and ends at the end of the physical line; comments are ignored by the \
-        syntax.</p><p>Comments were written with two slashes before version 2.1.3, released \
-        with many other changes to the lexical analyzer and to its tables.</p>\
+        syntax.</p><p>Changed on March 3, 2010: comments may hold any character.</p>\
+        <p>A comment that ends a line of code is read as the comment of that line, and tools \
+        that format the source keep it beside the code it follows.</p>\
         </main></body></html>";
     std::fs::write(pages.join("lexical.html"), docs).unwrap();
 

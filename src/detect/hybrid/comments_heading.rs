@@ -1,6 +1,7 @@
 //! Headings that open a section of reader comments — "12 Comments", "3 thoughts on “…”",
 //! "Leave a Reply", "Kommentare (4)" — told by their words alone: one heading's text in, yes or
-//! no out. Many blogs mark their threads with no class name that says comments
+//! no out; and blocks that only name such a section ("Comments»"), which open it when a
+//! thread's shape follows ([`names_comments`]). Many blogs mark their threads with no class name that says comments
 //! ([`crate::segment::evidence::names_reader_comments`] misses them), but title them so.
 //!
 //! A heading that only names comments or responses does not count — `Comments` is also a
@@ -81,14 +82,12 @@ const OPENING: &[&[&str]] = &[
 
 /// Names of a section of reader comments that say nothing else ("Comments", "Responses»"):
 /// too common in documentation to open comments alone, they do when a thread follows
-/// ([`super::comment_thread`]).
+/// ([`super::comment_thread`]). Not "Comment" (a link under every post of a listing) nor
+/// "Discussion" (a section of every paper).
 const NAMES: &[&[&str]] = &[
     &["comments"],
-    &["comment"],
     &["responses"],
     &["replies"],
-    &["reactions"],
-    &["discussion"],
     &["reader", "comments"],
     &["readers", "comments"],
     &["user", "comments"],
@@ -105,6 +104,9 @@ const NAMES: &[&[&str]] = &[
     &["コメント"],
     &["댓글"],
 ];
+
+/// The longest name in [`NAMES`] with what may surround it, in bytes.
+const MAX_NAME_BYTES: usize = 40;
 
 /// Count words that may stand for a number before [`COUNTED`] words.
 const COUNT_WORDS: &[&str] = &[
@@ -153,6 +155,9 @@ pub fn opens_comments(text: &str) -> bool {
 
 /// Whether `text`, a block's whole text, only names a section of reader comments.
 pub fn names_comments(text: &str) -> bool {
+    if text.len() > MAX_NAME_BYTES {
+        return false;
+    }
     let lowered = text.to_lowercase();
     let words: Vec<&str> = lowered
         .split(|c: char| !c.is_alphanumeric())
@@ -229,6 +234,8 @@ mod tests {
         for text in [
             "Comments and docstrings",
             "Recent Comments",
+            "Comment",
+            "Discussion",
             "12 Comments",
             "Comments are closed.",
             "",

@@ -428,8 +428,9 @@ impl Detector for Hybrid {
                 "Keep threads of reader comments as the model decides them (default: a block \
                  in an element whose class names comments, a Disqus thread or Comment \
                  microdata is dropped, and so is what follows a heading like \"12 Comments\" \
-                 or \"Leave a Reply\" past a third of the page's content, as every \
-                 benchmark's gold leaves comments out).",
+                 or \"Leave a Reply\" past a third of the page's content, or a bare \
+                 \"Comments\" that a thread's dated bylines follow, as every benchmark's gold \
+                 leaves comments out).",
                 |s| s.rules.keep_comments = true,
             ),
             Flag::count(

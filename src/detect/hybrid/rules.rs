@@ -55,8 +55,9 @@ pub const AFTER_COMMENTS_HEADING: Rule = Rule::new(15, "after_comments_heading")
 /// of a reference; the thread's dated lines tell the two apart.
 pub const AFTER_COMMENTS_NAME: Rule = Rule::new(16, "after_comments_name");
 
-/// Kept words a page must hold before a comments heading for [`AFTER_COMMENTS_HEADING`]: a
-/// short page's heading is as likely its subject.
+/// Kept words a page must hold before a comments heading for [`AFTER_COMMENTS_HEADING`], or
+/// before a name of comments for [`AFTER_COMMENTS_NAME`]: a short page's heading is as likely
+/// its subject.
 pub const WORDS_BEFORE_COMMENTS: f32 = 50.0;
 
 /// Kept below the threshold, within [`THIN_EVIDENCE_MARGIN`] of it, because the site has too
@@ -145,7 +146,7 @@ impl DecisionRules {
         for verdict in verdicts[start..].iter_mut().filter(|verdict| verdict.keep) {
             *verdict = verdict.overruled_to_drop(rule);
         }
-        // What follows the heading is the thread's, not the page's own text, for the floor.
+        // What follows the heading or name is the thread's, not the page's own text, for the floor.
         let mut in_comments = in_comments.to_vec();
         in_comments[start..].fill(true);
         self.apply_page_floor(rows, &in_comments, &mut verdicts);
@@ -227,8 +228,10 @@ impl DecisionRules {
 /// of a comments heading ([`comments_heading_at`]) and a bare name a thread follows
 /// ([`comments_name_at`]).
 fn comments_start(rows: &[&[f32]], texts: &[&str], verdicts: &[Verdict]) -> Option<(usize, Rule)> {
-    let heading = comments_heading_at(rows, texts, verdicts).map(|at| (at, AFTER_COMMENTS_HEADING));
-    let name = comments_name_at(rows, texts, verdicts).map(|at| (at, AFTER_COMMENTS_NAME));
+    let heading = comments_heading_at(rows, texts, verdicts);
+    let name = comments_name_at(rows, texts, verdicts, heading.unwrap_or(texts.len()));
+    let heading = heading.map(|at| (at, AFTER_COMMENTS_HEADING));
+    let name = name.map(|at| (at, AFTER_COMMENTS_NAME));
     heading.into_iter().chain(name).min_by_key(|&(at, _)| at)
 }
 
@@ -242,12 +245,26 @@ fn kept_words(row: &[f32], verdict: &Verdict) -> f32 {
 }
 
 /// The first block past [`WORDS_BEFORE_COMMENTS`] kept words that only names reader comments,
-/// if a thread's shape follows it (a later one is not looked for).
-fn comments_name_at(rows: &[&[f32]], texts: &[&str], verdicts: &[Verdict]) -> Option<usize> {
+/// if a thread's shape follows it and no later name is kept before `heading_at` (where
+/// a comments heading drops what follows); a later one is not looked for. A listing's posts
+/// each end in such a name, the next post's byline dated right after it; a thread does not
+/// name itself again, but for a comment form's "Comments:" label or a nested "Replies",
+/// which the model drops with the template around them.
+fn comments_name_at(
+    rows: &[&[f32]],
+    texts: &[&str],
+    verdicts: &[Verdict],
+    heading_at: usize,
+) -> Option<usize> {
     let mut before = 0.0;
     for (block, ((row, verdict), text)) in rows.iter().zip(verdicts).zip(texts).enumerate() {
         if before >= WORDS_BEFORE_COMMENTS && comments_heading::names_comments(text) {
-            return comment_thread::follows_as_thread(&texts[block + 1..]).then_some(block);
+            let after = block + 1;
+            let named_again = (after..heading_at.max(after)).any(|later| {
+                verdicts[later].keep && comments_heading::names_comments(texts[later])
+            });
+            return (!named_again && comment_thread::follows_as_thread(&texts[after..]))
+                .then_some(block);
         }
         before += kept_words(row, verdict);
     }
@@ -481,6 +498,32 @@ mod tests {
                 .iter()
                 .all(|v| v.keep)
         );
+    }
+
+    #[test]
+    fn a_listing_whose_posts_each_end_in_a_name_keeps_its_posts() {
+        // Each post: its dated byline, its text, then "Comments»" (a link to its thread).
+        let mut rows = Vec::new();
+        let mut texts = Vec::new();
+        for _ in 0..4 {
+            rows.extend([row(6, 1, 1, 0.9), row(80, 1, 1, 0.9), row(1, 1, 1, 0.9)]);
+            texts.extend(["By Ann | October 26, 2012", "A post.", "Comments»"]);
+        }
+        let verdicts = decide_texts(DecisionRules::default(), &rows, &texts, &vec![false; 12]);
+        assert!(verdicts.iter().all(|verdict| verdict.keep));
+        // A comment form's label after the thread, which the model drops, is no listing.
+        let mut rows = vec![row(200, 1, 1, 0.9), row(1, 1, 1, 0.9)];
+        let mut texts = vec!["The article.", "Comments"];
+        for _ in 0..3 {
+            rows.extend([row(6, 1, 1, 0.9), row(40, 1, 1, 0.9)]);
+            texts.extend(["Ann | October 26, 2012 at 7:59 AM", "Great post, thanks!"]);
+        }
+        rows.push(row(1, 1, 1, 0.1));
+        texts.push("Comments:");
+        let verdicts = decide_texts(DecisionRules::default(), &rows, &texts, &vec![false; 9]);
+        assert!(verdicts[0].keep);
+        assert!(verdicts[1..].iter().all(|verdict| !verdict.keep));
+        assert_eq!(verdicts[2].rule, AFTER_COMMENTS_NAME);
     }
 
     #[test]
