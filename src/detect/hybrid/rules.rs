@@ -469,6 +469,10 @@ mod tests {
     /// An article of `article` words, a block of `name`, then a thread of three comments (a
     /// dated byline and a comment each) and a footer.
     fn page_with_name(article: usize, name: &str) -> Vec<Verdict> {
+        page_with_name_under(DecisionRules::default(), article, name)
+    }
+
+    fn page_with_name_under(rules: DecisionRules, article: usize, name: &str) -> Vec<Verdict> {
         let mut rows = vec![row(article, 1, 1, 0.9), row(1, 1, 1, 0.9)];
         let mut texts = vec!["The article.", name];
         for _ in 0..3 {
@@ -478,7 +482,7 @@ mod tests {
         rows.push(row(10, 1, 1, 0.9));
         texts.push("Footer");
         let comments = vec![false; rows.len()];
-        decide_texts(DecisionRules::default(), &rows, &texts, &comments)
+        decide_texts(rules, &rows, &texts, &comments)
     }
 
     #[test]
@@ -509,7 +513,7 @@ mod tests {
             rows.extend([row(6, 1, 1, 0.9), row(80, 1, 1, 0.9), row(1, 1, 1, 0.9)]);
             texts.extend(["By Ann | October 26, 2012", "A post.", "Comments»"]);
         }
-        let verdicts = decide_texts(DecisionRules::default(), &rows, &texts, &vec![false; 12]);
+        let verdicts = decide_texts(DecisionRules::default(), &rows, &texts, &[false; 12]);
         assert!(verdicts.iter().all(|verdict| verdict.keep));
         // A comment form's label after the thread, which the model drops, is no listing.
         let mut rows = vec![row(200, 1, 1, 0.9), row(1, 1, 1, 0.9)];
@@ -520,7 +524,7 @@ mod tests {
         }
         rows.push(row(1, 1, 1, 0.1));
         texts.push("Comments:");
-        let verdicts = decide_texts(DecisionRules::default(), &rows, &texts, &vec![false; 9]);
+        let verdicts = decide_texts(DecisionRules::default(), &rows, &texts, &[false; 9]);
         assert!(verdicts[0].keep);
         assert!(verdicts[1..].iter().all(|verdict| !verdict.keep));
         assert_eq!(verdicts[2].rule, AFTER_COMMENTS_NAME);
@@ -542,13 +546,7 @@ mod tests {
             keep_comments: true,
             ..DecisionRules::default()
         };
-        let mut rows = vec![row(200, 1, 1, 0.9), row(1, 1, 1, 0.9)];
-        let mut texts = vec!["The article.", "Comments"];
-        for _ in 0..3 {
-            rows.extend([row(6, 1, 1, 0.9), row(40, 1, 1, 0.9)]);
-            texts.extend(["Ann | October 26, 2012 at 7:59 AM", "Great post, thanks!"]);
-        }
-        let verdicts = decide_texts(keep_comments, &rows, &texts, &vec![false; rows.len()]);
+        let verdicts = page_with_name_under(keep_comments, 200, "Comments");
         assert!(verdicts.iter().all(|verdict| verdict.keep));
     }
 
