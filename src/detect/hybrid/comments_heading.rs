@@ -80,32 +80,7 @@ const OPENING: &[&[&str]] = &[
     &["lascia", "un", "commento"],
 ];
 
-/// Names of a section of reader comments that say nothing else ("Comments", "Responses»"):
-/// too common in documentation to open comments alone, they do when a thread follows
-/// ([`super::comment_thread`]). Not "Comment" (a link under every post of a listing) nor
-/// "Discussion" (a section of every paper).
-const NAMES: &[&[&str]] = &[
-    &["comments"],
-    &["responses"],
-    &["replies"],
-    &["reader", "comments"],
-    &["readers", "comments"],
-    &["user", "comments"],
-    &["kommentare"],
-    &["kommentarer"],
-    &["commentaires"],
-    &["comentarios"],
-    &["commenti"],
-    &["reacties"],
-    &["komentarze"],
-    &["комментарии"],
-    &["评论"],
-    &["評論"],
-    &["コメント"],
-    &["댓글"],
-];
-
-/// The longest name in [`NAMES`] with what may surround it, in bytes.
+/// The longest bare name of comments with what may surround it, in bytes.
 const MAX_NAME_BYTES: usize = 40;
 
 /// Count words that may stand for a number before [`COUNTED`] words.
@@ -153,7 +128,11 @@ pub fn opens_comments(text: &str) -> bool {
         || OPENING.iter().any(|phrase| words.starts_with(phrase))
 }
 
-/// Whether `text`, a block's whole text, only names a section of reader comments.
+/// Whether `text`, a block's whole text, only names a section of reader comments: the words of
+/// [`READERS`] or [`WITH_COUNT`] without a count ("Comments", "Responses»", "Reader comments").
+/// Too common in documentation to open comments alone, such a name does when a thread follows
+/// ([`super::comment_thread`]). Not "Comment" (a link under every post of a listing) nor
+/// "Discussion" (a section of every paper).
 pub fn names_comments(text: &str) -> bool {
     if text.len() > MAX_NAME_BYTES {
         return false;
@@ -163,7 +142,7 @@ pub fn names_comments(text: &str) -> bool {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
         .collect();
-    NAMES.contains(&words.as_slice())
+    READERS.contains(&words.as_slice()) || WITH_COUNT.contains(&words.as_slice())
 }
 
 #[cfg(test)]
