@@ -559,6 +559,13 @@ fn explained_blocks(pages: &Path, extra: &[&str]) -> Vec<(String, bool, String)>
     blocks
 }
 
+/// The post of the reader-comments tests: its headline and two paragraphs.
+const RYE_BREAD_POST: &str = "<h1>Baking rye bread at home</h1>\
+    <p>Rye flour holds little gluten, so the dough stays sticky and the loaf is dense; a \
+    sourdough starter gives it the acidity it needs to rise and keep well for a week.</p>\
+    <p>Mix the starter with warm water the evening before, leave it covered overnight, and \
+    knead the flour in the next morning before the second rise in a floured basket.</p>";
+
 /// Reader comments are left out by default, by their own rule, and kept as the model decides
 /// them with `--keep-comments`: a blog post with a WordPress-style comment thread (`ol.comment-
 /// list`, `li.comment`, `div.comment-content`), and beside it a documentation page whose
@@ -568,20 +575,17 @@ fn reader_comments_are_dropped_by_their_rule_unless_kept() {
     let dir = tempfile::tempdir().unwrap();
     let pages = dir.path().join("pages");
     std::fs::create_dir(&pages).unwrap();
-    let post = "<html><head><title>Baking rye bread at home</title></head><body>\
-        <article><h1>Baking rye bread at home</h1>\
-        <p>Rye flour holds little gluten, so the dough stays sticky and the loaf is dense; a \
-        sourdough starter gives it the acidity it needs to rise and keep well for a week.</p>\
-        <p>Mix the starter with warm water the evening before, leave it covered overnight, and \
-        knead the flour in the next morning before the second rise in a floured basket.</p>\
-        </article>\
+    let post = format!(
+        "<html><head><title>Baking rye bread at home</title></head><body>\
+        <article>{RYE_BREAD_POST}</article>\
         <div id=\"comments\" class=\"comments-area\"><h2>3 comments</h2>\
         <ol class=\"comment-list\"><li class=\"comment\"><div class=\"comment-content\">\
         <p>Tried this last weekend with my grandmother's starter and the crust came out \
         wonderfully dark, thank you for writing the steps down so clearly.</p></div></li>\
         <li class=\"comment\"><div class=\"comment-content\"><p>Does the overnight rest \
         also work in a cold kitchen in winter, or should the bowl stand near the stove?</p>\
-        </div></li></ol></div></body></html>";
+        </div></li></ol></div></body></html>"
+    );
     std::fs::write(pages.join("post.html"), post).unwrap();
     let docs = "<html><head><title>Lexical analysis</title></head><body><main>\
         <section id=\"comments\"><h2>Comments</h2><p>A comment starts with a hash \
@@ -635,12 +639,7 @@ fn a_thread_under_a_bare_comments_name_is_dropped_by_its_shape() {
     .collect();
     let post = format!(
         "<html><head><title>Baking rye bread at home</title></head><body>\
-        <div><h1>Baking rye bread at home</h1>\
-        <p>Rye flour holds little gluten, so the dough stays sticky and the loaf is dense; a \
-        sourdough starter gives it the acidity it needs to rise and keep well for a week.</p>\
-        <p>Mix the starter with warm water the evening before, leave it covered overnight, and \
-        knead the flour in the next morning before the second rise in a floured basket.</p>\
-        </div><div><b>Comments</b>{comments}</div></body></html>"
+        <div>{RYE_BREAD_POST}</div><div><b>Comments</b>{comments}</div></body></html>"
     );
     std::fs::write(pages.join("post.html"), post).unwrap();
     let docs = "<html><head><title>Lexical analysis</title></head><body><main>\

@@ -6,6 +6,8 @@
 //! section of a reference that is also called "Comments" has its dates (an example's, a
 //! changelog's) far apart, if at all.
 
+use super::comments_heading;
+
 /// Dates a thread's bylines hold at least.
 pub const MIN_DATES: usize = 3;
 
@@ -65,10 +67,7 @@ pub fn byline_dates(text: &str) -> usize {
         }
     }
     let found = if dates > 0 { dates } else { times };
-    let words = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .count();
+    let words = comments_heading::words(text).count();
     if found > 0 && words <= WORDS_PER_DATE * found {
         found
     } else {

@@ -1,8 +1,9 @@
 //! Headings that open a section of reader comments — "12 Comments", "3 thoughts on “…”",
 //! "Leave a Reply", "Kommentare (4)" — told by their words alone: one heading's text in, yes or
 //! no out; and blocks that only name such a section ("Comments»"), which open it when a
-//! thread's shape follows ([`names_comments`]). Many blogs mark their threads with no class name that says comments
-//! ([`crate::segment::evidence::names_reader_comments`] misses them), but title them so.
+//! thread's shape follows ([`names_comments`]). Many blogs mark their threads with no class
+//! name that says comments ([`crate::segment::evidence::names_reader_comments`] misses them),
+//! but title them so.
 //!
 //! A heading that only names comments or responses does not count — `Comments` is also a
 //! section of a template language's reference, `Responses` of an API's —: a count ("Comments
@@ -99,10 +100,7 @@ pub fn opens_comments(text: &str) -> bool {
     let numbered_section = lowered.split_whitespace().next().is_some_and(|first| {
         first.contains('.') && first.starts_with(|c: char| c.is_ascii_digit())
     });
-    let words: Vec<&str> = lowered
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .collect();
+    let words: Vec<&str> = words(&lowered).collect();
     if numbered_section || words.is_empty() || words.len() > MAX_WORDS {
         return false;
     }
@@ -138,11 +136,14 @@ pub fn names_comments(text: &str) -> bool {
         return false;
     }
     let lowered = text.to_lowercase();
-    let words: Vec<&str> = lowered
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .collect();
+    let words: Vec<&str> = words(&lowered).collect();
     READERS.contains(&words.as_slice()) || WITH_COUNT.contains(&words.as_slice())
+}
+
+/// The words of `text`: its runs of letters and digits.
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
 }
 
 #[cfg(test)]

@@ -224,15 +224,13 @@ impl DecisionRules {
     }
 }
 
-/// Where the page's section of reader comments starts, and the rule that found it: the first
-/// of a comments heading ([`comments_heading_at`]) and a bare name a thread follows
-/// ([`comments_name_at`]).
+/// Where the page's section of reader comments starts, and the rule that found it: a bare name
+/// a thread follows before the comments heading ([`comments_name_at`]), or else that heading
+/// ([`comments_heading_at`]).
 fn comments_start(rows: &[&[f32]], texts: &[&str], verdicts: &[Verdict]) -> Option<(usize, Rule)> {
     let heading = comments_heading_at(rows, texts, verdicts);
     let name = comments_name_at(rows, texts, verdicts, heading.unwrap_or(texts.len()));
-    let heading = heading.map(|at| (at, AFTER_COMMENTS_HEADING));
-    let name = name.map(|at| (at, AFTER_COMMENTS_NAME));
-    heading.into_iter().chain(name).min_by_key(|&(at, _)| at)
+    (name.map(|at| (at, AFTER_COMMENTS_NAME))).or(heading.map(|at| (at, AFTER_COMMENTS_HEADING)))
 }
 
 /// Kept words of a block.
@@ -244,29 +242,28 @@ fn kept_words(row: &[f32], verdict: &Verdict) -> f32 {
     }
 }
 
-/// The first block past [`WORDS_BEFORE_COMMENTS`] kept words that only names reader comments,
-/// if a thread's shape follows it and no later name is kept before `heading_at` (where
-/// a comments heading drops what follows); a later one is not looked for. A listing's posts
-/// each end in such a name, the next post's byline dated right after it; a thread does not
-/// name itself again, but for a comment form's "Comments:" label or a nested "Replies",
-/// which the model drops with the template around them.
+/// The first block before `heading_at` and past [`WORDS_BEFORE_COMMENTS`] kept words that only
+/// names reader comments, if a thread's shape follows it and no later block up to `heading_at`
+/// (where a comments heading drops what follows) names them again and is kept; a later name is
+/// not looked for. A listing's posts each end in such a name, the next post's byline dated
+/// right after it; a thread does not name itself again, but for a comment form's "Comments:"
+/// label or a nested "Replies", which the model drops with the template around them.
 fn comments_name_at(
     rows: &[&[f32]],
     texts: &[&str],
     verdicts: &[Verdict],
     heading_at: usize,
 ) -> Option<usize> {
+    let named_and_kept =
+        |block: usize| verdicts[block].keep && comments_heading::names_comments(texts[block]);
     let mut before = 0.0;
-    for (block, ((row, verdict), text)) in rows.iter().zip(verdicts).zip(texts).enumerate() {
-        if before >= WORDS_BEFORE_COMMENTS && comments_heading::names_comments(text) {
-            let after = block + 1;
-            let named_again = (after..heading_at.max(after)).any(|later| {
-                verdicts[later].keep && comments_heading::names_comments(texts[later])
-            });
-            return (!named_again && comment_thread::follows_as_thread(&texts[after..]))
+    for block in 0..heading_at {
+        if before >= WORDS_BEFORE_COMMENTS && comments_heading::names_comments(texts[block]) {
+            let named_again = (block + 1..heading_at).any(named_and_kept);
+            return (!named_again && comment_thread::follows_as_thread(&texts[block + 1..]))
                 .then_some(block);
         }
-        before += kept_words(row, verdict);
+        before += kept_words(rows[block], &verdicts[block]);
     }
     None
 }
