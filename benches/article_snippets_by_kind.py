@@ -40,18 +40,17 @@ def texts_of(path):
     return {r["url"]: r.get("text") or "" for r in load(path)} if path else {}
 
 
-def line_holding(text, passage):
-    """The line of `text` that holds `passage` (whitespace collapsed), or None."""
-    wanted = collapsed(passage)
-    for line in (text or "").split("\n"):
-        if wanted and wanted in collapsed(line):
-            return line
-    return None
-
-
 def line_index(lines, passage):
+    """The index of the first of `lines` that holds `passage` (whitespace collapsed), or None."""
     wanted = collapsed(passage)
     return next((i for i, line in enumerate(lines) if wanted and wanted in collapsed(line)), None)
+
+
+def line_holding(text, passage):
+    """The line of `text` that holds `passage`, or None."""
+    lines = (text or "").split("\n")
+    at = line_index(lines, passage)
+    return None if at is None else lines[at]
 
 
 def place(text, label, passage):
@@ -70,9 +69,10 @@ def place(text, label, passage):
     return "among the article's lines"
 
 
-def judged(pred_path, labels):
-    """{(url, "with"|"without", index): True when the run judges that passage wrongly}."""
-    texts = {url: collapsed(text) for url, text in texts_of(pred_path).items()}
+def judged(texts, labels):
+    """{(url, "with"|"without", index): True when the run whose text is `texts` (by URL)
+    judges that passage wrongly}."""
+    texts = {url: collapsed(text) for url, text in texts.items()}
     wrong = {}
     for url, label in labels.items():
         text = texts.get(url, "")
@@ -94,10 +94,10 @@ def main():
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     labels = {r["url"]: r for r in load(a.snippets)}
-    wrong = judged(a.pred, labels)
-    other = judged(a.against, labels) if a.against else None
     kept_texts = texts_of(a.pred)
     all_texts = texts_of(a.all)
+    wrong = judged(kept_texts, labels)
+    other = judged(texts_of(a.against), labels) if a.against else None
 
     def passage(key):
         url, side, i = key
@@ -112,11 +112,11 @@ def main():
         for key, is_wrong in wrong.items() if is_wrong and key[1] == "without")
     rows = collections.defaultdict(lambda: {"fp": 0, "fn": 0, "only_fp": 0, "only_fn": 0, "texts": []})
     for key, is_wrong in wrong.items():
-        side = key[1]
-        label = "fp" if side == "without" else "fn"
-        only = other is not None and is_wrong and not other[key]
         if not is_wrong:
             continue
+        side = key[1]
+        label = "fp" if side == "without" else "fn"
+        only = other is not None and not other[key]
         text = passage(key)
         source = kept_texts if side == "without" else all_texts
         context = line_holding(source.get(key[0]), text) or text
