@@ -73,7 +73,7 @@ fi
 pass_flags=()
 detectors=hybrid,bloom
 if [[ ${ONE_PASS:-0} == 1 ]]; then
-  pass_flags=(--one-pass)
+  pass_flags=("${one_pass_flags[@]}")
   detectors=hybrid,incremental,sandwich
 fi
 
@@ -93,7 +93,7 @@ done
 
 if [[ ${ONE_PASS:-0} != 1 && ${LONE_PAGES:-1} == 1 && ${EVAL_ONLY:-0} != 1 ]]; then
   echo "== train --one-pass (with leave-one-site-out), for the sites of one page" >&2
-  "$bin" train "${inputs[@]}" "${labels[@]}" --one-pass "${recipe_flags[@]}" "${held_out_flags[@]}" \
+  "$bin" train "${inputs[@]}" "${labels[@]}" "${one_pass_flags[@]}" "${recipe_flags[@]}" "${held_out_flags[@]}" \
     --out "$out/model-both-one-pass.json" --cross-validate "$out/cv-both-one-pass.jsonl"
   site_files=()
   for name in "${site_corpora[@]}"; do

@@ -26,8 +26,12 @@ peers_venv() {
 # PAGES_PER_SITE pages (default 1,3,10,30,all) and, when 1 is among the sizes, read alone
 # LONE_PAGE_DRAWS times (default 16; a different page each time). PAGES_PER_SITE= (empty)
 # trains on whole sites only. ENSEMBLE=N (default 3, the built-in models) averages N
-# ensembles of trees (`train --ensemble N`). Sets the array `recipe_flags`.
+# ensembles of trees (`train --ensemble N`). Sets the array `recipe_flags`, and
+# `one_pass_flags`: what the one-pass model is trained with besides (`--one-pass`, and without
+# the feature `unlinked_words_before_share`, which lowers its held-out figures while it raises
+# the two-pass model's: docs/MEASUREMENTS.md).
 recipe() {
+  one_pass_flags=(--one-pass --without-feature unlinked_words_before_share)
   local pages_per_site=${PAGES_PER_SITE-1,3,10,30,all}
   recipe_flags=()
   if [[ -n $pages_per_site ]]; then

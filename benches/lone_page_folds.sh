@@ -66,7 +66,7 @@ for fold in "${folds[@]}"; do
   "$bin" train -q "${train[@]}" "$corpus"/articles/*.warc.gz \
     --labels "$corpus/docs/*.labels.jsonl.gz" --labels "$corpus/news/*.labels.jsonl.gz" \
     --snippets "$corpus/articles/*.snippets.jsonl.gz" "${recipe_flags[@]}" \
-    --one-pass "${train_flags[@]}" --out "$out/model-$at.json" > /dev/null
+    "${one_pass_flags[@]}" "${train_flags[@]}" --out "$out/model-$at.json" > /dev/null
   "$bin" extract -q "${held[@]}" --detector hybrid --one-pass --model "$out/model-$at.json" \
     >> "$out/held-out.jsonl"
 done

@@ -31,7 +31,7 @@ trap 'rm -f "$out"' EXIT
 status=0
 for variant in two-pass one-pass; do
   if [[ $variant == one-pass ]]; then
-    flags=(--one-pass)
+    flags=("${one_pass_flags[@]}")
     committed=src/detect/hybrid/default-one-pass-model.json
   else
     flags=()

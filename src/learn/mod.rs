@@ -109,6 +109,10 @@ pub struct TrainOptions {
     /// set whose conventions differ from the others' can teach without outweighing them.
     /// Pages not named weigh 1.
     pub page_weights: Arc<HashMap<String, f32>>,
+    /// Features blanked before fitting (`train --without-feature`), so that the model never
+    /// reads them; the built-in one-pass model is trained without one (`recipe` in
+    /// benches/lib.sh; docs/MEASUREMENTS.md).
+    pub without_features: Vec<String>,
 }
 
 impl Default for TrainOptions {
@@ -125,6 +129,7 @@ impl Default for TrainOptions {
             lone_page_draws: 1,
             held_out_draws: 1,
             page_weights: Arc::default(),
+            without_features: Vec::new(),
         }
     }
 }
@@ -497,16 +502,16 @@ fn record(
 
 /// Fits a model to `dataset`.
 pub fn fit(dataset: &Dataset<'_>, options: &TrainOptions, inputs: &[PathBuf]) -> Model {
-    let classifier = if options.evidence == Evidence::Both {
+    let unused: Vec<usize> = features::names()
+        .iter()
+        .enumerate()
+        .filter(|(_, name)| !options.evidence.uses(name) || options.without_features.contains(name))
+        .map(|(at, _)| at)
+        .collect();
+    let classifier = if unused.is_empty() {
         fit_rows(&dataset.rows, dataset, options)
     } else {
-        // An ablation: the features of the other evidence are blanked in a copy.
-        let unused: Vec<usize> = features::names()
-            .iter()
-            .enumerate()
-            .filter(|(_, name)| !options.evidence.uses(name))
-            .map(|(at, _)| at)
-            .collect();
+        // The features left out (an ablation, or `without_features`) are blanked in a copy.
         let blanked: Vec<Vec<f32>> = dataset
             .rows
             .iter()
@@ -543,7 +548,7 @@ pub fn fit(dataset: &Dataset<'_>, options: &TrainOptions, inputs: &[PathBuf]) ->
             content_blocks: dataset.labels.iter().filter(|&&y| y > 0.5).count() as u64,
             seed: options.seed,
             settings: format!(
-                "{}, {} evidence{}{}: {settings}",
+                "{}, {} evidence{}{}{}: {settings}",
                 crate::detect::Choice::name(options.family),
                 crate::detect::Choice::name(options.evidence),
                 options
@@ -561,6 +566,7 @@ pub fn fit(dataset: &Dataset<'_>, options: &TrainOptions, inputs: &[PathBuf]) ->
                         )
                     }),
                 weighed(&options.page_weights),
+                without(&options.without_features),
             ),
         },
     )
@@ -581,6 +587,15 @@ fn weighed(page_weights: &HashMap<String, f32>) -> String {
         .iter()
         .map(|(factor, pages)| format!(", {pages} pages weighed × {factor}"))
         .collect()
+}
+
+/// The features a model was trained without, for its provenance: ", without a, b" (nothing
+/// when there is none).
+fn without(features: &[String]) -> String {
+    match features {
+        [] => String::new(),
+        features => format!(", without {}", features.join(", ")),
+    }
 }
 
 /// The chosen family fitted to `rows` with the labels and weights of `dataset`.

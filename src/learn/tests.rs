@@ -1,4 +1,5 @@
 use super::*;
+use crate::detect::hybrid::Classifier;
 
 fn page(group: &str, n: usize, pages_per_site: Option<PagesPerSite>) -> LabelledPage {
     LabelledPage {
@@ -318,4 +319,59 @@ fn blocks_are_labelled_by_the_snippets_they_hold() {
         Some(0.0)
     );
     assert_eq!(labels.block_label("Weather: sunny"), None);
+}
+
+#[test]
+fn a_feature_trained_without_is_never_split_on_and_named_in_the_provenance() {
+    let names = crate::detect::hybrid::features::names();
+    let telling = names
+        .iter()
+        .position(|name| name == "unlinked_words_before_share")
+        .unwrap();
+    // The label is the telling feature; another feature says it with noise.
+    let pages: Vec<LabelledPage> = (0..40)
+        .map(|n| {
+            let mut page = page(&format!("site{}.example", n % 4), n, None);
+            for block in 0..10 {
+                let content = (n + block) % 2 == 0;
+                let mut row = vec![0.0; names.len()];
+                row[telling] = f32::from(u8::from(content));
+                row[0] = f32::from(u8::from(content != (block == 3))) + block as f32 / 100.0;
+                page.rows.push(row);
+                page.labels.push(Some(f32::from(u8::from(content))));
+                page.texts.push(String::new());
+                page.in_comments.push(false);
+            }
+            page
+        })
+        .collect();
+    let collected = Collected {
+        labelled_given: pages.len(),
+        pages,
+    };
+    let dataset = collected.dataset(|_| true);
+    let split_on = |options: &TrainOptions| {
+        let model = fit(&dataset, options, &[]);
+        let Classifier::Trees { trees, .. } = &model.classifier else {
+            unreachable!()
+        };
+        let features: HashSet<u16> = (trees.iter())
+            .flat_map(|tree| tree.nodes.iter().map(|node| node.feature))
+            .filter(|&feature| feature != crate::detect::hybrid::Node::LEAF)
+            .collect();
+        (features, model.provenance.settings)
+    };
+    let (with, settings) = split_on(&TrainOptions::default());
+    assert!(with.contains(&(telling as u16)));
+    assert!(!settings.contains("without"), "{settings}");
+    let (without, settings) = split_on(&TrainOptions {
+        without_features: vec![names[telling].clone()],
+        ..TrainOptions::default()
+    });
+    assert!(!without.contains(&(telling as u16)), "{without:?}");
+    assert!(without.contains(&0), "the other feature carries it");
+    assert!(
+        settings.contains(", without unlinked_words_before_share"),
+        "{settings}"
+    );
 }

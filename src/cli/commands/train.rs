@@ -65,6 +65,11 @@ pub struct TrainArgs {
     /// docs/MEASUREMENTS.md). Repeatable; a page named by several patterns takes the last.
     #[arg(long, value_name = "PATTERN=FACTOR", value_parser = weighed_pattern)]
     weigh: Vec<(String, f32)>,
+    /// Train without the feature NAME: its value is blanked before fitting, so the model never
+    /// reads it (its name stays in the model's feature list). Repeatable. The built-in
+    /// one-pass model is trained without `unlinked_words_before_share` (docs/MEASUREMENTS.md).
+    #[arg(long, value_name = "NAME", value_parser = feature_name)]
+    without_feature: Vec<String>,
     /// Trees: how many (default 120).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     trees: Option<u64>,
@@ -142,6 +147,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         lone_page_draws: args.lone_page_draws as usize,
         held_out_draws: args.held_out_draws as usize,
         page_weights: Arc::new(page_weights(&args.weigh, &labelled)?),
+        without_features: args.without_feature.clone(),
         ..learn::TrainOptions::default()
     };
     let inputs = &args.inputs.inputs;
@@ -208,6 +214,19 @@ pub fn run(args: TrainArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `--without-feature`'s value: the name of one of the model's features.
+fn feature_name(value: &str) -> Result<String, String> {
+    let names = indexer::detect::hybrid::features::names();
+    if names.iter().any(|name| name == value) {
+        Ok(value.to_string())
+    } else {
+        Err(format!(
+            "no feature is named {value:?}; a model file's \"features\" lists them (e.g. {})",
+            names[..3].join(", ")
+        ))
+    }
 }
 
 /// `--weigh`'s value: a pattern and a positive factor, split at the last `=`.

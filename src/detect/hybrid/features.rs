@@ -78,7 +78,7 @@ type Feature = (&'static str, fn(&BlockContext<'_>) -> f32);
 
 /// The features computed one by one, in row order; the context bits, tag codes and class
 /// token buckets follow them ([`names`]).
-const FEATURES: [Feature; 49] = [
+const FEATURES: [Feature; 50] = [
     ("log_words", |b| log1p(b.shape.words)),
     ("log_text_bytes", |b| log1p(b.shape.text_bytes)),
     ("link_density", |b| b.shape.link_density()),
@@ -159,6 +159,10 @@ const FEATURES: [Feature; 49] = [
     ("page_log_headings", |b| log1p(b.page.headings)),
     ("main_region_share_of_unlinked_words", |b| {
         b.page.main.unlinked_words as f32 / b.page.whole.unlinked_words().max(1) as f32
+    }),
+    // The built-in one-pass model is trained without it (`recipe` in benches/lib.sh).
+    ("unlinked_words_before_share", |b| {
+        b.page.unlinked_before[b.index] as f32 / b.page.whole.unlinked_words().max(1) as f32
     }),
 ];
 
@@ -428,6 +432,8 @@ struct PageFigures<'a> {
     main: MainRegion<'a>,
     /// Each block's (title words in block, block words in title) shares.
     title_shares: Vec<(f32, f32)>,
+    /// Words outside links in the blocks before each block.
+    unlinked_before: Vec<usize>,
 }
 
 impl<'a> PageFigures<'a> {
@@ -458,7 +464,16 @@ impl<'a> PageFigures<'a> {
                 }
             }
         }
+        let unlinked_before = shapes
+            .iter()
+            .scan(0, |before, shape| {
+                let here = *before;
+                *before += shape.unlinked_words();
+                Some(here)
+            })
+            .collect();
         PageFigures {
+            unlinked_before,
             words: whole.words.max(1),
             blocks: page.blocks.len(),
             main: MainRegion::of(page, &shapes),
@@ -706,6 +721,17 @@ mod tests {
             paragraph[name("page_link_density")]
         );
         assert_eq!(item[name("main_region_share_of_unlinked_words")], 1.0);
+        // The menu's words are all in links: the first paragraph has no prose before it, the
+        // second has the first's.
+        let before = name("unlinked_words_before_share");
+        assert!(rows[..4].iter().all(|row| row[before] == 0.0));
+        let words = |row: &[f32]| row[name("log_words")].exp_m1();
+        let expected = words(rows[3]) / (words(rows[3]) + words(rows[4]));
+        assert!(
+            (rows[4][before] - expected).abs() < 1e-4,
+            "{}",
+            rows[4][before]
+        );
     }
 
     #[test]
