@@ -451,7 +451,11 @@ impl<'a> PageFigures<'a> {
         let mut marks = Marks::default();
         let mut context_words = [0; context::COUNT];
         let mut headings = 0;
+        let mut unlinked_before = Vec::with_capacity(shapes.len());
+        let mut unlinked_so_far = 0;
         for ((block, shape), block_marks) in page.blocks.iter().zip(&shapes).zip(&block_marks) {
+            unlinked_before.push(unlinked_so_far);
+            unlinked_so_far += shape.unlinked_words();
             for &element in block.evidence.ancestors.iter() {
                 regions.entry(element).or_default().add(*shape);
             }
@@ -464,14 +468,6 @@ impl<'a> PageFigures<'a> {
                 }
             }
         }
-        let unlinked_before = shapes
-            .iter()
-            .scan(0, |before, shape| {
-                let here = *before;
-                *before += shape.unlinked_words();
-                Some(here)
-            })
-            .collect();
         PageFigures {
             unlinked_before,
             words: whole.words.max(1),
