@@ -41,6 +41,10 @@ pub struct RunPlan {
     /// the workers, rather than leaving it to the caller's sink on the one thread that
     /// receives pages in order: an index build indexes that text for every page.
     pub renders_kept_text: bool,
+    /// Whether the kept text is only ever written as lines, never as Markdown (an index
+    /// build): a page waiting for a two-pass decision then lets go of what only Markdown
+    /// writes, its links' targets ([`crate::segment::Layout::pack`]).
+    pub writes_lines_only: bool,
     /// Bytes of pages held waiting for a two-pass decision: the asked batch memory, at most
     /// an eighth of the budget.
     pub batch_memory: usize,
@@ -96,6 +100,7 @@ impl RunPlan {
             index_threads,
             writer_heap,
             renders_kept_text: output == Output::Index,
+            writes_lines_only: output == Output::Index,
             batch_memory,
             fixed,
             state_budget,

@@ -302,15 +302,17 @@ impl SegmentedPage {
         (text, runs)
     }
 
-    /// Drops the blocks' word lists and runs, keeping their text: a page waiting for its
-    /// decision then holds little more than its text.
-    pub fn forget_words(&mut self) {
+    /// Drops the blocks' word lists and runs, keeping their text, and packs the layout's
+    /// marks ([`Layout::pack`], `lines_only` as it says): a page waiting for its decision then
+    /// holds little more than its text.
+    pub fn shrink_for_waiting(&mut self, lines_only: bool) {
         for block in &mut self.blocks {
             block.words = Vec::new();
             block.runs = Vec::new();
             block.text.shrink_to_fit();
         }
         self.blocks.shrink_to_fit();
+        self.layout.pack(lines_only);
     }
 
     /// Approximate bytes held by the page.

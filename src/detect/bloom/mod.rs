@@ -677,7 +677,7 @@ mod tests {
         let (trimmed, mut waiting, mut trimmed_observed) = learned();
         for (page, observation) in waiting.iter_mut().zip(&mut trimmed_observed) {
             trimmed.trim_for_waiting(observation);
-            page.forget_words();
+            page.shrink_for_waiting(false);
             assert!(observation.blocks.is_empty());
         }
         let mut dropped = 0;

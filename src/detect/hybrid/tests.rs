@@ -49,7 +49,7 @@ fn a_waiting_page_is_decided_as_the_whole_observation_decides_it() {
     let (trimmed, mut waiting, mut trimmed_facts) = learned();
     for (page, facts) in waiting.iter_mut().zip(&mut trimmed_facts) {
         trimmed.trim_for_waiting(facts);
-        page.forget_words();
+        page.shrink_for_waiting(false);
         assert!(facts.signatures.is_empty());
     }
     for at in 0..pages.len() {

@@ -5,8 +5,9 @@
 //! A two-pass detector ([`Passes::Two`]) must see a site's pages before it can judge any of
 //! them. Following Chen, Ye & Li's own design (an in-memory batch whose statistics carry over
 //! to later batches), each page is read, segmented and observed once on the workers, learned
-//! in input order, and then waits ([`waiting`]) — its word lists dropped, and its
-//! observation trimmed to what deciding cannot remake ([`Detector::trim_for_waiting`]).
+//! in input order, and then waits ([`waiting`]) — its word lists dropped, its layout's
+//! marks packed, and its observation trimmed to what deciding cannot remake
+//! ([`Detector::trim_for_waiting`]).
 //! A detector whose verdicts depend on a page's own site only
 //! ([`Detector::DECIDES_SITE_BY_SITE`]: `bloom`, `hybrid`) has its input's records counted
 //! by site first, and each site is decided as soon as its last record arrives (a small site
@@ -284,7 +285,7 @@ fn two_passes<D: Detector>(
     let label = source.label();
     let loads_pages = detector.loads_pages();
     let detector = RwLock::new(detector);
-    let mut waiting = Waiting::new(plan.renders_kept_text);
+    let mut waiting = Waiting::new(plan.renders_kept_text, plan.writes_lines_only);
     let mut complete = CompleteSites::new(pipeline.workers());
     let mut pages = InputPages::new(inputs, *limits, segment_options);
     let mut site_records = if D::DECIDES_SITE_BY_SITE {
@@ -466,7 +467,7 @@ fn learn_and_wait<D: Detector>(
     detector.learn(&observed.observation);
     if !decided_next {
         detector.trim_for_waiting(&mut observed.observation);
-        page.forget_words();
+        page.shrink_for_waiting(waiting.writes_lines_only());
     }
     let bytes = page.heap_bytes() + detector.observation_bytes(&observed.observation);
     waiting.push_learned(page, observed, bytes);

@@ -660,6 +660,42 @@ fn with_one_worker_each_small_site_is_decided_at_once() {
     assert_eq!(outcome.summary.batches, 2);
 }
 
+/// An index writes the kept text as lines only, so its waiting pages let go of their links'
+/// targets; pages handed to any other caller keep them for Markdown.
+#[test]
+fn only_an_index_builds_waiting_pages_let_go_of_their_links_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = inputs_of(&dir, &site_pages("a.example", 12));
+    let options = BuildOptions {
+        detector: DetectorKind::Bloom,
+        ..options()
+    };
+    for (output, lines_only) in [(Output::Index, true), (Output::Caller, false)] {
+        let plan = RunPlan::new(&options, &inputs, output);
+        assert_eq!(plan.writes_lines_only, lines_only);
+        let Outcome { pages, .. } = run_read(&inputs, &options, &plan, |read| read.run());
+        // Every page but the site's last waited for its decision.
+        for page in &pages[..pages.len() - 1] {
+            let markdown_options = crate::segment::MarkdownOptions {
+                links: true,
+                images: false,
+                base_url: page.page.url.clone(),
+            };
+            let markdown =
+                page.page
+                    .layout
+                    .markdown(&page.page.blocks, |_| true, &markdown_options);
+            let lines = page.page.layout.plain_text(&page.page.blocks, |_| true);
+            assert!(lines.contains("Home Guide Reference"), "{lines}");
+            assert_eq!(
+                markdown.contains("[Guide](http://a.example/guide)"),
+                !lines_only,
+                "{markdown}"
+            );
+        }
+    }
+}
+
 #[test]
 fn an_index_builds_plan_has_the_kept_text_rendered_where_pages_are_decided() {
     let dir = tempfile::tempdir().unwrap();

@@ -200,18 +200,27 @@ pub(super) struct Waiting<O> {
     pub(super) bytes: usize,
     /// Whether a page's kept text is rendered where it is decided, on the workers.
     renders_kept_text: bool,
+    /// Whether the pages' kept text is only ever written as lines.
+    writes_lines_only: bool,
 }
 
 impl<O: Send> Waiting<O> {
-    /// An empty line; `renders_kept_text`: [`RunPlan::renders_kept_text`].
+    /// An empty line; `renders_kept_text` and `writes_lines_only`: the [`RunPlan`]'s.
     ///
-    /// [`RunPlan::renders_kept_text`]: crate::run::RunPlan::renders_kept_text
-    pub(super) fn new(renders_kept_text: bool) -> Self {
+    /// [`RunPlan`]: crate::run::RunPlan
+    pub(super) fn new(renders_kept_text: bool, writes_lines_only: bool) -> Self {
         Waiting {
             slots: VecDeque::new(),
             bytes: 0,
             renders_kept_text,
+            writes_lines_only,
         }
+    }
+
+    /// Whether the pages' kept text is only ever written as lines
+    /// ([`RunPlan::writes_lines_only`](crate::run::RunPlan::writes_lines_only)).
+    pub(super) fn writes_lines_only(&self) -> bool {
+        self.writes_lines_only
     }
 
     /// Adds a learned page, which waits for its decision; `bytes` is what it holds.

@@ -11,13 +11,17 @@
 
 mod literal;
 mod markdown;
+mod packed;
 mod text;
 
 pub use literal::with_line_feeds;
 pub use markdown::MarkdownOptions;
 pub use text::{BlockRun, TextPiece};
 
+use std::borrow::Cow;
+
 use super::Block;
+use packed::PackedMarks;
 
 /// The most structural marks (element starts and ends) one page records; past it, text is
 /// still recorded and the elements that open after it are left flat.
@@ -121,6 +125,9 @@ pub enum Mark {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Layout {
     marks: Vec<Mark>,
+    /// The marks while the page waits for its decision ([`Layout::pack`]); `marks` is then
+    /// empty.
+    packed: Option<PackedMarks>,
     strings: String,
     /// Each image's `alt` text and `src`.
     images: Vec<(StoredText, StoredText)>,
@@ -130,17 +137,76 @@ pub struct Layout {
 impl Layout {
     /// Whether nothing was recorded (a page put together by hand, not segmented).
     pub fn is_empty(&self) -> bool {
-        self.marks.is_empty()
+        self.marks.is_empty() && self.packed.is_none()
     }
 
-    /// The marks, in document order.
-    pub fn marks(&self) -> &[Mark] {
-        &self.marks
+    /// The marks, in document order (read back from their packed form when packed).
+    pub fn marks(&self) -> Cow<'_, [Mark]> {
+        match &self.packed {
+            Some(packed) => Cow::Owned(packed.unpack()),
+            None => Cow::Borrowed(&self.marks),
+        }
+    }
+
+    /// Packs the marks a few bytes each (a mark takes 16 bytes, an element's end one packed):
+    /// for a page that waits for its decision. Rendering reads them back; what it writes is
+    /// the same. `lines_only`: the page will only be written as lines, so its links' targets,
+    /// which only Markdown writes, are let go too (Markdown written afterwards has its links'
+    /// text alone). Recording more marks needs [`Self::unpack`] first.
+    pub fn pack(&mut self, lines_only: bool) {
+        if self.packed.is_some() || self.marks.is_empty() {
+            return;
+        }
+        if lines_only {
+            self.forget_link_targets();
+        }
+        self.packed = Some(PackedMarks::pack(&self.marks));
+        self.marks = Vec::new();
+    }
+
+    /// Empties the links' targets and moves the strings still referred to (preformatted
+    /// text, code languages, images) to a store of their own size.
+    fn forget_link_targets(&mut self) {
+        let old = std::mem::take(&mut self.strings);
+        let mut strings = String::new();
+        let mut keep = |stored: &mut StoredText| {
+            let text = old
+                .get(stored.start as usize..stored.end as usize)
+                .unwrap_or("");
+            let start = strings.len() as u32;
+            strings.push_str(text);
+            *stored = StoredText {
+                start,
+                end: strings.len() as u32,
+            };
+        };
+        for mark in &mut self.marks {
+            match mark {
+                Mark::Open(Shape::Link(target)) => *target = StoredText::default(),
+                Mark::Open(Shape::Preformatted(Some(stored)))
+                | Mark::Literal { text: stored, .. } => keep(stored),
+                _ => {}
+            }
+        }
+        for (alt, source) in &mut self.images {
+            keep(alt);
+            keep(source);
+        }
+        strings.shrink_to_fit();
+        self.strings = strings;
+    }
+
+    /// Undoes [`Self::pack`].
+    pub fn unpack(&mut self) {
+        if let Some(packed) = self.packed.take() {
+            self.marks = packed.unpack();
+        }
     }
 
     /// Approximate bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.marks.capacity() * std::mem::size_of::<Mark>()
+            + self.packed.as_ref().map_or(0, PackedMarks::heap_bytes)
             + self.strings.capacity()
             + self.images.capacity() * std::mem::size_of::<(StoredText, StoredText)>()
     }
@@ -176,6 +242,7 @@ impl Layout {
         if self.structure_marks >= MAX_STRUCTURE_MARKS {
             return None;
         }
+        debug_assert!(self.packed.is_none(), "marks recorded after packing");
         self.structure_marks += 2;
         self.marks.push(Mark::Open(shape));
         Some(self.marks.len() - 1)
@@ -188,6 +255,7 @@ impl Layout {
 
     /// Sets the language of the preformatted element whose start is mark `at`, if it has none.
     pub(crate) fn name_language(&mut self, at: usize, language: StoredText) {
+        self.unpack();
         if let Some(Mark::Open(Shape::Preformatted(named @ None))) = self.marks.get_mut(at) {
             *named = Some(language);
         }
@@ -219,6 +287,7 @@ impl Layout {
 
     /// Gives the blocks their final numbers (`u32::MAX`: the block was left out).
     pub(crate) fn renumber_blocks(&mut self, renumbered: &[u32], text_lengths: &[u32]) {
+        self.unpack();
         for mark in &mut self.marks {
             let block = match mark {
                 Mark::Text { block, .. }
@@ -277,8 +346,9 @@ impl Layout {
         max_marks: usize,
     ) -> Vec<Vec<TextPiece>> {
         let count = count.min(blocks.len());
+        let marks = self.marks();
         let mut spans = vec![(usize::MAX, 0); count];
-        for (at, mark) in self.marks.iter().enumerate() {
+        for (at, mark) in marks.iter().enumerate() {
             let block = match *mark {
                 Mark::Text { block, .. } | Mark::Literal { block, .. } => block as usize,
                 _ => continue,
@@ -294,10 +364,10 @@ impl Layout {
             if span.0 > span.1 {
                 continue;
             }
-            while span.0 > 0 && matches!(self.marks[span.0 - 1], Mark::Open(_)) {
+            while span.0 > 0 && matches!(marks[span.0 - 1], Mark::Open(_)) {
                 span.0 -= 1;
             }
-            while span.1 + 1 < self.marks.len() && matches!(self.marks[span.1 + 1], Mark::Close) {
+            while span.1 + 1 < marks.len() && matches!(marks[span.1 + 1], Mark::Close) {
                 span.1 += 1;
             }
         }
@@ -306,17 +376,13 @@ impl Layout {
             .iter()
             .enumerate()
             .map(|(index, &(first, last))| {
-                let marks = last.saturating_sub(first) + 1;
-                if first > last || marks > budget {
+                let read = last.saturating_sub(first) + 1;
+                if first > last || read > budget {
                     return vec![TextPiece::prose(blocks[index].text.clone())];
                 }
-                budget -= marks;
-                let tree = self.tree_of(
-                    &self.marks[first..=last],
-                    blocks,
-                    &|block| block == index,
-                    false,
-                );
+                budget -= read;
+                let tree =
+                    self.tree_of(&marks[first..=last], blocks, &|block| block == index, false);
                 text::render_pieces(&tree)
             })
             .collect()
@@ -329,7 +395,7 @@ impl Layout {
         keep: &dyn Fn(usize) -> bool,
         images: bool,
     ) -> Vec<Node<'a>> {
-        self.tree_of(&self.marks, blocks, keep, images)
+        self.tree_of(&self.marks(), blocks, keep, images)
     }
 
     /// The tree of `marks`, a run of this layout's marks (a close without its start is passed

@@ -613,3 +613,83 @@ fn adjacent_code_spans_join_and_stray_list_content_is_one_item() {
     assert_eq!(out, "- **Warning**: Use of **x**\n- item");
     assert_same_words(stray);
 }
+
+/// A waiting page's packed marks render what its marks did: every real page of two committed
+/// crawls (the sample's documentation pages and a Common Crawl slice of personal pages), as
+/// lines by block, Markdown with links and images, and each block's pieces, every block kept
+/// and every other block kept; packed for lines only, as lines and pieces.
+#[test]
+fn packed_marks_render_what_the_marks_did_on_real_pages() {
+    use crate::read::{InputSet, page_from_record};
+
+    let crawls = [
+        concat!(env!("CARGO_MANIFEST_DIR"), "/data/python311.warc.gz"),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/fixtures/dolma-sample-0000.warc.gz"
+        ),
+    ];
+    let (mut pages, mut packed_bytes, mut mark_bytes) = (0, 0, 0);
+    let (mut strings, mut strings_kept) = (0, 0);
+    for crawl in crawls {
+        let inputs = InputSet::open(&[crawl.into()], None).unwrap();
+        for record in inputs.records().filter_map(Result::ok) {
+            let Ok(html) = page_from_record(record, usize::MAX) else {
+                continue;
+            };
+            let Ok(page) = segment(&html, &SegmentLimits::default()) else {
+                continue;
+            };
+            let options = MarkdownOptions {
+                links: true,
+                images: true,
+                base_url: page.url.clone(),
+            };
+            if page.layout.is_empty() {
+                continue;
+            }
+            let mut packed = page.layout.clone();
+            packed.pack(false);
+            assert!(packed.marks.is_empty() && packed.packed.is_some());
+            packed_bytes += packed.packed.as_ref().map_or(0, |marks| marks.heap_bytes());
+            mark_bytes += page.layout.marks.len() * std::mem::size_of::<super::Mark>();
+            assert_eq!(packed.marks(), page.layout.marks(), "{}", page.url);
+            let mut lines_only = page.layout.clone();
+            lines_only.pack(true);
+            assert!(lines_only.strings.len() <= page.layout.strings.len());
+            strings += page.layout.strings.len();
+            strings_kept += lines_only.strings.len();
+            let blocks = &page.blocks;
+            for keep in [&(|_| true) as &dyn Fn(usize) -> bool, &|block| {
+                block % 2 == 0
+            }] {
+                let lines = page.layout.plain_text_by_block(blocks, keep);
+                assert_eq!(packed.plain_text_by_block(blocks, keep), lines);
+                assert_eq!(lines_only.plain_text_by_block(blocks, keep), lines);
+                assert_eq!(
+                    packed.markdown(blocks, keep, &options),
+                    page.layout.markdown(blocks, keep, &options)
+                );
+            }
+            let pieces = page.layout.block_pieces(blocks, blocks.len(), 10_000);
+            assert_eq!(packed.block_pieces(blocks, blocks.len(), 10_000), pieces);
+            assert_eq!(
+                lines_only.block_pieces(blocks, blocks.len(), 10_000),
+                pieces
+            );
+            packed.unpack();
+            assert_eq!(packed, page.layout);
+            pages += 1;
+        }
+    }
+    assert!(pages >= 40, "{pages} pages read");
+    assert!(
+        packed_bytes * 4 < mark_bytes,
+        "marks packed into {packed_bytes} bytes of {mark_bytes}"
+    );
+    // Links' targets are most of a documentation page's strings.
+    assert!(
+        strings_kept * 2 < strings,
+        "{strings_kept} of {strings} bytes of strings kept"
+    );
+}
