@@ -285,7 +285,7 @@ fn two_passes<D: Detector>(
     let label = source.label();
     let loads_pages = detector.loads_pages();
     let detector = RwLock::new(detector);
-    let mut waiting = Waiting::new(plan.renders_kept_text, plan.writes_lines_only);
+    let mut waiting = Waiting::new(plan.renders_kept_text);
     let mut complete = CompleteSites::new(pipeline.workers());
     let mut pages = InputPages::new(inputs, *limits, segment_options);
     let mut site_records = if D::DECIDES_SITE_BY_SITE {
@@ -320,7 +320,14 @@ fn two_passes<D: Detector>(
                     let mut detector = write_lock(&detector);
                     site_models.arrive(&mut *detector, &page.site);
                     let decided_next = last_of_site.is_some();
-                    learn_and_wait(&mut *detector, &mut waiting, page, observed, decided_next);
+                    learn_and_wait(
+                        &mut *detector,
+                        &mut waiting,
+                        page,
+                        observed,
+                        decided_next,
+                        plan.writes_lines_only,
+                    );
                 }
                 Prepared::Text(page, origin) => {
                     progress.record_done(page.html_bytes);
@@ -457,17 +464,20 @@ fn pass_over_unchanged(tally: &mut BuildSummary, progress: &dyn Progress, page: 
 /// Learns a page of a two-pass read, which then waits for its decision. Unless it is its
 /// site's last (decided next, or with a few other small sites), it waits without its word
 /// lists and with its observation trimmed: what is dropped is made again when it is decided.
+/// Its layout's marks are packed, without its links' targets when `lines_only`
+/// ([`RunPlan::writes_lines_only`]).
 fn learn_and_wait<D: Detector>(
     detector: &mut D,
     waiting: &mut Waiting<D::Observation>,
     mut page: SegmentedPage,
     mut observed: Observed<D::Observation>,
     decided_next: bool,
+    lines_only: bool,
 ) {
     detector.learn(&observed.observation);
     if !decided_next {
         detector.trim_for_waiting(&mut observed.observation);
-        page.shrink_for_waiting(waiting.writes_lines_only());
+        page.shrink_for_waiting(lines_only);
     }
     let bytes = page.heap_bytes() + detector.observation_bytes(&observed.observation);
     waiting.push_learned(page, observed, bytes);

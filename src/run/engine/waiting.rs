@@ -200,27 +200,18 @@ pub(super) struct Waiting<O> {
     pub(super) bytes: usize,
     /// Whether a page's kept text is rendered where it is decided, on the workers.
     renders_kept_text: bool,
-    /// Whether the pages' kept text is only ever written as lines.
-    writes_lines_only: bool,
 }
 
 impl<O: Send> Waiting<O> {
-    /// An empty line; `renders_kept_text` and `writes_lines_only`: the [`RunPlan`]'s.
+    /// An empty line; `renders_kept_text`: [`RunPlan::renders_kept_text`].
     ///
-    /// [`RunPlan`]: crate::run::RunPlan
-    pub(super) fn new(renders_kept_text: bool, writes_lines_only: bool) -> Self {
+    /// [`RunPlan::renders_kept_text`]: crate::run::RunPlan::renders_kept_text
+    pub(super) fn new(renders_kept_text: bool) -> Self {
         Waiting {
             slots: VecDeque::new(),
             bytes: 0,
             renders_kept_text,
-            writes_lines_only,
         }
-    }
-
-    /// Whether the pages' kept text is only ever written as lines
-    /// ([`RunPlan::writes_lines_only`](crate::run::RunPlan::writes_lines_only)).
-    pub(super) fn writes_lines_only(&self) -> bool {
-        self.writes_lines_only
     }
 
     /// Adds a learned page, which waits for its decision; `bytes` is what it holds.
@@ -273,12 +264,19 @@ impl<O: Send> Waiting<O> {
         let decided = taken.len();
         let render = self.renders_kept_text;
         // A page's bytes grow by its rendered text, counted while it waits to leave.
-        let decide = |(at, page, observed, bytes): (usize, SegmentedPage, Observed<O>, usize)| {
-            let verdicts = detector.decide(&page, &observed.observation, pages);
-            let decision = Decision::rendered(&page, verdicts, observed.origin, render);
-            let rendered = decision.rendered_bytes();
-            (at, Prepared::Page(page, decision), bytes, rendered)
-        };
+        let decide =
+            |(at, mut page, observed, bytes): (usize, SegmentedPage, Observed<O>, usize)| {
+                let verdicts = detector.decide(&page, &observed.observation, pages);
+                let packed_bytes = page.layout.heap_bytes();
+                if !render {
+                    // Written later on the one in-order thread: its marks are read back here.
+                    page.layout.unpack();
+                }
+                let decision = Decision::rendered(&page, verdicts, observed.origin, render);
+                let rendered = decision.rendered_bytes()
+                    + page.layout.heap_bytes().saturating_sub(packed_bytes);
+                (at, Prepared::Page(page, decision), bytes, rendered)
+            };
         let (slots, waiting_bytes) = (&mut self.slots, &mut self.bytes);
         let mut put_back = |(at, decided, bytes, rendered): (usize, _, usize, usize)| {
             *waiting_bytes += rendered;

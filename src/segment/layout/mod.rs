@@ -170,9 +170,7 @@ impl Layout {
         let old = std::mem::take(&mut self.strings);
         let mut strings = String::new();
         let mut keep = |stored: &mut StoredText| {
-            let text = old
-                .get(stored.start as usize..stored.end as usize)
-                .unwrap_or("");
+            let text = stored_in(&old, *stored);
             let start = strings.len() as u32;
             strings.push_str(text);
             *stored = StoredText {
@@ -231,9 +229,7 @@ impl Layout {
 
     /// The text stored at `stored`.
     pub fn stored(&self, stored: StoredText) -> &str {
-        self.strings
-            .get(stored.start as usize..stored.end as usize)
-            .unwrap_or("")
+        stored_in(&self.strings, stored)
     }
 
     /// Records an element's start, unless the page has recorded [`MAX_STRUCTURE_MARKS`]
@@ -507,6 +503,13 @@ impl Layout {
         }
         top
     }
+}
+
+/// The text at `stored` in a layout's string store `strings` (empty when out of range).
+fn stored_in(strings: &str, stored: StoredText) -> &str {
+    strings
+        .get(stored.start as usize..stored.end as usize)
+        .unwrap_or("")
 }
 
 /// What an inline element without content leaves in its parent: one space for any run of
