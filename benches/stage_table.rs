@@ -1,6 +1,7 @@
 //! The stage table (issue 29): CPU time per MB of HTML of each stage of a build — read and
-//! inflate, decode, segment, detect, index — each beside what the stage's library does alone
-//! on the same bytes, and a whole in-process build beside the stages' sum.
+//! inflate, decode, segment, detect, render the kept text, index — each beside what the
+//! stage's library does alone on the same bytes, and a whole in-process build beside the
+//! stages' sum.
 //!
 //! ```text
 //! cargo bench --bench stage_table -- [--runs N] NAME=PATH[,PATH...] [NAME=PATH ...]
@@ -11,8 +12,9 @@
 //! thread, over pages already made by the stage before it and held in memory, `--runs` times
 //! (default 3); the table gives the median of the process's CPU time (user + system, from
 //! `getrusage`, so the index writer's own thread counts) per MB of decoded HTML. The whole
-//! build (`build_index`, the default two index threads) is timed the same way, with its wall
-//! time beside it. A second table gives each detector's floor — the libraries alone on the
+//! build (`build_index`) is timed the same way, with its wall time beside it, at the default
+//! two segmenting threads and at one. A two-pass detector that decides site by site reads its
+//! input once more, to count each site's records (`read again` in the stages). A second table gives each detector's floor — the libraries alone on the
 //! same bytes: inflate, decode, lol_html with segmentation's handlers, tantivy indexing the
 //! kept text — each of our stages as a share of it, and the whole build's ratio to it. Speed
 //! goals are judged from these tables and `benches/compare.sh`, never from timed tests.
@@ -65,6 +67,13 @@ fn cpu_seconds() -> f64 {
 struct Took {
     cpu: f64,
     wall: f64,
+}
+
+impl Took {
+    const ZERO: Took = Took {
+        cpu: 0.0,
+        wall: 0.0,
+    };
 }
 
 /// Runs `work` `runs` times (with `prepare` before each, untimed) and returns the median
@@ -188,6 +197,10 @@ struct SegmentAndDetect<'a> {
 struct Detected {
     segment: Took,
     detect: Took,
+    /// The kept text rendered (the layout's lines) from the verdicts.
+    render: Took,
+    /// Whether the detector's input is read once more, to count each site's records.
+    counts_sites: bool,
     /// Each page's title and kept text.
     kept: Vec<(String, String)>,
 }
@@ -246,6 +259,17 @@ impl DetectorVisitor for SegmentAndDetect<'_> {
         };
         let detect = measure(self.runs, fresh, |detector| decide_all(detector).len());
         let verdicts = decide_all(fresh());
+        let render = measure(
+            self.runs,
+            || (),
+            |()| {
+                segmented
+                    .iter()
+                    .zip(&verdicts)
+                    .map(|(page, verdicts)| Verdict::kept_text(page, verdicts).len())
+                    .sum::<usize>()
+            },
+        );
         let kept = segmented
             .iter()
             .zip(&verdicts)
@@ -254,6 +278,8 @@ impl DetectorVisitor for SegmentAndDetect<'_> {
         Detected {
             segment,
             detect,
+            render,
+            counts_sites: self.passes == Passes::Two && D::DECIDES_SITE_BY_SITE,
             kept,
         }
     }
@@ -333,6 +359,7 @@ struct FloorLine {
     parts: Vec<(&'static str, Took)>,
     stages: Vec<(&'static str, Took)>,
     whole: Took,
+    whole_one_thread: Took,
 }
 
 impl FloorLine {
@@ -429,6 +456,11 @@ fn corpus_rows(inputs: &[PathBuf], runs: usize) -> (f64, usize, Vec<Row>, Vec<Fl
             ours: detected.detect,
             alone: None,
         });
+        rows.push(Row {
+            stage: format!("render: {label}'s kept text (lines)"),
+            ours: detected.render,
+            alone: None,
+        });
         let ours = measure(runs, || (), |()| index_ours(&pages, &detected.kept));
         let plain = measure(runs, || (), |()| index_alone(&detected.kept, true));
         let analyzed = measure(runs, || (), |()| index_alone(&detected.kept, false));
@@ -446,23 +478,36 @@ fn corpus_rows(inputs: &[PathBuf], runs: usize) -> (f64, usize, Vec<Row>, Vec<Fl
             )),
         });
         let dir = tempfile::tempdir().expect("temporary directory");
-        let options = BuildOptions {
-            detector: kind,
-            one_pass: passes == Passes::One && kind.passes() == Passes::Two,
-            ..BuildOptions::default()
+        let whole_at = |threads: usize| {
+            let options = BuildOptions {
+                detector: kind,
+                one_pass: passes == Passes::One && kind.passes() == Passes::Two,
+                threads,
+                ..BuildOptions::default()
+            };
+            measure(
+                runs,
+                || (),
+                |()| {
+                    build_index(inputs, &dir.path().join("index"), &options, &NoProgress)
+                        .expect("builds")
+                        .pages
+                },
+            )
         };
-        let whole = measure(
-            runs,
-            || (),
-            |()| {
-                build_index(inputs, &dir.path().join("index"), &options, &NoProgress)
-                    .expect("builds")
-                    .pages
-            },
-        );
+        let whole = whole_at(BuildOptions::default().threads);
+        let whole_one_thread = whole_at(1);
         rows.push(Row {
             stage: format!("whole build_index: {label} (wall {:.2} s)", whole.wall),
             ours: whole,
+            alone: None,
+        });
+        rows.push(Row {
+            stage: format!(
+                "whole build_index: {label}, one segmenting thread (wall {:.2} s)",
+                whole_one_thread.wall
+            ),
+            ours: whole_one_thread,
             alone: None,
         });
         floors.push(FloorLine {
@@ -475,12 +520,22 @@ fn corpus_rows(inputs: &[PathBuf], runs: usize) -> (f64, usize, Vec<Row>, Vec<Fl
             ],
             stages: vec![
                 ("read", read),
+                (
+                    "read again",
+                    if detected.counts_sites {
+                        read
+                    } else {
+                        Took::ZERO
+                    },
+                ),
                 ("decode", decode),
                 ("segment", segmented.unwrap_or(detected.segment)),
                 ("detect", detected.detect),
+                ("render", detected.render),
                 ("index", ours),
             ],
             whole,
+            whole_one_thread,
         });
     }
     (html_mb, pages.len(), rows, floors)
@@ -536,9 +591,9 @@ fn main() {
              with segmentation's handlers, tantivy indexing the kept text), CPU ms per MB of HTML\n"
         );
         println!(
-            "| detector | floor (inflate + decode + lol_html + tantivy) | read | decode | segment | detect | index | stages' sum | whole build | whole / floor |"
+            "| detector | floor (inflate + decode + lol_html + tantivy) | read | read again | decode | segment | detect | render | index | stages' sum | whole build | whole / floor | whole, one segmenting thread | its / floor |"
         );
-        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for line in floors {
             let floor = line.floor() * 1000.0 / html_mb;
             let parts: Vec<String> = line
@@ -553,13 +608,15 @@ fn main() {
                 .collect();
             let sum: f64 = line.stages.iter().map(|(_, took)| per_mb(took)).sum();
             let whole = per_mb(&line.whole);
+            let one_thread = per_mb(&line.whole_one_thread);
             println!(
-                "| {} | {floor:.1} ({}) | {} | {sum:.1} ({:.2}x) | {whole:.1} | {:.2}x |",
+                "| {} | {floor:.1} ({}) | {} | {sum:.1} ({:.2}x) | {whole:.1} | {:.2}x | {one_thread:.1} | {:.2}x |",
                 line.detector,
                 parts.join(" + "),
                 stages.join(" | "),
                 sum / floor,
                 whole / floor,
+                one_thread / floor,
             );
         }
     }
