@@ -13,11 +13,12 @@
 //! (default 3); the table gives the median of the process's CPU time (user + system, from
 //! `getrusage`, so the index writer's own thread counts) per MB of decoded HTML. The whole
 //! build (`build_index`) is timed the same way, with its wall time beside it, at the default
-//! segmenting threads (one a core) and at one. A two-pass detector that decides site by site reads its
-//! input once more, to count each site's records (`read again` in the stages). A second table gives each detector's floor — the libraries alone on the
-//! same bytes: inflate, decode, lol_html with segmentation's handlers, tantivy indexing the
-//! kept text — each of our stages as a share of it, and the whole build's ratio to it. Speed
-//! goals are judged from these tables and `benches/compare.sh`, never from timed tests.
+//! segmenting threads (one a core) and at one. A two-pass detector that decides site by site
+//! reads its input once more, to count each site's records (`read again` in the stages). A
+//! second table gives each detector's floor — the libraries alone on the same bytes: inflate,
+//! decode, lol_html with segmentation's handlers, tantivy indexing the kept text — each of our
+//! stages as a share of it, and the whole build's ratio to it. Speed goals are judged from
+//! these tables and `benches/compare.sh`, never from timed tests.
 
 use std::cell::Cell;
 use std::fs::File;
