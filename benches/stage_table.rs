@@ -260,21 +260,21 @@ impl DetectorVisitor for SegmentAndDetect<'_> {
         };
         let detect = measure(self.runs, fresh, |detector| decide_all(detector).len());
         let verdicts = decide_all(fresh());
+        let kept_texts = || {
+            segmented
+                .iter()
+                .zip(&verdicts)
+                .map(|(page, verdicts)| Verdict::kept_text(page, verdicts))
+        };
         let render = measure(
             self.runs,
             || (),
-            |()| {
-                segmented
-                    .iter()
-                    .zip(&verdicts)
-                    .map(|(page, verdicts)| Verdict::kept_text(page, verdicts).len())
-                    .sum::<usize>()
-            },
+            |()| kept_texts().map(|text| text.len()).sum::<usize>(),
         );
         let kept = segmented
             .iter()
-            .zip(&verdicts)
-            .map(|(page, verdicts)| (page.title.clone(), Verdict::kept_text(page, verdicts)))
+            .zip(kept_texts())
+            .map(|(page, text)| (page.title.clone(), text))
             .collect();
         Detected {
             segment,

@@ -267,14 +267,16 @@ impl<O: Send> Waiting<O> {
         let decide =
             |(at, mut page, observed, bytes): (usize, SegmentedPage, Observed<O>, usize)| {
                 let verdicts = detector.decide(&page, &observed.observation, pages);
-                let packed_bytes = page.layout.heap_bytes();
-                if !render {
+                let read_back = if render {
+                    0
+                } else {
                     // Written later on the one in-order thread: its marks are read back here.
+                    let packed_bytes = page.layout.heap_bytes();
                     page.layout.unpack();
-                }
+                    page.layout.heap_bytes().saturating_sub(packed_bytes)
+                };
                 let decision = Decision::rendered(&page, verdicts, observed.origin, render);
-                let rendered = decision.rendered_bytes()
-                    + page.layout.heap_bytes().saturating_sub(packed_bytes);
+                let rendered = decision.rendered_bytes() + read_back;
                 (at, Prepared::Page(page, decision), bytes, rendered)
             };
         let (slots, waiting_bytes) = (&mut self.slots, &mut self.bytes);
