@@ -16,6 +16,9 @@
 //! stops reading, the workers stop taking work — and is returned once. A panic in a worker
 //! is caught and returned as [`PipelineError::Panicked`].
 //!
+//! Beside the sink, a [`SideStage`] takes serial work off it: one thread doing, in the order
+//! given, what the sink hands it, its outputs taken back when the sink asks ([`side`]).
+//!
 //! This crate knows stages and channels, nothing about what flows through them.
 
 use std::collections::BTreeMap;
@@ -23,6 +26,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossbeam_channel::{Receiver, Sender, bounded};
+
+pub mod side;
+
+pub use side::SideStage;
 
 /// How a run failed.
 #[derive(Debug, thiserror::Error)]

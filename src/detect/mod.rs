@@ -440,6 +440,14 @@ pub trait Detector: Send + Sync + Sized + 'static {
         std::mem::size_of::<Self::Observation>()
     }
 
+    /// The bytes [`observation_bytes`](Self::observation_bytes) will count once
+    /// [`trim_for_waiting`](Self::trim_for_waiting) has trimmed `observation`: a two-pass run
+    /// counts a waiting page's bytes when it hands the page to be learned, before the
+    /// trimming that follows the learning. A detector that trims says what is left.
+    fn trimmed_observation_bytes(&self, observation: &Self::Observation) -> usize {
+        self.observation_bytes(observation)
+    }
+
     /// Approximate bytes of per-site state held now.
     fn state_bytes(&self) -> usize;
 

@@ -347,6 +347,60 @@ mod tests {
         let names: Vec<_> = DetectorKind::one_pass().map(DetectorKind::name).collect();
         assert_eq!(names, ["hybrid", "sandwich", "incremental", "none"]);
     }
+
+    /// A page's observation, before and after it is trimmed for waiting: what
+    /// `trimmed_observation_bytes` says of it and what `observation_bytes` counts after.
+    struct TrimmedBytes<'a>(&'a crate::segment::SegmentedPage);
+
+    impl DetectorVisitor for TrimmedBytes<'_> {
+        type Output = (&'static str, usize, usize, usize);
+
+        fn visit<D: Detector>(self, detector: D) -> Self::Output {
+            let mut observation = detector.observe(self.0, "");
+            let whole = detector.observation_bytes(&observation);
+            let said = detector.trimmed_observation_bytes(&observation);
+            detector.trim_for_waiting(&mut observation);
+            (
+                D::NAME,
+                whole,
+                said,
+                detector.observation_bytes(&observation),
+            )
+        }
+    }
+
+    /// A two-pass run counts a waiting page's bytes before its observation is trimmed: every
+    /// detector says exactly what trimming leaves.
+    #[test]
+    fn each_detector_says_what_trimming_leaves() {
+        let html = "<html><head><title>A page</title></head><body>\
+            <nav><a href=\"/\">Home</a> <a href=\"/about\">About us</a></nav>\
+            <h1>A page</h1><p>Some words of the page, and some more of them.</p>\
+            <footer>Copyright the site</footer></body></html>";
+        let page = super::super::test_page(
+            "https://a.example/docs/page.html",
+            html,
+            crate::segment::SegmentOptions::default(),
+        );
+        let settings = DetectorSettings::default();
+        let mut trimmed = Vec::new();
+        for &kind in DetectorKind::ALL {
+            for passes in [Passes::Two, Passes::One] {
+                if passes == Passes::One && !kind.runs_in_one_pass() {
+                    continue;
+                }
+                let (name, whole, said, after) = kind.visit(&settings, passes, TrimmedBytes(&page));
+                assert_eq!(said, after, "{name} in {passes:?}");
+                if after < whole {
+                    trimmed.push(name);
+                }
+            }
+        }
+        assert!(
+            trimmed.contains(&"bloom") && trimmed.contains(&"hybrid"),
+            "{trimmed:?}"
+        );
+    }
 }
 
 /// The recipe ARCHITECTURE.md gives for adding a detector, followed for a trivial one: its

@@ -283,6 +283,10 @@ impl<D: Detector> Detector for KeepTitleHeadings<D> {
         self.inner.observation_bytes(observation) + title.overlap.heap_bytes()
     }
 
+    fn trimmed_observation_bytes(&self, (observation, title): &Self::Observation) -> usize {
+        self.inner.trimmed_observation_bytes(observation) + title.overlap.heap_bytes()
+    }
+
     fn save_site(&self, site: &str) -> Option<Vec<u8>> {
         self.inner.save_site(site)
     }

@@ -422,9 +422,12 @@ impl Detector for Bloom {
         verdicts
     }
 
+    fn trimmed_observation_bytes(&self, observation: &PageSignatures) -> usize {
+        std::mem::size_of::<PageSignatures>() + observation.site.capacity()
+    }
+
     fn observation_bytes(&self, observation: &PageSignatures) -> usize {
-        std::mem::size_of::<PageSignatures>()
-            + observation.site.capacity()
+        self.trimmed_observation_bytes(observation)
             + observation
                 .blocks
                 .iter()

@@ -651,13 +651,17 @@ impl Detector for Hybrid {
     }
 
     fn observation_bytes(&self, facts: &PageFacts) -> usize {
+        facts
+            .signatures
+            .iter()
+            .map(|block| std::mem::size_of::<BlockSignatures>() + block.words.capacity() * 24)
+            .sum::<usize>()
+            + self.trimmed_observation_bytes(facts)
+    }
+
+    fn trimmed_observation_bytes(&self, facts: &PageFacts) -> usize {
         std::mem::size_of::<PageFacts>()
             + facts.site.capacity()
-            + facts
-                .signatures
-                .iter()
-                .map(|block| std::mem::size_of::<BlockSignatures>() + block.words.capacity() * 24)
-                .sum::<usize>()
             + facts
                 .segments
                 .iter()

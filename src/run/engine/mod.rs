@@ -5,8 +5,9 @@
 //! A two-pass detector ([`Passes::Two`]) must see a site's pages before it can judge any of
 //! them. Following Chen, Ye & Li's own design (an in-memory batch whose statistics carry over
 //! to later batches), each page is read, segmented and observed once on the workers, learned
-//! in input order, and then waits ([`waiting`]) — its word lists dropped, its layout's
-//! marks packed, and its observation trimmed to what deciding cannot remake
+//! in input order — on a thread of its own beside the in-order one ([`Learning`]), settled
+//! before any page is decided — and then waits ([`waiting`]) — its word lists dropped, its
+//! layout's marks packed, and its observation trimmed to what deciding cannot remake
 //! ([`Detector::trim_for_waiting`]).
 //! A detector whose verdicts depend on a page's own site only
 //! ([`Detector::DECIDES_SITE_BY_SITE`]: `bloom`, `hybrid`) has its input's records counted
@@ -26,7 +27,7 @@
 use std::sync::RwLock;
 use std::time::Instant;
 
-use indexer_pipeline::Pipeline;
+use indexer_pipeline::{Pipeline, SideStage};
 
 use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Rule, Verdict};
 use crate::read::{InputSet, Record, Skip};
@@ -301,63 +302,69 @@ fn two_passes<D: Detector>(
         None
     };
     progress.start_pass(&format!("{label}learning and deciding"));
-    pipeline.run(
-        Reading::records(source, inputs, options, progress),
-        |item| Ok(observe(item, limits, segment_options, &detector)),
-        |prepared| {
-            let last_of_site = site_records
-                .as_mut()
-                .and_then(|records| records.last_of_site(&prepared));
-            match prepared {
-                Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
-                    pass_over_unchanged(&mut tally, progress, &page);
-                }
-                Prepared::Page(page, observed) => {
-                    progress.record_done(page.html_bytes);
-                    if loads_pages {
-                        pages.remember(&page.url, observed.origin.location);
+    std::thread::scope(|scope| -> Result<(), BuildError> {
+        let mut learning = Learning::start(scope, pipeline.window(), &detector);
+        pipeline.run(
+            Reading::records(source, inputs, options, progress),
+            |item| Ok(observe(item, limits, segment_options, &detector)),
+            |prepared| {
+                let last_of_site = site_records
+                    .as_mut()
+                    .and_then(|records| records.last_of_site(&prepared));
+                match prepared {
+                    Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
+                        pass_over_unchanged(&mut tally, progress, &page);
                     }
-                    let mut detector = write_lock(&detector);
-                    site_models.arrive(&mut *detector, &page.site);
-                    let decided_next = last_of_site.is_some();
-                    learn_and_wait(
-                        &mut *detector,
+                    Prepared::Page(page, observed) => {
+                        progress.record_done(page.html_bytes);
+                        if loads_pages {
+                            pages.remember(&page.url, observed.origin.location);
+                        }
+                        site_models.arrive(&mut *write_lock(&detector), &page.site);
+                        let decided_next = last_of_site.is_some();
+                        learning.learn_and_wait(
+                            &detector,
+                            &mut waiting,
+                            page,
+                            observed,
+                            decided_next,
+                            plan.writes_lines_only,
+                        )?;
+                    }
+                    Prepared::Text(page, origin) => {
+                        progress.record_done(page.html_bytes);
+                        waiting.push_ready(Prepared::Text(page, origin));
+                    }
+                    Prepared::Skipped(skip) => {
+                        progress.record_done(0);
+                        waiting.push_ready(Prepared::Skipped(skip));
+                    }
+                }
+                if let Some(site) = last_of_site {
+                    complete.push(site);
+                }
+                let full = waiting.bytes >= plan.batch_memory;
+                if full || complete.are_due() {
+                    learning.settle(&mut waiting)?;
+                    decide_sites(
+                        &detector,
+                        complete.take(),
+                        full,
                         &mut waiting,
-                        page,
-                        observed,
-                        decided_next,
-                        plan.writes_lines_only,
-                    );
+                        &mut site_models,
+                        &pipeline,
+                        &pages,
+                        &mut tally,
+                        emit,
+                    )?;
+                } else {
+                    learning.take_learned(&mut waiting)?;
                 }
-                Prepared::Text(page, origin) => {
-                    progress.record_done(page.html_bytes);
-                    waiting.push_ready(Prepared::Text(page, origin));
-                }
-                Prepared::Skipped(skip) => {
-                    progress.record_done(0);
-                    waiting.push_ready(Prepared::Skipped(skip));
-                }
-            }
-            if let Some(site) = last_of_site {
-                complete.push(site);
-            }
-            let full = waiting.bytes >= plan.batch_memory;
-            if full || complete.are_due() {
-                decide_sites(
-                    &detector,
-                    complete.take(),
-                    full,
-                    &mut waiting,
-                    &mut site_models,
-                    &pipeline,
-                    &pages,
-                    &mut tally,
-                    emit,
-                )?;
-            }
-            Ok(())
-        },
-    )?;
+                Ok(())
+            },
+        )?;
+        learning.settle(&mut waiting)
+    })?;
     if stopped() {
         return Err(BuildError::Interrupted);
     }
@@ -461,26 +468,86 @@ fn pass_over_unchanged(tally: &mut BuildSummary, progress: &dyn Progress, page: 
     tally.unchanged += 1;
 }
 
-/// Learns a page of a two-pass read, which then waits for its decision. Unless it is its
-/// site's last (decided next, or with a few other small sites), it waits without its word
-/// lists and with its observation trimmed: what is dropped is made again when it is decided.
-/// Its layout's marks are packed, without its links' targets when `lines_only`
-/// ([`RunPlan::writes_lines_only`]).
-fn learn_and_wait<D: Detector>(
-    detector: &mut D,
-    waiting: &mut Waiting<D::Observation>,
-    mut page: SegmentedPage,
-    mut observed: Observed<D::Observation>,
-    decided_next: bool,
-    lines_only: bool,
-) {
-    detector.learn(&observed.observation);
-    if !decided_next {
-        detector.trim_for_waiting(&mut observed.observation);
-        page.shrink_for_waiting(lines_only);
+/// The learning of a two-pass read, on a thread of its own ([`SideStage`]) beside the one that
+/// keeps pages in input order: each page's observation is handed over in input order,
+/// learned, trimmed for waiting unless the page is decided next, and comes back to its place
+/// in the line. Before any page is decided the line waits for it ([`settle`](Self::settle)),
+/// so a decision sees exactly the pages before it learned, as when the in-order thread
+/// learned them itself; the pages' bytes are counted when they are handed over, so when the
+/// batch memory fills does not depend on the threads' timing either.
+struct Learning<'scope, O> {
+    stage: SideStage<'scope, (O, bool), O>,
+}
+
+impl<'scope, O: Send + 'scope> Learning<'scope, O> {
+    /// Starts the learning thread of `detector`; at most `capacity` observations wait for it.
+    fn start<'env, D: Detector<Observation = O>>(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        capacity: usize,
+        detector: &'scope RwLock<D>,
+    ) -> Self {
+        let stage = SideStage::start(scope, capacity, |(mut observation, trim): (O, bool)| {
+            let mut detector = write_lock(detector);
+            detector.learn(&observation);
+            if trim {
+                detector.trim_for_waiting(&mut observation);
+            }
+            observation
+        });
+        Learning { stage }
     }
-    let bytes = page.heap_bytes() + detector.observation_bytes(&observed.observation);
-    waiting.push_learned(page, observed, bytes);
+
+    /// Hands a page of a two-pass read over to be learned; it waits in the line for its
+    /// decision. Unless it is its site's last (decided next, or with a few other small
+    /// sites), it waits without its word lists and with its observation trimmed: what is
+    /// dropped is made again when it is decided. Its layout's marks are packed, without its
+    /// links' targets when `lines_only` ([`RunPlan::writes_lines_only`]).
+    fn learn_and_wait<D: Detector<Observation = O>>(
+        &mut self,
+        detector: &RwLock<D>,
+        waiting: &mut Waiting<O>,
+        mut page: SegmentedPage,
+        observed: Observed<O>,
+        decided_next: bool,
+        lines_only: bool,
+    ) -> Result<(), BuildError> {
+        let Observed {
+            observation,
+            origin,
+        } = observed;
+        let trim = !decided_next;
+        if trim {
+            page.shrink_for_waiting(lines_only);
+        }
+        let observation_bytes = {
+            let detector = read_lock(detector);
+            if trim {
+                detector.trimmed_observation_bytes(&observation)
+            } else {
+                detector.observation_bytes(&observation)
+            }
+        };
+        let bytes = page.heap_bytes() + observation_bytes;
+        let place = waiting.push_learning(page, origin, bytes);
+        self.stage.give(place, (observation, trim))?;
+        Ok(())
+    }
+
+    /// Puts the observations learned so far back in their places, without waiting.
+    fn take_learned(&mut self, waiting: &mut Waiting<O>) -> Result<(), BuildError> {
+        for (place, observation) in self.stage.ready()? {
+            waiting.learned(place, observation);
+        }
+        Ok(())
+    }
+
+    /// Waits until every page handed over is learned, and puts each back in its place.
+    fn settle(&mut self, waiting: &mut Waiting<O>) -> Result<(), BuildError> {
+        for (place, observation) in self.stage.settle()? {
+            waiting.learned(place, observation);
+        }
+        Ok(())
+    }
 }
 
 fn tally_and_emit(

@@ -1,8 +1,8 @@
 //! Waiting: the pages of a two-pass read between their learning and their decision.
 //!
-//! In: pages learned (with their observations), plain-text pages and skips, in input order;
-//! word that a site's last page has been learned. Out: decided pages, in input order, to the
-//! read's `emit`.
+//! In: pages handed over to be learned, their observations back once learned (by their
+//! place in the line), plain-text pages and skips, in input order; word that a site's last
+//! page has been learned. Out: decided pages, in input order, to the read's `emit`.
 //!
 //! Before the read, one read of its source counts each site's records ([`SiteRecords`]), so
 //! that a site is known to be complete when its last record arrives. Its waiting pages are
@@ -24,7 +24,7 @@ use super::Decision;
 use crate::detect::{Detector, PageSource};
 use crate::read::{Halves, RecordItem, site_of};
 use crate::report::BuildSummary;
-use crate::run::prepare::{Observed, Prepared};
+use crate::run::prepare::{Observed, Origin, Prepared};
 use crate::run::rounds::RecordSource;
 use crate::run::{BuildError, DecidedPage};
 use crate::segment::{SegmentedPage, stable_hash_bytes};
@@ -185,6 +185,9 @@ fn site_key(site: &str) -> u64 {
 
 /// One place in the line of waiting pages.
 enum Slot<O> {
+    /// A page whose observation is being learned (and then trimmed), on the learning thread;
+    /// and the bytes it will hold.
+    Learning(SegmentedPage, Origin, usize),
     /// A learned page waiting for its decision.
     Learned(SegmentedPage, Observed<O>, usize),
     /// Ready to leave: a decided page, a plain-text page or a skip; and the bytes it holds.
@@ -196,6 +199,8 @@ enum Slot<O> {
 /// Pages between their learning and their emission, in input order.
 pub(super) struct Waiting<O> {
     slots: VecDeque<Slot<O>>,
+    /// The place of the line's front: the pages that have left it.
+    first_place: u64,
     /// Approximate bytes held by the pages waiting, decided or not.
     pub(super) bytes: usize,
     /// Whether a page's kept text is rendered where it is decided, on the workers.
@@ -209,20 +214,47 @@ impl<O: Send> Waiting<O> {
     pub(super) fn new(renders_kept_text: bool) -> Self {
         Waiting {
             slots: VecDeque::new(),
+            first_place: 0,
             bytes: 0,
             renders_kept_text,
         }
     }
 
-    /// Adds a learned page, which waits for its decision; `bytes` is what it holds.
-    pub(super) fn push_learned(
+    /// Adds a page whose observation is handed over to be learned; `bytes` is what it will
+    /// hold once learned. Returns its place in the line, by which the observation comes back
+    /// ([`learned`](Self::learned)).
+    pub(super) fn push_learning(
         &mut self,
         page: SegmentedPage,
-        observed: Observed<O>,
+        origin: Origin,
         bytes: usize,
-    ) {
+    ) -> u64 {
         self.bytes += bytes;
-        self.slots.push_back(Slot::Learned(page, observed, bytes));
+        self.slots.push_back(Slot::Learning(page, origin, bytes));
+        self.first_place + self.slots.len() as u64 - 1
+    }
+
+    /// The observation of the page at `place`, learned: the page waits for its decision.
+    pub(super) fn learned(&mut self, place: u64, observation: O) {
+        let at = place
+            .checked_sub(self.first_place)
+            .and_then(|at| usize::try_from(at).ok());
+        let Some(slot) = at.and_then(|at| self.slots.get_mut(at)) else {
+            debug_assert!(false, "no page waits at place {place}");
+            return;
+        };
+        if let Slot::Learning(page, origin, bytes) = std::mem::replace(slot, Slot::Deciding) {
+            *slot = Slot::Learned(
+                page,
+                Observed {
+                    observation,
+                    origin,
+                },
+                bytes,
+            );
+        } else {
+            debug_assert!(false, "the page at place {place} was not being learned");
+        }
     }
 
     /// Adds a plain-text page or a skip, which needs no decision.
@@ -252,6 +284,13 @@ impl<O: Send> Waiting<O> {
         tally: &mut BuildSummary,
         emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
     ) -> Result<usize, BuildError> {
+        debug_assert!(
+            !self
+                .slots
+                .iter()
+                .any(|slot| matches!(slot, Slot::Learning(..))),
+            "pages are decided once every page before them is learned"
+        );
         let mut taken = Vec::new();
         for (at, slot) in self.slots.iter_mut().enumerate() {
             if matches!(slot, Slot::Learned(page, ..) if which(page))
@@ -298,6 +337,7 @@ impl<O: Send> Waiting<O> {
         }
         while let Some(Slot::Ready(..)) = self.slots.front() {
             if let Some(Slot::Ready(ready, bytes)) = self.slots.pop_front() {
+                self.first_place += 1;
                 self.bytes -= bytes;
                 super::tally_and_emit(tally, ready, emit)?;
             }
