@@ -147,7 +147,7 @@ mod tests {
         std::thread::scope(|scope| {
             let mut total = 0u64;
             let mut side = SideStage::start(scope, 4, move |n: u64| {
-                if n % 5 == 0 {
+                if n.is_multiple_of(5) {
                     std::thread::sleep(std::time::Duration::from_micros(100));
                 }
                 total += n;

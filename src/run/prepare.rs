@@ -132,6 +132,11 @@ pub fn page_of_record(record: Record, limits: &SegmentLimits) -> Result<Page, Sk
 pub(super) struct Observed<O> {
     pub(super) observation: O,
     pub(super) origin: Origin,
+    /// The bytes the observation holds, whole and once trimmed for waiting
+    /// ([`Detector::observation_bytes`], [`Detector::trimmed_observation_bytes`]): counted
+    /// here, on the worker, so that a two-pass read's in-order thread needs no lock of the
+    /// detector to count a waiting page.
+    pub(super) bytes: (usize, usize),
 }
 
 /// A record prepared and observed by `detector`, on a worker.
@@ -144,12 +149,18 @@ pub(super) fn observe<D: Detector>(
     match prepare(item, limits, options) {
         Ok((page, _, origin)) if origin.plain_text => Prepared::Text(page, origin),
         Ok((page, html, origin)) => {
-            let observation = read_lock(detector).observe(&page, &html);
+            let detector = read_lock(detector);
+            let observation = detector.observe(&page, &html);
+            let bytes = (
+                detector.observation_bytes(&observation),
+                detector.trimmed_observation_bytes(&observation),
+            );
             Prepared::Page(
                 page,
                 Observed {
                     observation,
                     origin,
+                    bytes,
                 },
             )
         }

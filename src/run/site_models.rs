@@ -4,6 +4,8 @@
 //! So a run over an existing index (`indexer add`) judges a known site's new pages with what
 //! its earlier pages taught, and a build leaves what the next run needs.
 
+use std::ops::DerefMut;
+
 use rustc_hash::FxHashSet;
 
 use crate::detect::Detector;
@@ -73,8 +75,13 @@ impl<'a> SiteModelLedger<'a> {
     }
 
     /// A page of `site` arrives: the first time, the site's stored model (if any) is
-    /// restored into `detector`.
-    pub(super) fn arrive<D: Detector>(&mut self, detector: &mut D, site: &str) {
+    /// restored into the detector `detector` gives — asked for only then, so that a caller
+    /// holding it behind a lock takes the lock only then.
+    pub(super) fn arrive<D: Detector, Held: DerefMut<Target = D>>(
+        &mut self,
+        detector: impl FnOnce() -> Held,
+        site: &str,
+    ) {
         if (self.stored.is_none() && self.saved.is_none())
             || self.seen.contains(site)
             || self.finished.contains(site)
@@ -86,7 +93,7 @@ impl<'a> SiteModelLedger<'a> {
             return;
         };
         let restored = model.map_err(|error| error.to_string()).and_then(|model| {
-            detector
+            detector()
                 .restore_site(site, &model)
                 .map_err(|error| error.to_string())
         });

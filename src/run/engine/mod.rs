@@ -320,10 +320,9 @@ fn two_passes<D: Detector>(
                         if loads_pages {
                             pages.remember(&page.url, observed.origin.location);
                         }
-                        site_models.arrive(&mut *write_lock(&detector), &page.site);
+                        site_models.arrive(|| write_lock(&detector), &page.site);
                         let decided_next = last_of_site.is_some();
                         learning.learn_and_wait(
-                            &detector,
                             &mut waiting,
                             page,
                             observed,
@@ -420,7 +419,7 @@ fn one_pass<D: Detector>(
                 Prepared::Page(page, observed) => {
                     progress.record_done(page.html_bytes);
                     let mut detector = write_lock(&detector);
-                    site_models.arrive(&mut *detector, &page.site);
+                    site_models.arrive(|| &mut *detector, &page.site);
                     let verdicts = detector.decide(&page, &observed.observation, &NoPages);
                     detector.learn(&observed.observation);
                     pages += 1;
@@ -502,9 +501,8 @@ impl<'scope, O: Send + 'scope> Learning<'scope, O> {
     /// sites), it waits without its word lists and with its observation trimmed: what is
     /// dropped is made again when it is decided. Its layout's marks are packed, without its
     /// links' targets when `lines_only` ([`RunPlan::writes_lines_only`]).
-    fn learn_and_wait<D: Detector<Observation = O>>(
+    fn learn_and_wait(
         &mut self,
-        detector: &RwLock<D>,
         waiting: &mut Waiting<O>,
         mut page: SegmentedPage,
         observed: Observed<O>,
@@ -514,20 +512,13 @@ impl<'scope, O: Send + 'scope> Learning<'scope, O> {
         let Observed {
             observation,
             origin,
+            bytes: (whole, trimmed),
         } = observed;
         let trim = !decided_next;
         if trim {
             page.shrink_for_waiting(lines_only);
         }
-        let observation_bytes = {
-            let detector = read_lock(detector);
-            if trim {
-                detector.trimmed_observation_bytes(&observation)
-            } else {
-                detector.observation_bytes(&observation)
-            }
-        };
-        let bytes = page.heap_bytes() + observation_bytes;
+        let bytes = page.heap_bytes() + if trim { trimmed } else { whole };
         let place = waiting.push_learning(page, origin, bytes);
         self.stage.give(place, (observation, trim))?;
         Ok(())

@@ -24,7 +24,7 @@ use super::Decision;
 use crate::detect::{Detector, PageSource};
 use crate::read::{Halves, RecordItem, site_of};
 use crate::report::BuildSummary;
-use crate::run::prepare::{Observed, Origin, Prepared};
+use crate::run::prepare::{Origin, Prepared};
 use crate::run::rounds::RecordSource;
 use crate::run::{BuildError, DecidedPage};
 use crate::segment::{SegmentedPage, stable_hash_bytes};
@@ -188,8 +188,8 @@ enum Slot<O> {
     /// A page whose observation is being learned (and then trimmed), on the learning thread;
     /// and the bytes it will hold.
     Learning(SegmentedPage, Origin, usize),
-    /// A learned page waiting for its decision.
-    Learned(SegmentedPage, Observed<O>, usize),
+    /// A learned page waiting for its decision, with its observation.
+    Learned(SegmentedPage, O, Origin, usize),
     /// Ready to leave: a decided page, a plain-text page or a skip; and the bytes it holds.
     Ready(Prepared<Decision>, usize),
     /// A page taken out to be decided.
@@ -244,14 +244,7 @@ impl<O: Send> Waiting<O> {
             return;
         };
         if let Slot::Learning(page, origin, bytes) = std::mem::replace(slot, Slot::Deciding) {
-            *slot = Slot::Learned(
-                page,
-                Observed {
-                    observation,
-                    origin,
-                },
-                bytes,
-            );
+            *slot = Slot::Learned(page, observation, origin, bytes);
         } else {
             debug_assert!(false, "the page at place {place} was not being learned");
         }
@@ -294,30 +287,35 @@ impl<O: Send> Waiting<O> {
         let mut taken = Vec::new();
         for (at, slot) in self.slots.iter_mut().enumerate() {
             if matches!(slot, Slot::Learned(page, ..) if which(page))
-                && let Slot::Learned(page, observed, bytes) =
+                && let Slot::Learned(page, observation, origin, bytes) =
                     std::mem::replace(slot, Slot::Deciding)
             {
-                taken.push((at, page, observed, bytes));
+                taken.push((at, page, observation, origin, bytes));
             }
         }
         let decided = taken.len();
         let render = self.renders_kept_text;
         // A page's bytes grow by its rendered text, counted while it waits to leave.
-        let decide =
-            |(at, mut page, observed, bytes): (usize, SegmentedPage, Observed<O>, usize)| {
-                let verdicts = detector.decide(&page, &observed.observation, pages);
-                let read_back = if render {
-                    0
-                } else {
-                    // Written later on the one in-order thread: its marks are read back here.
-                    let packed_bytes = page.layout.heap_bytes();
-                    page.layout.unpack();
-                    page.layout.heap_bytes().saturating_sub(packed_bytes)
-                };
-                let decision = Decision::rendered(&page, verdicts, observed.origin, render);
-                let rendered = decision.rendered_bytes() + read_back;
-                (at, Prepared::Page(page, decision), bytes, rendered)
+        let decide = |(at, mut page, observation, origin, bytes): (
+            usize,
+            SegmentedPage,
+            O,
+            Origin,
+            usize,
+        )| {
+            let verdicts = detector.decide(&page, &observation, pages);
+            let read_back = if render {
+                0
+            } else {
+                // Written later on the one in-order thread: its marks are read back here.
+                let packed_bytes = page.layout.heap_bytes();
+                page.layout.unpack();
+                page.layout.heap_bytes().saturating_sub(packed_bytes)
             };
+            let decision = Decision::rendered(&page, verdicts, origin, render);
+            let rendered = decision.rendered_bytes() + read_back;
+            (at, Prepared::Page(page, decision), bytes, rendered)
+        };
         let (slots, waiting_bytes) = (&mut self.slots, &mut self.bytes);
         let mut put_back = |(at, decided, bytes, rendered): (usize, _, usize, usize)| {
             *waiting_bytes += rendered;
