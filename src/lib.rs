@@ -21,6 +21,11 @@
 //! [`run`] wires the stages into the [`indexer_pipeline`] stage graph and decides, in one
 //! place, whether a build makes one pass over the input or two.
 
+// The modules' docs walk the code, private parts included, for the engineers who work on it:
+// they are read with `cargo doc --document-private-items`, where every link resolves (CI
+// checks it), so a public item's doc may name a private one.
+#![allow(rustdoc::private_intra_doc_links)]
+
 /// The tool and the commit it was built from: "indexer 0.1.0 (commit 1a2b3c4d5e6f)".
 pub const VERSION: &str = concat!(
     "indexer ",

@@ -13,8 +13,9 @@
 //! the timing of the threads.
 //!
 //! Back-pressure: at most `capacity` items wait for the side thread; `give` blocks beyond.
-//! The side thread stops when its stage is dropped. A panic in `work` is caught and returned
-//! by the next `give` or `settle` as [`PipelineError::Panicked`] with stage `"side"`.
+//! The side thread stops when its stage is dropped, once it has worked on the items given
+//! before. A panic in `work` is caught and returned by the next `give`, `ready` or `settle` as
+//! [`PipelineError::Panicked`] with stage `"side"`.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::thread::{Scope, ScopedJoinHandle};
@@ -130,7 +131,7 @@ impl<'scope, I: Send + 'scope, O: Send + 'scope> SideStage<'scope, I, O> {
 
 impl<I, O> Drop for SideStage<'_, I, O> {
     fn drop(&mut self) {
-        // Closing the channel ends the side thread's loop; its scope joins it.
+        // Closing the channel ends the side thread's loop once it has taken what was given.
         self.given.take();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();

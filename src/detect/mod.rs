@@ -400,8 +400,8 @@ pub trait Detector: Send + Sync + Sized + 'static {
     fn learn(&mut self, observation: &Self::Observation);
 
     /// Drops from a learned observation what [`decide`](Self::decide) can do without: a
-    /// two-pass run calls it before the page waits for its decision, so that waiting pages
-    /// hold less. What is dropped must be remade in `decide` from the page's blocks, so that
+    /// two-pass run calls it once the page is learned, while the page waits for its
+    /// decision, so that waiting pages hold less. What is dropped must be remade in `decide` from the page's blocks, so that
     /// every verdict is the one the whole observation gives.
     fn trim_for_waiting(&self, observation: &mut Self::Observation) {
         let _ = observation;

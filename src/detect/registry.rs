@@ -349,7 +349,8 @@ mod tests {
     }
 
     /// A page's observation, before and after it is trimmed for waiting: what
-    /// `trimmed_observation_bytes` says of it and what `observation_bytes` counts after.
+    /// `trimmed_observation_bytes` says of it and what `observation_bytes` counts after; and
+    /// the detector's type (a wrapper's names the detector it wraps).
     struct TrimmedBytes<'a>(&'a crate::segment::SegmentedPage);
 
     impl DetectorVisitor for TrimmedBytes<'_> {
@@ -361,7 +362,7 @@ mod tests {
             let said = detector.trimmed_observation_bytes(&observation);
             detector.trim_for_waiting(&mut observation);
             (
-                D::NAME,
+                std::any::type_name::<D>(),
                 whole,
                 said,
                 detector.observation_bytes(&observation),
@@ -382,22 +383,39 @@ mod tests {
             html,
             crate::segment::SegmentOptions::default(),
         );
-        let settings = DetectorSettings::default();
         let mut trimmed = Vec::new();
-        for &kind in DetectorKind::ALL {
-            for passes in [Passes::Two, Passes::One] {
-                if passes == Passes::One && !kind.runs_in_one_pass() {
-                    continue;
-                }
-                let (name, whole, said, after) = kind.visit(&settings, passes, TrimmedBytes(&page));
-                assert_eq!(said, after, "{name} in {passes:?}");
-                if after < whole {
-                    trimmed.push(name);
+        // With `--keep-title-headings`, a detector without its own title rule is wrapped.
+        for keep_title_headings in [false, true] {
+            let settings = DetectorSettings {
+                keep_title_headings,
+                ..DetectorSettings::default()
+            };
+            for &kind in DetectorKind::ALL {
+                for passes in [Passes::Two, Passes::One] {
+                    if passes == Passes::One && !kind.runs_in_one_pass() {
+                        continue;
+                    }
+                    let (detector, whole, said, after) =
+                        kind.visit(&settings, passes, TrimmedBytes(&page));
+                    assert_eq!(said, after, "{detector} in {passes:?}");
+                    if after < whole {
+                        trimmed.push(detector);
+                    }
                 }
             }
         }
+        let wrapped = |name: &str| {
+            trimmed
+                .iter()
+                .any(|detector| detector.contains("KeepTitleHeadings") && detector.contains(name))
+        };
+        assert!(wrapped("Bloom"), "{trimmed:?}");
         assert!(
-            trimmed.contains(&"bloom") && trimmed.contains(&"hybrid"),
+            trimmed.iter().any(|detector| detector.ends_with("Bloom")),
+            "{trimmed:?}"
+        );
+        assert!(
+            trimmed.iter().any(|detector| detector.contains("Hybrid")),
             "{trimmed:?}"
         );
     }

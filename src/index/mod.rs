@@ -673,7 +673,7 @@ impl IndexBuild {
     /// makes this generation the live one. Returns the generation's directory.
     ///
     /// Segments are not forced into one: merging the whole index at the end cost a tenth of
-    /// the build time, and searches and [`stats`] work across segments.
+    /// the build time, and searches and [`stats()`] work across segments.
     pub fn commit(self, summary: &impl Serialize) -> Result<PathBuf, IndexError> {
         self.commit_counted(|_| summary)
             .map(|(directory, _)| directory)

@@ -7,7 +7,7 @@
 //! | [`language`] | kept text | its language, ISO 639-3 (whatlang) |
 //! | [`wet`] | extracted pages | WARC/1.0 `warcinfo` and `conversion` records, as Common Crawl's WET files |
 //! | [`dolma`] | a decided page and its extracted page | dolma's `documents` row (the whole visible text) and its `attributes` row (each block's span, its template probability and whether it was kept) |
-//! | [`file`] | records as bytes | a file compressed by its extension (`.gz`, `.zst`), renamed into place when complete |
+//! | [`file`](mod@file) | records as bytes | a file compressed by its extension (`.gz`, `.zst`), renamed into place when complete |
 //!
 //! Which pages are written is the plan's: pages with no kept text are left out unless
 //! [`OutputPlan::keep_empty`], and under [`OutputPlan::languages`] pages of other languages

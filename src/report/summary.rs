@@ -18,7 +18,7 @@ pub struct BuildSummary {
     pub tool: String,
     /// The command line that asked for it, as [`BuildOptions::command_line`] gave it.
     ///
-    /// [`BuildOptions::command_line`]: super::BuildOptions::command_line
+    /// [`BuildOptions::command_line`]: crate::run::BuildOptions::command_line
     #[serde(default)]
     pub command_line: Vec<String>,
     /// When the run started, UTC (RFC 3339, to the second).
@@ -82,6 +82,8 @@ pub struct BuildSummary {
     /// What the detector counted (see [`Detector::counters`]); over several rounds, counts
     /// are summed and peaks (named in [`counters_merged_by_max`](Self::counters_merged_by_max))
     /// are the largest.
+    ///
+    /// [`Detector::counters`]: crate::detect::Detector::counters
     #[serde(default)]
     pub counters: BTreeMap<String, u64>,
     /// The [`counters`](Self::counters) that are peaks, combined by taking the largest.
@@ -128,7 +130,7 @@ pub struct BuildSummary {
     #[serde(default)]
     pub older_than_indexed: u64,
     /// The sites a two-pass `add` decided again whole, having taken them past a power of two
-    /// in pages ([`super::redecide`]).
+    /// in pages (`lifecycle/redecide.rs`).
     #[serde(default)]
     pub redecided: RedecidedFigures,
     /// The runs that made this index, oldest first: a `build` starts it, each `add` and

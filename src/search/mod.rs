@@ -40,7 +40,7 @@ pub struct Hit {
     /// 1-based rank, counting the results an offset skipped.
     pub rank: usize,
     /// BM25 score (with the title bonuses), its last bits cleared as ranking compares it
-    /// ([`tie_class`](collect::tie_class)).
+    /// (`collect::tie_class`).
     pub score: f32,
     /// Page URL.
     pub url: String,

@@ -48,6 +48,8 @@ pub mod context {
     /// (`comment-list`, `comments_area`, `readerComments`, …), a Disqus thread, or Comment
     /// microdata ([`names_reader_comments`]). Not one of the model's features: it feeds the
     /// rule that leaves comments out of the main content.
+    ///
+    /// [`names_reader_comments`]: crate::segment::evidence::names_reader_comments
     pub const COMMENTS: u32 = 1 << 15;
 }
 

@@ -1,7 +1,7 @@
 //! Connections: a listening socket in, hyper connections answered by the router out. A
-//! request's head must arrive within [`HEADER_READ_TIMEOUT`](super::HEADER_READ_TIMEOUT), at
-//! most [`MAX_CONNECTIONS`](super::MAX_CONNECTIONS) are open at once, a connection lives
-//! [`CONNECTION_LIFETIME`](super::CONNECTION_LIFETIME) at most, and a signal (Ctrl-C,
+//! request's head must arrive within [`HEADER_READ_TIMEOUT`], at
+//! most [`MAX_CONNECTIONS`] are open at once, a connection lives
+//! [`CONNECTION_LIFETIME`] at most, and a signal (Ctrl-C,
 //! SIGTERM) stops accepting and closes what has no request in progress.
 
 use super::*;

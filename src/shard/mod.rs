@@ -2,9 +2,9 @@
 //!
 //! | step | in | out |
 //! |---|---|---|
-//! | [`partition`] (map) | WARC files and folders | one WARC file per host bucket, and a [`Manifest`] |
+//! | [`partition`](mod@partition) (map) | WARC files and folders | one WARC file per host bucket, and a [`Manifest`] |
 //! | [`crate::lifecycle::build_index`] (reduce) | one bucket's files from every map task, in map order | a shard index |
-//! | [`combine`] | shard indexes of the same schema and settings | one index, without re-indexing |
+//! | [`combine`](mod@combine) | shard indexes of the same schema and settings | one index, without re-indexing |
 //!
 //! A site's pages all land in one bucket, so one detector sees all of them, in input order
 //! when the map tasks' files are given in map order: every page is decided as a build over

@@ -262,6 +262,8 @@ impl TemplateModel {
     /// Writes what the model holds of `site` (`false` when it holds nothing): each key's
     /// clusters of at least `min_blocks` blocks (and [`MIN_SAVED_COUNT`]), for at most
     /// [`MAX_SAVED_ENTRIES`] keys (those of the most blocks).
+    ///
+    /// [`MAX_SAVED_ENTRIES`]: crate::detect::site_model::MAX_SAVED_ENTRIES
     pub fn save_site(&self, site: &str, min_blocks: u32, writer: &mut SiteModelWriter) -> bool {
         let Some(model) = self.sites.get(site) else {
             return false;

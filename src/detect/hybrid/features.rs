@@ -3,6 +3,8 @@
 //! out — what the classifier reads. The layout (names and order) is versioned with the model:
 //! a model trained on another layout is refused.
 //!
+//! [`BlockEvidence`]: crate::segment::BlockEvidence
+//!
 //! Page evidence: size, link density, punctuation, words that read as code, the elements
 //! around the block, its tag and heading level, position and depth, overlap with the page's
 //! title, class and id names (hashed into [`TOKEN_BUCKETS`] features, learned rather than

@@ -191,6 +191,8 @@ impl SegmentTables {
     /// Writes the table of `site` (`false` when there is none): its clock, and the segments
     /// seen on at least [`MIN_SAVED_COUNT`] pages — at most [`MAX_SAVED_ENTRIES`], the most
     /// frequent — each with its frequency and how many pages ago it was last seen.
+    ///
+    /// [`MAX_SAVED_ENTRIES`]: crate::detect::site_model::MAX_SAVED_ENTRIES
     pub fn save_site(&self, site: u64, writer: &mut SiteModelWriter) -> bool {
         let Some(table) = self.sites.get(&site) else {
             return false;

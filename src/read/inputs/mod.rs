@@ -128,7 +128,8 @@ impl InputSet {
     /// Checks every path exists and is readable (clear error naming the path if not). A
     /// folder is walked recursively (sorted, deterministic order) for .html/.htm files and WARC
     /// files (recognised by their content: `WARC/` at the start, plain or gzip), without
-    /// hidden entries or symbolic links ([`InputSet::open_walking`] to change that).
+    /// hidden entries or symbolic links ([`InputSet::open_with`] and [`InputOptions::walk`]
+    /// to change that).
     ///
     /// A folder's files get the URL `base_url` (default: `file://` and the folder's canonical
     /// path, with a trailing `/`) joined with their path relative to the folder, with forward

@@ -4,11 +4,12 @@
 //!
 //! A two-pass detector ([`Passes::Two`]) must see a site's pages before it can judge any of
 //! them. Following Chen, Ye & Li's own design (an in-memory batch whose statistics carry over
-//! to later batches), each page is read, segmented and observed once on the workers, learned
-//! in input order — on a thread of its own beside the in-order one ([`Learning`]), settled
-//! before any page is decided — and then waits ([`waiting`]) — its word lists dropped, its
-//! layout's marks packed, and its observation trimmed to what deciding cannot remake
-//! ([`Detector::trim_for_waiting`]).
+//! to later batches), each page is read, segmented and observed once on the workers, and
+//! then waits ([`waiting`]) — its word lists dropped and its layout's marks packed on the
+//! in-order thread — while its observation is learned in input order on a thread of its own
+//! ([`Learning`]) and trimmed to what deciding cannot remake
+//! ([`Detector::trim_for_waiting`]); the line waits for that thread before any page is
+//! decided.
 //! A detector whose verdicts depend on a page's own site only
 //! ([`Detector::DECIDES_SITE_BY_SITE`]: `bloom`, `hybrid`) has its input's records counted
 //! by site first, and each site is decided as soon as its last record arrives (a small site
@@ -527,7 +528,7 @@ impl<'scope, O: Send + 'scope> Learning<'scope, O> {
     /// Puts the observations learned so far back in their places, without waiting.
     fn take_learned(&mut self, waiting: &mut Waiting<O>) -> Result<(), BuildError> {
         for (place, observation) in self.stage.ready()? {
-            waiting.learned(place, observation);
+            waiting.learned(place, observation)?;
         }
         Ok(())
     }
@@ -535,7 +536,7 @@ impl<'scope, O: Send + 'scope> Learning<'scope, O> {
     /// Waits until every page handed over is learned, and puts each back in its place.
     fn settle(&mut self, waiting: &mut Waiting<O>) -> Result<(), BuildError> {
         for (place, observation) in self.stage.settle()? {
-            waiting.learned(place, observation);
+            waiting.learned(place, observation)?;
         }
         Ok(())
     }

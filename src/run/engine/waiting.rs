@@ -1,8 +1,9 @@
-//! Waiting: the pages of a two-pass read between their learning and their decision.
+//! Waiting: the pages of a two-pass read from their hand-over to be learned to their
+//! decision.
 //!
 //! In: pages handed over to be learned, their observations back once learned (by their
 //! place in the line), plain-text pages and skips, in input order; word that a site's last
-//! page has been learned. Out: decided pages, in input order, to the read's `emit`.
+//! page has been handed over. Out: decided pages, in input order, to the read's `emit`.
 //!
 //! Before the read, one read of its source counts each site's records ([`SiteRecords`]), so
 //! that a site is known to be complete when its last record arrives. Its waiting pages are
@@ -196,7 +197,7 @@ enum Slot<O> {
     Deciding,
 }
 
-/// Pages between their learning and their emission, in input order.
+/// Pages from their hand-over to be learned to their emission, in input order.
 pub(super) struct Waiting<O> {
     slots: VecDeque<Slot<O>>,
     /// The place of the line's front: the pages that have left it.
@@ -235,19 +236,22 @@ impl<O: Send> Waiting<O> {
     }
 
     /// The observation of the page at `place`, learned: the page waits for its decision.
-    pub(super) fn learned(&mut self, place: u64, observation: O) {
+    /// An error when no page at `place` was being learned (a page left in the line would hold
+    /// back every page after it).
+    pub(super) fn learned(&mut self, place: u64, observation: O) -> Result<(), BuildError> {
         let at = place
             .checked_sub(self.first_place)
             .and_then(|at| usize::try_from(at).ok());
-        let Some(slot) = at.and_then(|at| self.slots.get_mut(at)) else {
-            debug_assert!(false, "no page waits at place {place}");
-            return;
-        };
-        if let Slot::Learning(page, origin, bytes) = std::mem::replace(slot, Slot::Deciding) {
+        if let Some(slot) = at.and_then(|at| self.slots.get_mut(at))
+            && matches!(slot, Slot::Learning(..))
+            && let Slot::Learning(page, origin, bytes) = std::mem::replace(slot, Slot::Deciding)
+        {
             *slot = Slot::Learned(page, observation, origin, bytes);
-        } else {
-            debug_assert!(false, "the page at place {place} was not being learned");
+            return Ok(());
         }
+        Err(BuildError::Pipeline(format!(
+            "a learned page came back to place {place}, where no page was being learned"
+        )))
     }
 
     /// Adds a plain-text page or a skip, which needs no decision.

@@ -1,7 +1,7 @@
 //! The page's shape as segmentation meets it: which elements become layout marks (headings,
 //! lists, tables, preformatted code and its language, links, images, line breaks), and the
 //! exact text of preformatted elements. What flows in is one start tag or one text node; what
-//! flows out is marks in the page's [`Layout`](super::layout::Layout).
+//! flows out is marks in the page's [`Layout`].
 
 use super::*;
 
