@@ -98,6 +98,11 @@ pub struct RunArgs {
     /// Segmenting threads; 0 or absent: the number of cores (at most 1024).
     #[arg(help_heading = "Memory and limits", long, value_parser = clap::value_parser!(u16).range(0..=1024))]
     threads: Option<u16>,
+    /// Two-pass detectors that decide site by site (bloom, hybrid): threads that learn the
+    /// pages, each holding its share of the sites; 0 or absent: one per 8 segmenting threads.
+    /// The output is the same whatever their number.
+    #[arg(help_heading = "Memory and limits", long, value_parser = clap::value_parser!(u16).range(0..=64))]
+    learning_threads: Option<u16>,
     #[command(flatten)]
     input: InputArgs,
     /// Write one JSON line per record passed over or page cut short (input, offset, url,
@@ -146,6 +151,7 @@ impl RunArgs {
                 None | Some(0) => defaults.threads,
                 Some(threads) => usize::from(threads),
             },
+            learning_threads: usize::from(self.learning_threads.unwrap_or(0)),
             limits: SegmentLimits {
                 max_page_bytes: self.max_page_bytes,
                 max_depth: self.max_depth,

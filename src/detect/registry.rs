@@ -23,6 +23,16 @@ pub trait DetectorVisitor {
 
     /// Called with the detector a [`DetectorKind`] names, freshly made from its settings.
     fn visit<D: Detector>(self, detector: D) -> Self::Output;
+
+    /// Called with what makes that detector, each call a fresh one of the same settings, for
+    /// a visitor that needs more than one (a read that learns sites on several threads). By
+    /// default, [`visit`](Self::visit)s one.
+    fn visit_made<D: Detector>(self, make: &dyn Fn() -> D) -> Self::Output
+    where
+        Self: Sized,
+    {
+        self.visit(make())
+    }
 }
 
 macro_rules! registry {
@@ -121,7 +131,7 @@ macro_rules! registry {
             ) -> V::Output {
                 match self {
                     $(DetectorKind::$variant => {
-                        let detector = match passes {
+                        let make = || match passes {
                             Passes::Two => <$detector as Detector>::new(settings.$field.clone()),
                             Passes::One => {
                                 <$detector as Detector>::new_one_pass(settings.$field.clone())
@@ -130,9 +140,11 @@ macro_rules! registry {
                         if settings.keep_title_headings
                             && !<$detector as Detector>::OWN_TITLE_RULE
                         {
-                            visitor.visit($crate::detect::title::KeepTitleHeadings::new(detector))
+                            visitor.visit_made(&|| {
+                                $crate::detect::title::KeepTitleHeadings::new(make())
+                            })
                         } else {
-                            visitor.visit(detector)
+                            visitor.visit_made(&make)
                         }
                     })*
                 }

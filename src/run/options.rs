@@ -26,6 +26,10 @@ pub struct BuildOptions {
     pub settings: DetectorSettings,
     /// Segmenting worker threads.
     pub threads: usize,
+    /// Two-pass detectors that decide site by site: threads that learn the pages, each
+    /// holding its share of the sites (0: one per 8 segmenting threads). The output is the
+    /// same whatever their number.
+    pub learning_threads: usize,
     /// Per-page limits.
     pub limits: SegmentLimits,
     /// How the inputs are read (base URL of folders' pages, walking folders).
@@ -54,6 +58,7 @@ impl Default for BuildOptions {
             detector: DEFAULT_DETECTOR,
             settings: DetectorSettings::default(),
             threads: std::thread::available_parallelism().map_or(2, usize::from),
+            learning_threads: 0,
             limits: SegmentLimits::default(),
             input: InputOptions::default(),
             batch_memory: 1 << 30,

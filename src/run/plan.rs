@@ -30,6 +30,10 @@ pub enum Output {
 pub struct RunPlan {
     /// Segmenting worker threads.
     pub threads: usize,
+    /// Threads that learn a two-pass read, each with a detector of its own holding its share
+    /// of the sites: more than one only for a detector that decides site by site
+    /// ([`BuildOptions::learning_threads`], by default one per 8 segmenting threads).
+    pub learning_threads: usize,
     /// Threads of the index writer (0 when extracting). A two-pass detector that decides
     /// all pages at the end indexes after they are parsed, so the writer gets every core; one
     /// that decides each site as soon as its pages are read, and one-pass runs, parse and
@@ -95,8 +99,14 @@ impl RunPlan {
         let per_html_byte = options.detector.state_per_html_byte();
         let estimate = inputs.total_bytes() as f64 * ASSUMED_EXPANSION * per_html_byte;
         let rounds = per_html_byte > 0.0 && estimate > state_budget && !options.one_pass;
+        let learning_threads = match options.learning_threads {
+            _ if passes == Passes::One || !options.detector.decides_site_by_site() => 1,
+            0 => threads.div_ceil(8),
+            chosen => chosen,
+        };
         RunPlan {
             threads,
+            learning_threads,
             index_threads,
             writer_heap,
             renders_kept_text: output == Output::Index,

@@ -139,17 +139,18 @@ pub(super) struct Observed<O> {
     pub(super) bytes: (usize, usize),
 }
 
-/// A record prepared and observed by `detector`, on a worker.
-pub(super) fn observe<D: Detector>(
+/// A record prepared and observed, on a worker, by the detector `detector_of` gives for the
+/// page's site.
+pub(super) fn observe<'d, D: Detector>(
     item: Result<Record, Skip>,
     limits: &SegmentLimits,
     options: SegmentOptions,
-    detector: &RwLock<D>,
+    detector_of: impl Fn(&str) -> &'d RwLock<D>,
 ) -> Prepared<Observed<D::Observation>> {
     match prepare(item, limits, options) {
         Ok((page, _, origin)) if origin.plain_text => Prepared::Text(page, origin),
         Ok((page, html, origin)) => {
-            let detector = read_lock(detector);
+            let detector = read_lock(detector_of(&page.site));
             let observation = detector.observe(&page, &html);
             let bytes = (
                 detector.observation_bytes(&observation),
@@ -404,7 +405,7 @@ mod tests {
             Ok(record(RecordKind::Response, None, &block, false)),
             &limits,
             SegmentOptions::default(),
-            &detector,
+            |_| &detector,
         );
         let Prepared::Page(page, observed) = page else {
             panic!("a page")
@@ -416,7 +417,7 @@ mod tests {
             Ok(record(RecordKind::Response, None, &png, false)),
             &limits,
             SegmentOptions::default(),
-            &detector,
+            |_| &detector,
         );
         assert!(matches!(skipped, Prepared::Skipped(skip) if skip.reason == SkipReason::NotHtml));
     }

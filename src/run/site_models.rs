@@ -118,13 +118,16 @@ impl<'a> SiteModelLedger<'a> {
         }
     }
 
-    /// Saves the model of every site the read saw and has not saved yet; the figures of the
-    /// read.
-    pub(super) fn finish<D: Detector>(self, detector: &D) -> SiteModelFigures {
+    /// Saves the model of every site the read saw and has not saved yet, each from the
+    /// detector `detector_of` gives for it; the figures of the read.
+    pub(super) fn finish<'d, D: Detector>(
+        self,
+        detector_of: impl Fn(&str) -> &'d D,
+    ) -> SiteModelFigures {
         let mut figures = self.figures;
         if let Some(saved) = self.saved {
             for site in &self.seen {
-                let model = detector.save_site(site);
+                let model = detector_of(site).save_site(site);
                 if let Some(Ok(())) = model.map(|model| saved.insert(site, &model)) {
                     figures.saved += 1;
                 }

@@ -9,7 +9,8 @@
 //! in-order thread — while its observation is learned in input order on a thread of its own
 //! ([`Learning`]) and trimmed to what deciding cannot remake
 //! ([`Detector::trim_for_waiting`]); the line waits for that thread before any page is
-//! decided.
+//! decided. A detector that decides site by site may be several ([`shards`]: one a learning
+//! thread, each holding its share of the sites), which changes no verdict.
 //! A detector whose verdicts depend on a page's own site only
 //! ([`Detector::DECIDES_SITE_BY_SITE`]: `bloom`, `hybrid`) has its input's records counted
 //! by site first, and each site is decided as soon as its last record arrives (a small site
@@ -39,8 +40,10 @@ use crate::run::site_models::{SiteModelLedger, SiteModelStore, fingerprint};
 use crate::run::{BuildError, BuildOptions, DecidedPage, Progress, RunPlan};
 use crate::segment::SegmentedPage;
 
+mod shards;
 mod waiting;
 
+use shards::{ReadShards, Shards};
 use waiting::{CompleteSite, DECIDE_ON_WORKERS_FROM, SiteRecords, Waiting};
 
 /// Everything one read of a run needs besides its detector.
@@ -73,7 +76,12 @@ impl DetectorVisitor for ReadJob<'_, '_> {
     type Output = Result<BuildSummary, BuildError>;
 
     fn visit<D: Detector>(self, detector: D) -> Self::Output {
-        run_with(detector, self)
+        run_with(Shards::new(vec![detector]), self)
+    }
+
+    fn visit_made<D: Detector>(self, make: &dyn Fn() -> D) -> Self::Output {
+        let detectors = (0..self.plan.learning_threads.max(1)).map(|_| make());
+        run_with(Shards::new(detectors.collect()), self)
     }
 }
 
@@ -83,7 +91,7 @@ impl DetectorVisitor for ReadJob<'_, '_> {
 /// ready, in input order. Counts the batch, its time and the peaks held before it.
 #[allow(clippy::too_many_arguments)]
 fn decide_waiting<D: Detector>(
-    detector: &D,
+    detectors: &ReadShards<'_, D>,
     which: impl Fn(&SegmentedPage) -> bool,
     waiting: &mut Waiting<D::Observation>,
     pipeline: &Pipeline,
@@ -92,9 +100,9 @@ fn decide_waiting<D: Detector>(
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<(), BuildError> {
     let started = Instant::now();
-    tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
+    tally.peak_state_bytes = tally.peak_state_bytes.max(detectors.state_bytes() as u64);
     tally.peak_batch_bytes = tally.peak_batch_bytes.max(waiting.bytes as u64);
-    if waiting.decide(detector, which, pipeline, pages, tally, emit)? > 0 {
+    if waiting.decide(detectors, which, pipeline, pages, tally, emit)? > 0 {
         tally.batches += 1;
     }
     tally.batch_seconds += started.elapsed().as_secs_f64();
@@ -151,7 +159,7 @@ impl CompleteSites {
 /// are saved.
 #[allow(clippy::too_many_arguments)]
 fn decide_sites<D: Detector>(
-    detector: &RwLock<D>,
+    detectors: &Shards<D>,
     sites: Vec<String>,
     everything: bool,
     waiting: &mut Waiting<D::Observation>,
@@ -162,7 +170,7 @@ fn decide_sites<D: Detector>(
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<(), BuildError> {
     decide_waiting(
-        &*read_lock(detector),
+        &detectors.read(),
         |page| everything || sites.contains(&page.site),
         waiting,
         pipeline,
@@ -170,8 +178,8 @@ fn decide_sites<D: Detector>(
         tally,
         emit,
     )?;
-    let mut detector = write_lock(detector);
     for site in &sites {
+        let mut detector = write_lock(detectors.of(site));
         site_models.finish_site(&*detector, site);
         detector.forget_site(site);
     }
@@ -215,8 +223,11 @@ impl<'a> Reading<'a, '_, '_> {
     }
 }
 
-/// One read of `source` with `detector`, handing every decided page to `emit`.
-fn run_with<D: Detector>(detector: D, read: ReadJob<'_, '_>) -> Result<BuildSummary, BuildError> {
+/// One read of `source` with `detectors`, handing every decided page to `emit`.
+fn run_with<D: Detector>(
+    detectors: Shards<D>,
+    read: ReadJob<'_, '_>,
+) -> Result<BuildSummary, BuildError> {
     let ReadJob {
         inputs,
         options,
@@ -231,7 +242,11 @@ fn run_with<D: Detector>(detector: D, read: ReadJob<'_, '_>) -> Result<BuildSumm
     let pipeline = Pipeline::new(plan.threads);
     let mut tally = BuildSummary {
         segment_limits: Some(options.limits),
-        ..first_tally(&detector, pipeline.workers(), inputs.total_bytes())
+        ..first_tally(
+            &*read_lock(detectors.first()),
+            pipeline.workers(),
+            inputs.total_bytes(),
+        )
     };
     tally.passes = plan.passes.count();
     let fingerprint = fingerprint(D::NAME, tally.passes, &tally.settings);
@@ -248,8 +263,8 @@ fn run_with<D: Detector>(detector: D, read: ReadJob<'_, '_>) -> Result<BuildSumm
         site_models: SiteModelLedger::new(site_models, &fingerprint),
     };
     let mut tally = match plan.passes {
-        Passes::Two => two_passes(detector, reading)?,
-        Passes::One => one_pass(detector, reading)?,
+        Passes::Two => two_passes(detectors, reading)?,
+        Passes::One => one_pass(detectors, reading)?,
     };
     if options.stopped() {
         return Err(BuildError::Interrupted);
@@ -266,7 +281,7 @@ fn is_known(unchanged: Option<&IsUnchanged<'_>>, page: &SegmentedPage, origin: &
 /// A two-pass read: each page learned as it arrives and kept waiting, decided when its site
 /// is complete or the pages waiting fill the batch memory, and at the end.
 fn two_passes<D: Detector>(
-    detector: D,
+    detectors: Shards<D>,
     reading: Reading<'_, '_, '_>,
 ) -> Result<BuildSummary, BuildError> {
     let Reading {
@@ -281,12 +296,14 @@ fn two_passes<D: Detector>(
         mut tally,
         mut site_models,
     } = reading;
-    let (limits, segment_options) = (&options.limits, detector.segment_options());
+    let (segment_options, loads_pages) = {
+        let first = read_lock(detectors.first());
+        (first.segment_options(), first.loads_pages())
+    };
+    let limits = &options.limits;
     let stopped = || options.stopped();
     let is_unchanged = |page: &SegmentedPage, origin: &Origin| is_known(unchanged, page, origin);
     let label = source.label();
-    let loads_pages = detector.loads_pages();
-    let detector = RwLock::new(detector);
     let mut waiting = Waiting::new(plan.renders_kept_text);
     let mut complete = CompleteSites::new(pipeline.workers());
     let mut pages = InputPages::new(inputs, *limits, segment_options);
@@ -304,10 +321,14 @@ fn two_passes<D: Detector>(
     };
     progress.start_pass(&format!("{label}learning and deciding"));
     std::thread::scope(|scope| -> Result<(), BuildError> {
-        let mut learning = Learning::start(scope, pipeline.window(), &detector);
+        let mut learning = Learning::start(scope, pipeline.window(), &detectors);
         pipeline.run(
             Reading::records(source, inputs, options, progress),
-            |item| Ok(observe(item, limits, segment_options, &detector)),
+            |item| {
+                Ok(observe(item, limits, segment_options, |site| {
+                    detectors.of(site)
+                }))
+            },
             |prepared| {
                 let last_of_site = site_records
                     .as_mut()
@@ -321,9 +342,11 @@ fn two_passes<D: Detector>(
                         if loads_pages {
                             pages.remember(&page.url, observed.origin.location);
                         }
-                        site_models.arrive(|| write_lock(&detector), &page.site);
+                        let detector = detectors.of(&page.site);
+                        site_models.arrive(|| write_lock(detector), &page.site);
                         let decided_next = last_of_site.is_some();
                         learning.learn_and_wait(
+                            detectors.index_of(&page.site),
                             &mut waiting,
                             page,
                             observed,
@@ -347,7 +370,7 @@ fn two_passes<D: Detector>(
                 if full || complete.are_due() {
                     learning.settle(&mut waiting)?;
                     decide_sites(
-                        &detector,
+                        &detectors,
                         complete.take(),
                         full,
                         &mut waiting,
@@ -368,10 +391,10 @@ fn two_passes<D: Detector>(
     if stopped() {
         return Err(BuildError::Interrupted);
     }
-    let detector = read_lock(&detector);
+    let detectors = detectors.read();
     if !waiting.is_empty() {
         decide_waiting(
-            &*detector,
+            &detectors,
             |_| true,
             &mut waiting,
             &pipeline,
@@ -380,14 +403,14 @@ fn two_passes<D: Detector>(
             emit,
         )?;
     }
-    tally.set_counters(detector.counters());
-    tally.site_models = site_models.finish(&*detector);
+    tally.set_counters(detectors.counters());
+    tally.site_models = site_models.finish(|site| detectors.of(site));
     Ok(tally)
 }
 
 /// A one-pass read: each page decided as it arrives, then learned.
 fn one_pass<D: Detector>(
-    detector: D,
+    detectors: Shards<D>,
     reading: Reading<'_, '_, '_>,
 ) -> Result<BuildSummary, BuildError> {
     let Reading {
@@ -402,15 +425,17 @@ fn one_pass<D: Detector>(
         mut site_models,
         ..
     } = reading;
-    let (limits, segment_options) = (&options.limits, detector.segment_options());
+    // One pass learns every site in input order: one detector holds them all.
+    debug_assert_eq!(detectors.len(), 1);
+    let detector = detectors.first();
+    let (limits, segment_options) = (&options.limits, read_lock(detector).segment_options());
     let is_unchanged = |page: &SegmentedPage, origin: &Origin| is_known(unchanged, page, origin);
     let label = source.label();
-    let detector = RwLock::new(detector);
     progress.start_pass(&format!("{label}deciding"));
     let mut pages = 0u64;
     pipeline.run(
         Reading::records(source, inputs, options, progress),
-        |item| Ok(observe(item, limits, segment_options, &detector)),
+        |item| Ok(observe(item, limits, segment_options, |_| detector)),
         |prepared| {
             let decided = match prepared {
                 Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
@@ -419,7 +444,7 @@ fn one_pass<D: Detector>(
                 }
                 Prepared::Page(page, observed) => {
                     progress.record_done(page.html_bytes);
-                    let mut detector = write_lock(&detector);
+                    let mut detector = write_lock(detector);
                     site_models.arrive(|| &mut *detector, &page.site);
                     let verdicts = detector.decide(&page, &observed.observation, &NoPages);
                     detector.learn(&observed.observation);
@@ -442,10 +467,10 @@ fn one_pass<D: Detector>(
             tally_and_emit(&mut tally, decided, emit)
         },
     )?;
-    let detector = read_lock(&detector);
+    let detector = read_lock(detector);
     tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
     tally.set_counters(detector.counters());
-    tally.site_models = site_models.finish(&*detector);
+    tally.site_models = site_models.finish(|_| &*detector);
     Ok(tally)
 }
 
@@ -475,26 +500,38 @@ fn pass_over_unchanged(tally: &mut BuildSummary, progress: &dyn Progress, page: 
 /// so a decision sees exactly the pages before it learned, as when the in-order thread
 /// learned them itself; the pages' bytes are counted when they are handed over, so when the
 /// batch memory fills does not depend on the threads' timing either.
+///
+/// With several [`Shards`], each has a learning thread of its own, learning its sites' pages in
+/// input order.
 struct Learning<'scope, O> {
-    stage: SideStage<'scope, (O, bool), O>,
+    /// One a shard, in the shards' order.
+    stages: Vec<SideStage<'scope, (O, bool), O>>,
 }
 
 impl<'scope, O: Send + 'scope> Learning<'scope, O> {
-    /// Starts the learning thread of `detector`; at most `capacity` observations wait for it.
+    /// Starts the learning thread of each of `detectors`; at most `capacity` observations
+    /// wait for each.
     fn start<'env, D: Detector<Observation = O>>(
         scope: &'scope std::thread::Scope<'scope, 'env>,
         capacity: usize,
-        detector: &'scope RwLock<D>,
+        detectors: &'scope Shards<D>,
     ) -> Self {
-        let stage = SideStage::start(scope, capacity, |(mut observation, trim): (O, bool)| {
-            let mut detector = write_lock(detector);
-            detector.learn(&observation);
-            if trim {
-                detector.trim_for_waiting(&mut observation);
+        let learn = |detector: &'scope RwLock<D>| {
+            move |(mut observation, trim): (O, bool)| {
+                let mut detector = write_lock(detector);
+                detector.learn(&observation);
+                if trim {
+                    detector.trim_for_waiting(&mut observation);
+                }
+                observation
             }
-            observation
-        });
-        Learning { stage }
+        };
+        let stages = detectors
+            .all()
+            .iter()
+            .map(|detector| SideStage::start(scope, capacity, learn(detector)))
+            .collect();
+        Learning { stages }
     }
 
     /// Hands a page of a two-pass read over to be learned; it waits in the line for its
@@ -502,8 +539,11 @@ impl<'scope, O: Send + 'scope> Learning<'scope, O> {
     /// sites), it waits without its word lists and with its observation trimmed: what is
     /// dropped is made again when it is decided. Its layout's marks are packed, without its
     /// links' targets when `lines_only` ([`RunPlan::writes_lines_only`]).
+    /// `shard`: the one that holds the page's site ([`Shards::index_of`]).
+    #[allow(clippy::too_many_arguments)]
     fn learn_and_wait(
         &mut self,
+        shard: usize,
         waiting: &mut Waiting<O>,
         mut page: SegmentedPage,
         observed: Observed<O>,
@@ -521,22 +561,26 @@ impl<'scope, O: Send + 'scope> Learning<'scope, O> {
         }
         let bytes = page.heap_bytes() + if trim { trimmed } else { whole };
         let place = waiting.push_learning(page, origin, bytes);
-        self.stage.give(place, (observation, trim))?;
+        self.stages[shard].give(place, (observation, trim))?;
         Ok(())
     }
 
     /// Puts the observations learned so far back in their places, without waiting.
     fn take_learned(&mut self, waiting: &mut Waiting<O>) -> Result<(), BuildError> {
-        for (place, observation) in self.stage.ready()? {
-            waiting.learned(place, observation)?;
+        for stage in &mut self.stages {
+            for (place, observation) in stage.ready()? {
+                waiting.learned(place, observation)?;
+            }
         }
         Ok(())
     }
 
     /// Waits until every page handed over is learned, and puts each back in its place.
     fn settle(&mut self, waiting: &mut Waiting<O>) -> Result<(), BuildError> {
-        for (place, observation) in self.stage.settle()? {
-            waiting.learned(place, observation)?;
+        for stage in &mut self.stages {
+            for (place, observation) in stage.settle()? {
+                waiting.learned(place, observation)?;
+            }
         }
         Ok(())
     }

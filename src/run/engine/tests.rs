@@ -230,7 +230,9 @@ fn run_detector<D: Detector>(
         batch_memory,
         ..RunPlan::new(&options, inputs, Output::Caller)
     };
-    run_read(inputs, &options, &plan, |read| run_with(detector, read))
+    run_read(inputs, &options, &plan, |read| {
+        run_with(Shards::new(vec![detector]), read)
+    })
 }
 
 /// One read of `inputs` with the detector `options` name, as their plan says.
@@ -524,7 +526,7 @@ fn a_stop_ends_the_read_as_interrupted() {
             site_models: SiteModelStore::default(),
             unchanged: None,
         };
-        let result = run_with(detector, read);
+        let result = run_with(Shards::new(vec![detector]), read);
         assert!(matches!(result, Err(BuildError::Interrupted)), "{passes:?}");
         assert!(emitted >= 1, "{passes:?}");
     }
@@ -645,7 +647,9 @@ fn with_one_worker_each_small_site_is_decided_at_once() {
         ..RunPlan::new(&options, &inputs, Output::Caller)
     };
     let detector = SiteBySite::new(calls.clone());
-    let outcome = run_read(&inputs, &options, &plan, |read| run_with(detector, read));
+    let outcome = run_read(&inputs, &options, &plan, |read| {
+        run_with(Shards::new(vec![detector]), read)
+    });
     let expected = vec![
         learned("a.example", 0),
         learned("b.example", 0),
@@ -718,5 +722,59 @@ fn an_index_builds_plan_has_the_kept_text_rendered_where_pages_are_decided() {
             with_text += usize::from(!now.is_empty());
         }
         assert!(with_text > 0, "no page kept any text");
+    }
+}
+
+/// Sites learned on several threads, each by a detector of its own, are decided as one
+/// detector decides them: the same verdicts, counters and saved figures, whether their sites'
+/// pages arrive one site after another or interleaved, and whether the batch memory fills.
+#[test]
+fn sites_learned_on_several_threads_are_decided_as_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let sites: Vec<Vec<Vec<u8>>> = ["a.example", "b.example", "c.example", "d.example"]
+        .iter()
+        .enumerate()
+        .map(|(at, site)| site_pages(site, 3 + 2 * at))
+        .collect();
+    let interleaved: Vec<Vec<u8>> = (0..9)
+        .flat_map(|n| sites.iter().filter_map(move |pages| pages.get(n).cloned()))
+        .collect();
+    let in_order: Vec<Vec<u8>> = sites.concat();
+    for records in [in_order, interleaved] {
+        let inputs = inputs_of(&dir, &records);
+        for detector in [DetectorKind::Hybrid, DetectorKind::Bloom] {
+            for batch_memory in [1 << 30, 4096] {
+                let outcome = |learning_threads| {
+                    let options = BuildOptions {
+                        detector,
+                        learning_threads,
+                        ..options()
+                    };
+                    let plan = RunPlan {
+                        batch_memory,
+                        ..RunPlan::new(&options, &inputs, Output::Caller)
+                    };
+                    assert_eq!(plan.learning_threads, learning_threads);
+                    run_read(&inputs, &options, &plan, |read| read.run())
+                };
+                let (one, three) = (outcome(1), outcome(3));
+                let verdicts = |outcome: &Outcome| -> Vec<Vec<Verdict>> {
+                    outcome
+                        .pages
+                        .iter()
+                        .map(|page| page.verdicts.clone())
+                        .collect()
+                };
+                assert_eq!(one.urls(), three.urls());
+                assert_eq!(verdicts(&one), verdicts(&three), "{detector:?}");
+                assert!(verdicts(&one).iter().flatten().any(|verdict| !verdict.keep));
+                assert_eq!(one.summary.counters, three.summary.counters);
+                assert_eq!(one.summary.peak_state_bytes, three.summary.peak_state_bytes);
+                assert_eq!(one.summary.batches, three.summary.batches);
+                if batch_memory == 4096 {
+                    assert!(one.summary.batches > 2, "{}", one.summary.batches);
+                }
+            }
+        }
     }
 }

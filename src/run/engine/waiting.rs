@@ -22,6 +22,7 @@ use rustc_hash::FxHashMap;
 use indexer_pipeline::Pipeline;
 
 use super::Decision;
+use super::shards::ReadShards;
 use crate::detect::{Detector, PageSource};
 use crate::read::{Halves, RecordItem, site_of};
 use crate::report::BuildSummary;
@@ -274,7 +275,7 @@ impl<O: Send> Waiting<O> {
     /// pages it decided.
     pub(super) fn decide<D: Detector<Observation = O>>(
         &mut self,
-        detector: &D,
+        detectors: &ReadShards<'_, D>,
         which: impl Fn(&SegmentedPage) -> bool,
         pipeline: &Pipeline,
         pages: &dyn PageSource,
@@ -307,7 +308,7 @@ impl<O: Send> Waiting<O> {
             Origin,
             usize,
         )| {
-            let verdicts = detector.decide(&page, &observation, pages);
+            let verdicts = detectors.of(&page.site).decide(&page, &observation, pages);
             let read_back = if render {
                 0
             } else {
