@@ -491,14 +491,18 @@ impl BuildSummary {
         None
     }
 
-    /// Records the detector's counters of this run.
-    pub fn set_counters(&mut self, counters: Vec<Counter>) {
+    /// Adds a detector's counters of this run: each summed with what is counted already, or
+    /// the larger kept when it is a peak — as [`absorb`](Self::absorb) combines rounds (a
+    /// read of several detectors adds each one's).
+    pub fn add_counters(&mut self, counters: Vec<Counter>) {
         for counter in counters {
+            let entry = self.counters.entry(counter.name.to_string()).or_default();
             if counter.merge == Merge::Max {
                 self.counters_merged_by_max.insert(counter.name.to_string());
+                *entry = (*entry).max(counter.value);
+            } else {
+                *entry += counter.value;
             }
-            self.counters
-                .insert(counter.name.to_string(), counter.value);
         }
     }
 }
@@ -587,6 +591,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn counters_added_twice_combine_as_rounds_do() {
+        let mut summary = BuildSummary::default();
+        for (sites, peak) in [(3, 40), (5, 70), (0, 10)] {
+            summary.add_counters(vec![
+                Counter::sum("sites", sites),
+                Counter::max("peak", peak),
+            ]);
+        }
+        assert_eq!(summary.counters["sites"], 8);
+        assert_eq!(summary.counters["peak"], 70);
+        assert!(summary.counters_merged_by_max.contains("peak"));
+    }
+
+    #[test]
     fn sizes_are_human() {
         assert_eq!(human_bytes(512), "512 B");
         assert_eq!(human_bytes(1536), "1.5 KiB");
@@ -637,7 +655,7 @@ mod tests {
                 pages: sites * 10,
                 ..BuildSummary::default()
             };
-            summary.set_counters(vec![
+            summary.add_counters(vec![
                 Counter::sum("sites", sites),
                 Counter::max("peak_site_state_bytes", peak),
             ]);

@@ -403,7 +403,9 @@ fn two_passes<D: Detector>(
             emit,
         )?;
     }
-    tally.set_counters(detectors.counters());
+    for detector in detectors.each() {
+        tally.add_counters(detector.counters());
+    }
     tally.site_models = site_models.finish(|site| detectors.of(site));
     Ok(tally)
 }
@@ -469,7 +471,7 @@ fn one_pass<D: Detector>(
     )?;
     let detector = read_lock(detector);
     tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
-    tally.set_counters(detector.counters());
+    tally.add_counters(detector.counters());
     tally.site_models = site_models.finish(|_| &*detector);
     Ok(tally)
 }

@@ -3,7 +3,7 @@
 //!
 //! In: the detectors a read was made with (one, or [`RunPlan::learning_threads`] of the same
 //! kind and settings for a detector that decides site by site). Out: the detector of a site;
-//! what the read's summary takes from the detector (state bytes, counters), over them all.
+//! their state bytes, over them all.
 //!
 //! A detector whose verdicts depend on a page's own site only
 //! ([`Detector::DECIDES_SITE_BY_SITE`]) gives every page the same verdicts whichever of the
@@ -12,10 +12,9 @@
 //!
 //! [`RunPlan::learning_threads`]: crate::run::RunPlan::learning_threads
 
-use std::collections::BTreeMap;
 use std::sync::{RwLock, RwLockReadGuard};
 
-use crate::detect::{Counter, Detector, Merge};
+use crate::detect::Detector;
 use crate::run::prepare::read_lock;
 use crate::segment::stable_hash_bytes;
 
@@ -96,51 +95,8 @@ impl<D: Detector> ReadShards<'_, D> {
             .sum()
     }
 
-    /// The detectors' counters, each combined over the shards as it combines across rounds
-    /// (summed, or the largest), in the first shard's order.
-    pub(super) fn counters(&self) -> Vec<Counter> {
-        combined(self.guards.iter().flat_map(|detector| detector.counters()))
-    }
-}
-
-/// `counters` of several detectors, one of each name: summed, or the largest, as each says.
-fn combined(counters: impl IntoIterator<Item = Counter>) -> Vec<Counter> {
-    let mut combined: Vec<Counter> = Vec::new();
-    let mut at: BTreeMap<&'static str, usize> = BTreeMap::new();
-    for counter in counters {
-        match at.get(counter.name) {
-            Some(&index) => {
-                let held = &mut combined[index];
-                held.value = match held.merge {
-                    Merge::Sum => held.value + counter.value,
-                    Merge::Max => held.value.max(counter.value),
-                };
-            }
-            None => {
-                at.insert(counter.name, combined.len());
-                combined.push(counter);
-            }
-        }
-    }
-    combined
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counters_combine_over_shards_as_across_rounds() {
-        let shard = |sites, peak| vec![Counter::sum("sites", sites), Counter::max("peak", peak)];
-        let counters = combined(
-            [shard(3, 40), shard(5, 70), shard(0, 10)]
-                .into_iter()
-                .flatten(),
-        );
-        let values: Vec<(&str, u64)> = counters
-            .iter()
-            .map(|counter| (counter.name, counter.value))
-            .collect();
-        assert_eq!(values, [("sites", 8), ("peak", 70)]);
+    /// Each shard's detector, in order.
+    pub(super) fn each(&self) -> impl Iterator<Item = &D> {
+        self.guards.iter().map(|detector| &**detector)
     }
 }
