@@ -25,7 +25,13 @@ pub fn language_of(text: &str) -> Option<&'static str> {
 
 /// The language of `text` and the confidence in it.
 pub fn detect_language(text: &str) -> Option<DetectedLanguage> {
-    let mut end = text.len().min(SAMPLE_BYTES);
+    detect_language_in(text, SAMPLE_BYTES)
+}
+
+/// The language of the first `sample_bytes` of `text` (cut back to a character boundary) and
+/// the confidence in it: [`detect_language`] with another sample, for measuring the sample.
+pub fn detect_language_in(text: &str, sample_bytes: usize) -> Option<DetectedLanguage> {
+    let mut end = text.len().min(sample_bytes);
     while !text.is_char_boundary(end) {
         end -= 1;
     }

@@ -21,7 +21,8 @@ mod wet;
 
 pub use file::{Compression, OutputFile};
 pub use language::{
-    DetectedLanguage, detect_language, language_code, language_filter, language_of,
+    DetectedLanguage, detect_language, detect_language_in, language_code, language_filter,
+    language_of,
 };
 pub use page::ExtractedPage;
 pub use wet::{conversion_record, hashed_uuid, warcinfo_record};

@@ -50,14 +50,28 @@ impl<'e, 'h: 'e> ElementAttributes<'e, 'h> {
 
     /// The value of the first attribute named `lowercase`, as `Element::get_attribute` finds it.
     pub fn get(&self, lowercase: &str) -> Option<Cow<'e, str>> {
-        self.iter()
-            .find(|attribute| attribute.is(lowercase))
-            .map(|attribute| attribute.value)
+        self.list
+            .iter()
+            .find(|attribute| self.named(attribute, lowercase))
+            .map(|attribute| self.read(attribute).value)
     }
 
     /// Whether there is an attribute named `lowercase`.
     pub fn has(&self, lowercase: &str) -> bool {
-        self.iter().any(|attribute| attribute.is(lowercase))
+        self.list
+            .iter()
+            .any(|attribute| self.named(attribute, lowercase))
+    }
+
+    /// Whether `attribute` is named `lowercase`, its value not read.
+    fn named(&self, attribute: &Attribute<'_>, lowercase: &str) -> bool {
+        let in_source = attribute
+            .name_source_location()
+            .and_then(|location| self.html.get(location.bytes()));
+        match in_source {
+            Some(name) => name.eq_ignore_ascii_case(lowercase),
+            None => attribute.name().eq_ignore_ascii_case(lowercase),
+        }
     }
 
     fn read(&self, attribute: &Attribute<'_>) -> ElementAttribute<'e> {

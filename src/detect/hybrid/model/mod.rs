@@ -286,6 +286,14 @@ impl Model {
             path: name.to_string(),
             message,
         };
+        // A model of this build's format and version is read in one pass; anything else is
+        // read again below, header first, for the message that says what it is.
+        if let Ok(model) = serde_json::from_str::<Model>(text)
+            && model.format == MODEL_FORMAT
+            && model.version == MODEL_VERSION
+        {
+            return model.checked(name);
+        }
         // The header alone first: the trees are passed over, not built as a JSON tree, which
         // for a large model held many times the model's memory at once. What is not an
         // object is read as a JSON tree after all, for the message it always had.
@@ -324,18 +332,29 @@ impl Model {
         }
         let model: Model =
             serde_json::from_str(text).map_err(|error| not_a_model(error.to_string()))?;
-        if model.features != features::names() {
+        model.checked(name)
+    }
+
+    /// The model, when its features are this build's and [`check`](Self::check) finds it
+    /// whole; `name` names it in errors.
+    fn checked(self, name: &str) -> Result<Model, ModelError> {
+        if self.features != features::names() {
             return Err(ModelError::Foreign {
                 path: name.to_string(),
                 found: format!(
-                    "{format} version {version} with {} other features",
-                    model.features.len()
+                    "{} version {} with {} other features",
+                    self.format,
+                    self.version,
+                    self.features.len()
                 ),
                 features: features::count(),
             });
         }
-        model.check().map_err(not_a_model)?;
-        Ok(model)
+        self.check().map_err(|message| ModelError::NotAModel {
+            path: name.to_string(),
+            message,
+        })?;
+        Ok(self)
     }
 
     /// Checks that every index in the model is in range, every number finite, the threshold a
