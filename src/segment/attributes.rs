@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use lol_html::html_content::{Attribute, Element};
+use lol_html::html_content::{Attribute, Element, SourceLocation};
 
 /// The attributes of one start tag, in source order (duplicates kept, as written).
 pub(super) struct ElementAttributes<'e, 'h> {
@@ -65,23 +65,22 @@ impl<'e, 'h: 'e> ElementAttributes<'e, 'h> {
 
     /// Whether `attribute` is named `lowercase`, its value not read.
     fn named(&self, attribute: &Attribute<'_>, lowercase: &str) -> bool {
-        let in_source = attribute
-            .name_source_location()
-            .and_then(|location| self.html.get(location.bytes()));
-        match in_source {
+        match self.in_source(attribute.name_source_location()) {
             Some(name) => name.eq_ignore_ascii_case(lowercase),
             None => attribute.name().eq_ignore_ascii_case(lowercase),
         }
     }
 
+    /// The text of the page at `location`, where lol_html gives one.
+    fn in_source(&self, location: Option<SourceLocation>) -> Option<&'h str> {
+        location.and_then(|location| self.html.get(location.bytes()))
+    }
+
     fn read(&self, attribute: &Attribute<'_>) -> ElementAttribute<'e> {
-        let in_source = |location: Option<lol_html::html_content::SourceLocation>| {
-            location.and_then(|location| self.html.get(location.bytes()))
-        };
-        match in_source(attribute.name_source_location()) {
+        match self.in_source(attribute.name_source_location()) {
             Some(name) => ElementAttribute {
                 name: Cow::Borrowed(name),
-                value: match in_source(attribute.value_source_location()) {
+                value: match self.in_source(attribute.value_source_location()) {
                     Some(value) => Cow::Borrowed(value),
                     None => Cow::Owned(attribute.value()),
                 },

@@ -282,10 +282,7 @@ impl Model {
 
     /// Parses a model file's text; `name` names it in errors.
     pub fn parse(text: &str, name: &str) -> Result<Model, ModelError> {
-        let not_a_model = |message: String| ModelError::NotAModel {
-            path: name.to_string(),
-            message,
-        };
+        let not_a_model = |message: String| not_a_model(name, message);
         // A model of this build's format and version is read in one pass; anything else is
         // read again below, header first, for the message that says what it is.
         if let Ok(model) = serde_json::from_str::<Model>(text)
@@ -350,10 +347,7 @@ impl Model {
                 features: features::count(),
             });
         }
-        self.check().map_err(|message| ModelError::NotAModel {
-            path: name.to_string(),
-            message,
-        })?;
+        self.check().map_err(|message| not_a_model(name, message))?;
         Ok(self)
     }
 
@@ -470,6 +464,14 @@ impl Model {
 
 /// An error naming `what` when one of `numbers` is infinite or not a number (a JSON number too
 /// large for an `f32`, such as `1e308`, reads as infinite).
+/// The error for a file `name` that does not read as a model, saying `message`.
+fn not_a_model(name: &str, message: String) -> ModelError {
+    ModelError::NotAModel {
+        path: name.to_string(),
+        message,
+    }
+}
+
 fn finite(what: &str, numbers: impl IntoIterator<Item = f32>) -> Result<(), String> {
     match numbers.into_iter().find(|number| !number.is_finite()) {
         Some(number) => Err(format!("{what} holds {number}, not a finite number")),
