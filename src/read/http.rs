@@ -7,6 +7,7 @@
 //! folded headers, "chunked" bodies that are not chunked, `Content-Encoding: gzip` on bodies
 //! that the crawler already decompressed. Each of these is tolerated rather than rejected.
 
+use std::borrow::Cow;
 use std::io::{self, Read};
 
 /// A parsed HTTP response head and its body bytes.
@@ -187,12 +188,14 @@ pub(crate) enum DecodeError {
 /// start like gzip, or that fails to decode under any coding but looks like HTML, is taken as
 /// already decoded (crawlers such as ClueWeb's stored decoded bodies with the original
 /// header).
-pub(crate) fn decode_content(
-    body: Vec<u8>,
+///
+/// A body with nothing to undo comes back as it came, borrowed or owned.
+pub(crate) fn decode_content<'a>(
+    body: impl Into<Cow<'a, [u8]>>,
     content_encoding: &str,
     max_bytes: usize,
-) -> Result<Vec<u8>, DecodeError> {
-    let mut body = body;
+) -> Result<Cow<'a, [u8]>, DecodeError> {
+    let mut body = body.into();
     for coding in content_encoding.rsplit(',') {
         let coding = coding.trim().to_ascii_lowercase();
         let decoded = match coding.as_str() {
@@ -220,7 +223,7 @@ pub(crate) fn decode_content(
             _ => continue,
         };
         body = match decoded {
-            Ok(decoded) => decoded,
+            Ok(decoded) => Cow::Owned(decoded),
             Err(DecodeError::Bad(_)) if super::sniff::sniffs_as_html(&body) => body,
             Err(error) => {
                 return Err(match error {

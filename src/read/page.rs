@@ -3,6 +3,8 @@
 //!
 //! This is the CPU-heavy half of reading and runs on worker threads.
 
+use std::borrow::Cow;
+
 use super::charset::{charset_param, decode_html, decode_plain_text};
 use super::http::{DecodeError, HttpResponse, dechunk, decode_content};
 use super::sniff::{binary_share, is_html};
@@ -42,10 +44,11 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
                 .last()
                 .map(str::to_string);
             let transfer_encoding = response.joined("transfer-encoding").to_ascii_lowercase();
-            let body = if transfer_encoding.contains("chunked") {
-                dechunk(response.body).unwrap_or_else(|| response.body.to_vec())
-            } else {
-                response.body.to_vec()
+            // The body is copied only when a coding must be undone: decoding its characters
+            // copies it into the page's text anyway.
+            let body = match transfer_encoding.contains("chunked") {
+                true => dechunk(response.body).map_or(Cow::Borrowed(response.body), Cow::Owned),
+                false => Cow::Borrowed(response.body),
             };
             let content_encoding = response.joined("content-encoding");
             let body = decode_content(body, &content_encoding, max_page_bytes).map_err(
@@ -67,7 +70,7 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
                 let message = format!("{} bytes, over {max_page_bytes}", block.len());
                 return Err(fail(SkipReason::TooLarge, &url, message));
             }
-            (block, content_type)
+            (Cow::Borrowed(&block[..]), content_type)
         }
     };
 

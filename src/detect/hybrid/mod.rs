@@ -33,7 +33,7 @@ pub use rules::{
     READER_COMMENT, THIN_SITE_EVIDENCE,
 };
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -162,7 +162,7 @@ const ONE_PASS_SITE_MODEL_LAYOUT: u8 = 4;
 /// The `hybrid` detector.
 pub struct Hybrid {
     settings: HybridSettings,
-    model: Option<DecidingModel>,
+    model: Option<Arc<DecidingModel>>,
     signatures: TemplateModel,
     sites: FxHashMap<String, SiteTable>,
     /// Template-word ratios already worked out against the current model, by site, style and
@@ -183,12 +183,19 @@ pub struct Hybrid {
 /// adds nothing to such a page, and the one-pass model has seen every training site at one
 /// page (each site's first page), where the two-pass model has seen only the sites that have
 /// one page, so it measures better there; this way a lone page is decided the same in either
-/// mode.
+/// mode. The model is read when the run meets its first lone page: a crawl of whole sites
+/// never needs it.
 #[derive(Debug)]
 struct LonePageModel {
-    model: DecidingModel,
     /// No page learned: a site's first page in a one-pass run.
     empty_tables: SegmentTables,
+}
+
+impl LonePageModel {
+    /// The built-in one-pass model, read once a process.
+    fn model(&self) -> Option<Arc<DecidingModel>> {
+        DecidingModel::built_in(Passes::One)
+    }
 }
 
 /// A model with its trees laid out for deciding.
@@ -205,6 +212,28 @@ impl DecidingModel {
             compiled: CompiledTrees::compile(&model),
             model,
         }
+    }
+
+    /// The built-in model for runs of `passes`, read and compiled once a process and then
+    /// shared: by the detectors of one read (one per learning thread), by the build summary's
+    /// defaults, by every extractor a Python process makes. Reading one is most of a small
+    /// run's start-up. `None` if it does not read, which a test of the built-in models rules
+    /// out.
+    fn built_in(passes: Passes) -> Option<Arc<DecidingModel>> {
+        type Shared = OnceLock<Option<Arc<DecidingModel>>>;
+        static TWO_PASS: Shared = OnceLock::new();
+        static ONE_PASS: Shared = OnceLock::new();
+        let (shared, read): (&Shared, fn() -> Result<Model, ModelError>) = match passes {
+            Passes::Two => (&TWO_PASS, Model::built_in),
+            Passes::One => (&ONE_PASS, Model::built_in_one_pass),
+        };
+        shared
+            .get_or_init(|| {
+                read()
+                    .ok()
+                    .map(|model| Arc::new(DecidingModel::new(Arc::new(model))))
+            })
+            .clone()
     }
 
     /// Each row's probability of being content.
@@ -252,16 +281,16 @@ impl Hybrid {
     /// A detector for a run of `passes`: in one pass, site evidence from a segment table and,
     /// unless a model is given, the built-in model trained on one-pass evidence.
     fn with_passes(settings: HybridSettings, passes: Passes) -> Self {
-        let model = match (&settings.model, passes) {
-            (ModelSource::BuiltIn, Passes::Two) => Model::built_in().ok().map(Arc::new),
-            (ModelSource::BuiltIn, Passes::One) => Model::built_in_one_pass().ok().map(Arc::new),
-            (ModelSource::Loaded { model, .. }, _) => Some(Arc::clone(model)),
-            (ModelSource::Record { .. }, _) => None,
+        let model = match &settings.model {
+            ModelSource::BuiltIn => DecidingModel::built_in(passes),
+            ModelSource::Loaded { model, .. } => {
+                Some(Arc::new(DecidingModel::new(Arc::clone(model))))
+            }
+            ModelSource::Record { .. } => None,
         };
         let lone_page = match (&settings.model, passes) {
             (ModelSource::BuiltIn, Passes::Two) if settings.lone_page_as_one_pass => {
-                Model::built_in_one_pass().ok().map(|model| LonePageModel {
-                    model: DecidingModel::new(Arc::new(model)),
+                Some(LonePageModel {
                     empty_tables: SegmentTables::default(),
                 })
             }
@@ -273,7 +302,7 @@ impl Hybrid {
                 settings.bloom.max_site_words as usize,
             ),
             settings,
-            model: model.map(DecidingModel::new),
+            model,
             sites: FxHashMap::default(),
             ratios: Mutex::default(),
             kept_for_title: Default::default(),
@@ -576,10 +605,11 @@ impl Detector for Hybrid {
         let lone_page = self
             .lone_page
             .as_ref()
-            .filter(|_| self.sites.get(&facts.site).map_or(0, |table| table.pages) == 1);
-        let (site, title_words) = match (&self.one_pass, lone_page) {
+            .filter(|_| self.sites.get(&facts.site).map_or(0, |table| table.pages) == 1)
+            .and_then(|lone| Some((lone, lone.model()?)));
+        let (site, title_words) = match (&self.one_pass, &lone_page) {
             (Some(tables), _) => self.one_pass_evidence(tables, facts, &facts.segments),
-            (None, Some(lone)) => {
+            (None, Some((lone, _))) => {
                 // With no page learned, a segment is on one page: template only if that is
                 // enough, so its segments are needed only then.
                 let segments = if self.settings.segment_table.min_frequency <= 1 {
@@ -613,11 +643,11 @@ impl Detector for Hybrid {
             }
             return vec![Verdict::kept(Rule::KEEPS_EVERYTHING); page.blocks.len()];
         }
-        let deciding = match lone_page {
-            Some(lone) => {
+        let deciding: &DecidingModel = match &lone_page {
+            Some((_, model)) => {
                 self.lone_pages_decided
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                &lone.model
+                model
             }
             None => match &self.model {
                 Some(model) => model,
@@ -724,9 +754,8 @@ impl Detector for Hybrid {
 
     fn settings(&self) -> serde_json::Value {
         let mut value = serde_json::to_value(&self.settings).unwrap_or_default();
-        if let (Some(DecidingModel { model, .. }), Some(object)) =
-            (&self.model, value.as_object_mut())
-        {
+        if let (Some(deciding), Some(object)) = (&self.model, value.as_object_mut()) {
+            let model = &deciding.model;
             object.insert("model_description".into(), model.describe().into());
             // f32 → f64 shows 0.6 as 0.6000000238…: three decimals are what the file holds.
             let threshold = (f64::from(model.threshold) * 1000.0).round() / 1000.0;

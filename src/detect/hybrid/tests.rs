@@ -297,3 +297,29 @@ fn site_tables_read_back_with_one_directory_or_several() {
         assert!(!after.directory_texts.is_empty(), "{site}");
     }
 }
+
+/// The built-in models are read once a process: every detector made with them, in either
+/// pass mode, decides with the same compiled model, and a loaded model stays its own.
+#[test]
+fn detectors_share_the_built_in_models() {
+    let two_pass = Hybrid::new(HybridSettings::default());
+    let again = Hybrid::new(HybridSettings::default());
+    let one_pass = Hybrid::new_one_pass(HybridSettings::default());
+    let (Some(a), Some(b), Some(one)) = (&two_pass.model, &again.model, &one_pass.model) else {
+        panic!("the built-in models read");
+    };
+    assert!(Arc::ptr_eq(a, b));
+    assert!(!Arc::ptr_eq(a, one), "each pass mode has its own model");
+    let lone = two_pass.lone_page.as_ref().expect("a lone-page model");
+    assert!(Arc::ptr_eq(&lone.model().expect("the one-pass model"), one));
+    let loaded = Hybrid::new(HybridSettings {
+        model: ModelSource::Loaded {
+            model: Arc::clone(&a.model),
+            path: "m.json".into(),
+        },
+        ..HybridSettings::default()
+    });
+    let loaded = loaded.model.as_ref().expect("the loaded model");
+    assert!(!Arc::ptr_eq(loaded, a));
+    assert!(Arc::ptr_eq(&loaded.model, &a.model));
+}
