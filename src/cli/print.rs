@@ -63,7 +63,7 @@ fn needs_escape(c: char) -> bool {
 /// holds only ASCII punctuation and white space, so every such character is inside a string.
 pub fn terminal_safe_json(json: String) -> String {
     let escaped = |c: char| c >= '\u{7f}' && needs_escape(c);
-    if !json.chars().any(escaped) {
+    if !holds_escaped_above_ascii(json.as_bytes()) {
         return json;
     }
     let mut out = String::with_capacity(json.len() + 8);
@@ -75,6 +75,32 @@ pub fn terminal_safe_json(json: String) -> String {
         }
     }
     out
+}
+
+/// Whether UTF-8 `text` holds a character at or above U+007F that [`needs_escape`], told by
+/// its bytes rather than decoded (every line `extract` writes is checked): DEL, a C1 control
+/// (U+0080–U+009F: `C2 80`–`C2 9F`), or a bidirectional override (U+202A–U+202E: `E2 80
+/// AA`–`E2 80 AE`; U+2066–U+2069: `E2 81 A6`–`E2 81 A9`).
+fn holds_escaped_above_ascii(text: &[u8]) -> bool {
+    let escaped_at = |at: usize| match text[at] {
+        0x7F => true,
+        0xC2 => matches!(text.get(at + 1), Some(0x80..=0x9F)),
+        0xE2 => matches!(
+            text.get(at + 1..at + 3),
+            Some([0x80, 0xAA..=0xAE] | [0x81, 0xA6..=0xA9])
+        ),
+        _ => false,
+    };
+    // Chunks are searched whole for a byte that may start one, which vectorises; only a
+    // chunk that holds one is read byte by byte.
+    const CHUNK: usize = 64;
+    text.chunks(CHUNK).enumerate().any(|(index, chunk)| {
+        let may_start = |byte: &u8| matches!(byte, 0x7F | 0xC2 | 0xE2);
+        chunk
+            .iter()
+            .fold(false, |found, byte| found | may_start(byte))
+            && (index * CHUNK..index * CHUNK + chunk.len()).any(escaped_at)
+    })
 }
 
 /// `value` as indented JSON, [`terminal_safe_json`].
@@ -437,6 +463,44 @@ pub fn explained_blocks(decided: &DecidedPage) -> Vec<serde_json::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escaped_characters_are_told_by_their_bytes_as_by_the_characters() {
+        // The escaped characters, their neighbours, and characters that share their lead bytes.
+        let alphabet = [
+            'a', '~', '\u{7f}', '\u{80}', '\u{9f}', '\u{a0}', '\u{a9}', '\u{201c}', '\u{2029}',
+            '\u{202a}', '\u{202e}', '\u{202f}', '\u{2065}', '\u{2066}', '\u{2069}', '\u{206a}',
+            '\u{20ac}', '\u{2122}', 'é', '日', '😀',
+        ];
+        let mut random = indexer::learn::boost::SplitMix::new(3);
+        for length in 0..400 {
+            let text: String = (0..length % 9)
+                .map(|_| alphabet[random.next_u64() as usize % alphabet.len()])
+                .collect();
+            let by_characters = text.chars().any(|c| c >= '\u{7f}' && needs_escape(c));
+            assert_eq!(
+                holds_escaped_above_ascii(text.as_bytes()),
+                by_characters,
+                "{text:?}"
+            );
+        }
+        // Wherever a character falls against the chunks the search reads.
+        for padding in 0..140 {
+            for (c, escaped) in [('\u{85}', true), ('\u{202e}', true), ('\u{2069}', true)]
+                .into_iter()
+                .chain([('\u{a0}', false), ('\u{202f}', false), ('\u{206a}', false)])
+            {
+                let text = format!("{}{c}", "x".repeat(padding));
+                assert_eq!(
+                    holds_escaped_above_ascii(text.as_bytes()),
+                    escaped,
+                    "{text:?}"
+                );
+            }
+        }
+        assert!(!holds_escaped_above_ascii("“quoted” — €5".as_bytes()));
+        assert_eq!(terminal_safe_json("\"a\u{202e}b\"".into()), "\"a\\u202eb\"");
+    }
 
     #[test]
     fn settings_are_name_value_pairs() {
