@@ -462,8 +462,6 @@ impl Model {
     }
 }
 
-/// An error naming `what` when one of `numbers` is infinite or not a number (a JSON number too
-/// large for an `f32`, such as `1e308`, reads as infinite).
 /// The error for a file `name` that does not read as a model, saying `message`.
 fn not_a_model(name: &str, message: String) -> ModelError {
     ModelError::NotAModel {
@@ -472,6 +470,8 @@ fn not_a_model(name: &str, message: String) -> ModelError {
     }
 }
 
+/// An error naming `what` when one of `numbers` is infinite or not a number (a JSON number too
+/// large for an `f32`, such as `1e308`, reads as infinite).
 fn finite(what: &str, numbers: impl IntoIterator<Item = f32>) -> Result<(), String> {
     match numbers.into_iter().find(|number| !number.is_finite()) {
         Some(number) => Err(format!("{what} holds {number}, not a finite number")),
