@@ -2,7 +2,7 @@
 //! versioned JSON file — its format name and version, the feature names it was trained on, the
 //! keep threshold, the classifier (a tree ensemble or a logistic regression) and what it was
 //! trained on. The default models ship inside the binary ([`Model::built_in`], and
-//! [`Model::built_in_one_pass`] for `--one-pass`).
+//! [`Model::built_in_one_pass`] for `--one-pass`), packed by `build.rs` ([`packed`]).
 
 use std::path::Path;
 
@@ -16,11 +16,15 @@ pub const MODEL_FORMAT: &str = "indexer-hybrid-model";
 /// The model file layout this build reads and writes.
 pub const MODEL_VERSION: u32 = 1;
 
-/// The model trained on the shared corpora, as committed (see `indexer train` in docs/GUIDE.md).
-const BUILT_IN: &str = include_str!("../default-model.json");
+mod packed;
+
+/// The model trained on the shared corpora, as committed (see `indexer train` in docs/GUIDE.md)
+/// in `src/detect/hybrid/default-model.json`, packed by `build.rs`.
+const BUILT_IN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default-model.packed"));
 
 /// The same, trained on the evidence of one-pass runs (`indexer train --one-pass`).
-const BUILT_IN_ONE_PASS: &str = include_str!("../default-one-pass-model.json");
+const BUILT_IN_ONE_PASS: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/default-one-pass-model.packed"));
 
 /// Why a model file cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -261,13 +265,13 @@ impl Model {
 
     /// The model shipped in the binary.
     pub fn built_in() -> Result<Model, ModelError> {
-        Model::parse(BUILT_IN, "<built-in>")
+        packed::unpack(BUILT_IN, "<built-in>")
     }
 
     /// The model shipped in the binary for one-pass runs: trained on the site evidence a page
     /// has when it is decided as it arrives (the site's earlier pages only).
     pub fn built_in_one_pass() -> Result<Model, ModelError> {
-        Model::parse(BUILT_IN_ONE_PASS, "<built-in, one pass>")
+        packed::unpack(BUILT_IN_ONE_PASS, "<built-in, one pass>")
     }
 
     /// Reads a model file.

@@ -16,16 +16,19 @@ fn stump(feature: u16, threshold: f32, left: f32, right: f32) -> Tree {
     }
 }
 
+/// The built-in models' files, which `build.rs` packs.
+const BUILT_IN_FILES: [&str; 2] = [
+    include_str!("../default-model.json"),
+    include_str!("../default-one-pass-model.json"),
+];
+
 #[test]
 fn the_built_in_models_read_back_as_their_files_are_written() {
-    for (text, model) in [
-        (BUILT_IN, Model::built_in()),
-        (BUILT_IN_ONE_PASS, Model::built_in_one_pass()),
-    ] {
-        assert!(
-            model.as_ref().unwrap().to_json() == text,
-            "a built-in model reads back"
-        );
+    let packed = [Model::built_in(), Model::built_in_one_pass()];
+    for (text, model) in BUILT_IN_FILES.into_iter().zip(packed) {
+        let model = model.unwrap();
+        assert!(model.to_json() == text, "a built-in model reads back");
+        assert_eq!(model, Model::parse(text, "the file").unwrap());
     }
     let logistic = Model {
         classifier: Classifier::Logistic {
@@ -327,4 +330,40 @@ fn the_built_in_models_load() {
     let one_pass = Model::built_in_one_pass().unwrap();
     assert_eq!(one_pass.features, features::names());
     assert_ne!(one_pass, model);
+}
+
+#[test]
+fn a_damaged_packed_model_is_refused() {
+    let error = |bytes: &[u8]| match packed::unpack(bytes, "p") {
+        Err(ModelError::NotAModel { message, .. }) => message,
+        other => panic!("{} bytes read as {other:?}", bytes.len()),
+    };
+    let header_end = packed::MAGIC.len() + 4;
+    let cuts = (0..header_end + 40)
+        .chain((header_end..BUILT_IN.len()).step_by(9_973))
+        .chain(BUILT_IN.len() - 40..BUILT_IN.len());
+    for cut in cuts {
+        let message = error(&BUILT_IN[..cut]);
+        assert!(
+            ["not a packed model", "cut short", "header"]
+                .iter()
+                .any(|expected| message.contains(expected)),
+            "cut at {cut}: {message}"
+        );
+    }
+    let mut longer = BUILT_IN.to_vec();
+    longer.push(0);
+    assert!(error(&longer).contains("bytes after"));
+    // A tree count of four thousand million, and a node count as large: refused, not allocated.
+    let header_length = u32::from_le_bytes(
+        BUILT_IN[packed::MAGIC.len()..header_end]
+            .try_into()
+            .unwrap(),
+    );
+    let trees_at = header_end + header_length as usize;
+    for at in [trees_at, trees_at + 4] {
+        let mut damaged = BUILT_IN.to_vec();
+        damaged[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(error(&damaged).contains("cut short"));
+    }
 }
