@@ -70,10 +70,13 @@ if [[ -n $pages_per_site ]]; then
   [[ $pages_per_site == *,* ]] && sites=()
 fi
 
+# What `train` is given for the pass (the recipe's flags), and what `eval` is given.
+train_pass_flags=("${two_pass_flags[@]}")
 pass_flags=()
 detectors=hybrid,bloom
 if [[ ${ONE_PASS:-0} == 1 ]]; then
-  pass_flags=("${one_pass_flags[@]}")
+  train_pass_flags=("${one_pass_flags[@]}")
+  pass_flags=(--one-pass)
   detectors=hybrid,incremental,sandwich
 fi
 
@@ -86,7 +89,7 @@ for evidence in "${evidences[@]}"; do
     continue
   fi
   echo "== train --evidence $evidence (with leave-one-site-out)" >&2
-  "$bin" train "${inputs[@]}" "${labels[@]}" --evidence "$evidence" "${pass_flags[@]}" \
+  "$bin" train "${inputs[@]}" "${labels[@]}" --evidence "$evidence" "${train_pass_flags[@]}" \
     "${recipe_flags[@]}" "${held_out_flags[@]}" --out "$out/model-$evidence.json" \
     --cross-validate "$out/cv-$evidence.jsonl"
 done

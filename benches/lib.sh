@@ -26,12 +26,16 @@ peers_venv() {
 # PAGES_PER_SITE pages (default 1,3,10,30,all) and, when 1 is among the sizes, read alone
 # LONE_PAGE_DRAWS times (default 16; a different page each time). PAGES_PER_SITE= (empty)
 # trains on whole sites only. ENSEMBLE=N (default 3, the built-in models) averages N
-# ensembles of trees (`train --ensemble N`). Sets the array `recipe_flags`, and
-# `one_pass_flags`: what the one-pass model is trained with besides (`--one-pass`, and without
+# ensembles of trees (`train --ensemble N`). Sets the array `recipe_flags`;
+# `one_pass_flags`, what the one-pass model is trained with besides (`--one-pass`, and without
 # the feature `unlinked_words_before_share`, which lowers its held-out figures while it raises
-# the two-pass model's: docs/MEASUREMENTS.md).
+# the two-pass model's: docs/MEASUREMENTS.md); and `two_pass_flags`, what the two-pass model
+# is trained with (without the two class-and-id name features, which only the one-pass model,
+# the one that decides lone pages, was measured with).
 recipe() {
   one_pass_flags=(--one-pass --without-feature unlinked_words_before_share)
+  two_pass_flags=(--without-feature levels_to_boilerplate_name
+    --without-feature levels_to_content_name)
   local pages_per_site=${PAGES_PER_SITE-1,3,10,30,all}
   recipe_flags=()
   if [[ -n $pages_per_site ]]; then

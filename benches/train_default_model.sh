@@ -34,7 +34,7 @@ for variant in two-pass one-pass; do
     flags=("${one_pass_flags[@]}")
     committed=src/detect/hybrid/default-one-pass-model.json
   else
-    flags=()
+    flags=("${two_pass_flags[@]}")
     committed=src/detect/hybrid/default-model.json
   fi
   "$bin" train "$corpus"/docs/*.warc.gz "$corpus"/news/*.warc.gz \

@@ -74,6 +74,82 @@ pub struct BlockEvidence {
     /// nearest first, each named by its order of appearance in the page: blocks that share an
     /// ancestor lie in the same region of the page.
     pub ancestors: Ancestors,
+    /// Levels up from the block's element (0: the element itself) to the nearest element whose
+    /// class or id holds a word of [`BOILERPLATE_NAME_WORDS`], at most [`FAR_LEVELS`]
+    /// ([`FAR_LEVELS`] when there is none).
+    pub levels_to_boilerplate_name: u8,
+    /// The same for [`CONTENT_NAME_WORDS`].
+    pub levels_to_content_name: u8,
+}
+
+/// What [`BlockEvidence::levels_to_boilerplate_name`] and
+/// [`BlockEvidence::levels_to_content_name`] say when no element around the block is so named,
+/// and the most they say otherwise.
+pub const FAR_LEVELS: u8 = 32;
+
+/// Words in class names and ids that mark the regions around a page's main text: side columns
+/// and their widgets, navigation, footers, sharing and related-story boxes, comment threads,
+/// advertising. Matched anywhere in a value, ASCII case ignored (`sidebar-left`,
+/// `relatedPosts`, `textwidget`), as readability's class weights are.
+pub const BOILERPLATE_NAME_WORDS: &[&str] = &[
+    "sidebar",
+    "widget",
+    "footer",
+    "masthead",
+    "breadcrumb",
+    "menu",
+    "navbar",
+    "comment",
+    "related",
+    "share",
+    "social",
+    "sponsor",
+    "promo",
+    "advert",
+    "banner",
+    "cookie",
+    "newsletter",
+    "subscribe",
+    "profile",
+    "popular",
+    "trending",
+    "recommend",
+    "outbrain",
+    "taboola",
+    "popup",
+    "modal",
+];
+
+/// Words in class names and ids that mark the main text's region: the post, entry, article or
+/// story and its body.
+pub const CONTENT_NAME_WORDS: &[&str] = &[
+    "article", "content", "entry", "post", "story", "body", "text", "main",
+];
+
+/// Whether a class or id value names boilerplate, content, both or neither: `(boilerplate,
+/// content)`.
+pub fn name_leanings(value: &str) -> (bool, bool) {
+    static WORDS: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
+        // Class values are a few dozen bytes: a DFA, and no prefilter to start on each.
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .prefilter(false)
+            .build(BOILERPLATE_NAME_WORDS.iter().chain(CONTENT_NAME_WORDS))
+            .expect("a handful of short words")
+    });
+    let (mut boilerplate, mut content) = (false, false);
+    for found in WORDS.find_iter(value) {
+        if found.pattern().as_usize() < BOILERPLATE_NAME_WORDS.len() {
+            boilerplate = true;
+        } else {
+            content = true;
+        }
+        if boilerplate && content {
+            break;
+        }
+    }
+    (boilerplate, content)
 }
 
 /// Token hashes as the bits of [`BlockEvidence::token_bits`]: bit `hash % 64` per hash.
@@ -162,11 +238,12 @@ pub const TAG_CODES: usize = TAGS.len() + 1;
 
 /// The [`context`] bits an element adds for what is inside it, and the hashes of its class
 /// and id tokens (lower-cased, cut at `-`, `_` and digits, so that `site-footer2` gives `site`
-/// and `footer`; at most eight) — from one walk over its attributes.
+/// and `footer`; at most eight), and whether its class or id names boilerplate and content
+/// ([`name_leanings`]) — from one walk over its attributes.
 pub(super) fn context_and_tokens(
     tag: &str,
     attributes: &ElementAttributes<'_, '_>,
-) -> (u32, Vec<u32>) {
+) -> (u32, Vec<u32>, (bool, bool)) {
     let mut bits = match tag {
         "nav" => context::NAV,
         "header" => context::HEADER,
@@ -186,6 +263,7 @@ pub(super) fn context_and_tokens(
         _ => 0,
     };
     let mut tokens = Vec::new();
+    let mut leanings = (false, false);
     let container = COMMENT_CONTAINERS.contains(&tag);
     for attribute in attributes.iter() {
         let Some(name) = ["class", "id", "role", "itemprop", "itemtype", "rel"]
@@ -199,7 +277,11 @@ pub(super) fn context_and_tokens(
             bits |= context::COMMENTS;
         }
         match name {
-            "class" | "id" => add_tokens(&mut tokens, &value),
+            "class" | "id" => {
+                add_tokens(&mut tokens, &value);
+                let (boilerplate, content) = name_leanings(&value);
+                leanings = (leanings.0 || boilerplate, leanings.1 || content);
+            }
             "role" => bits |= role_bits(&value),
             "itemprop" => {
                 let property = value.to_ascii_lowercase();
@@ -213,7 +295,7 @@ pub(super) fn context_and_tokens(
             _ => {}
         }
     }
-    (bits, tokens)
+    (bits, tokens, leanings)
 }
 
 /// Elements that hold a thread of comments or one comment (never `body`, `main` or an
@@ -377,6 +459,27 @@ pub fn token_at_level(token: u32, level: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn class_and_id_words_lean_to_boilerplate_or_content_anywhere_in_a_value() {
+        for (value, leanings) in [
+            ("sidebar-left", (true, false)),
+            ("SideBar", (true, false)),
+            ("relatedStories", (true, false)),
+            ("entry-content", (false, true)),
+            ("post-body", (false, true)),
+            ("storycontent", (false, true)),
+            ("articleBody", (false, true)),
+            // Both: a widget of recent posts, a text widget.
+            ("widget recent-posts", (true, true)),
+            ("widget Text", (true, true)),
+            ("textwidget", (true, true)),
+            ("clearfix", (false, false)),
+            ("", (false, false)),
+        ] {
+            assert_eq!(name_leanings(value), leanings, "{value}");
+        }
+    }
 
     #[test]
     fn class_names_ids_and_microdata_of_reader_comments_are_told_apart_from_states_and_anchors() {

@@ -67,7 +67,8 @@ pub struct TrainArgs {
     weigh: Vec<(String, f32)>,
     /// Train without the feature NAME: its value is blanked before fitting, so the model never
     /// reads it (its name stays in the model's feature list). Repeatable. The built-in
-    /// one-pass model is trained without `unlinked_words_before_share` (docs/MEASUREMENTS.md).
+    /// one-pass model is trained without `unlinked_words_before_share`, the two-pass model
+    /// without `levels_to_boilerplate_name` and `levels_to_content_name` (docs/MEASUREMENTS.md).
     #[arg(long, value_name = "NAME", value_parser = feature_name)]
     without_feature: Vec<String>,
     /// Trees: how many (default 120).

@@ -80,7 +80,7 @@ type Feature = (&'static str, fn(&BlockContext<'_>) -> f32);
 
 /// The features computed one by one, in row order; the context bits, tag codes and class
 /// token buckets follow them ([`names`]).
-const FEATURES: [Feature; 50] = [
+const FEATURES: [Feature; 52] = [
     ("log_words", |b| log1p(b.shape.words)),
     ("log_text_bytes", |b| log1p(b.shape.text_bytes)),
     ("link_density", |b| b.shape.link_density()),
@@ -165,6 +165,13 @@ const FEATURES: [Feature; 50] = [
     // The built-in one-pass model is trained without it (`recipe` in benches/lib.sh).
     ("unlinked_words_before_share", |b| {
         b.page.unlinked_before[b.index] as f32 / b.page.whole.unlinked_words().max(1) as f32
+    }),
+    // The built-in two-pass model is trained without these two (`recipe` in benches/lib.sh).
+    ("levels_to_boilerplate_name", |b| {
+        f32::from(b.block.evidence.levels_to_boilerplate_name)
+    }),
+    ("levels_to_content_name", |b| {
+        f32::from(b.block.evidence.levels_to_content_name)
     }),
 ];
 
@@ -730,6 +737,51 @@ mod tests {
             "{}",
             rows[4][before]
         );
+    }
+
+    #[test]
+    fn levels_to_named_elements_count_up_from_the_blocks_element() {
+        let page = crate::detect::test_page(
+            "http://a.example/x",
+            "<div id=page><div class=entry-content><p>The post's text, a sentence.</p>\
+             <div class=share-box><p>Share this</p></div></div>\
+             <div id=sidebar><div class=box><p>About me: a line.</p></div></div>\
+             <p class=plain>Outside both.</p></div>",
+            SegmentOptions {
+                evidence: true,
+                ..SegmentOptions::default()
+            },
+        );
+        let overlap = TitleOverlap::of(&page);
+        let own = vec![true; overlap.title.len()];
+        let flat = rows(&page, &[], &overlap, &own);
+        let rows: Vec<&[f32]> = flat.chunks_exact(count()).collect();
+        let name = |wanted: &str| names().iter().position(|n| n == wanted).unwrap();
+        let levels = |at: usize| {
+            (
+                rows[at][name("levels_to_boilerplate_name")],
+                rows[at][name("levels_to_content_name")],
+            )
+        };
+        let far = f32::from(crate::segment::evidence::FAR_LEVELS);
+        let texts: Vec<&str> = page
+            .blocks
+            .iter()
+            .map(|block| block.text.as_str())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "The post's text, a sentence.",
+                "Share this",
+                "About me: a line.",
+                "Outside both."
+            ]
+        );
+        assert_eq!(levels(0), (far, 1.0));
+        assert_eq!(levels(1), (1.0, 2.0));
+        assert_eq!(levels(2), (2.0, far));
+        assert_eq!(levels(3), (far, far));
     }
 
     #[test]

@@ -50,6 +50,9 @@ struct OpenElement {
     in_link: bool,
     /// Evidence only: hashes of this element's class and id tokens.
     tokens: Vec<u32>,
+    /// Evidence only: the stack places of the nearest elements (this one or those around
+    /// it) whose class or id names boilerplate and content ([`evidence::name_leanings`]).
+    named_at: NamedAt,
     /// Whether the element's start is in the layout (its end must be, too).
     in_layout: bool,
     /// Whether text inside keeps its whitespace (in `<pre>` or the like).
@@ -59,6 +62,25 @@ struct OpenElement {
     /// A code language named by this element's class or a near ancestor's, with the
     /// generations below that it still applies to.
     language: Option<(StoredText, u8)>,
+}
+
+/// Stack places of the nearest elements named for boilerplate and for content.
+#[derive(Clone, Copy, Default)]
+struct NamedAt {
+    boilerplate: Option<usize>,
+    content: Option<usize>,
+}
+
+impl NamedAt {
+    /// Levels up from the element at stack place `at` to each named element.
+    fn levels_from(self, at: usize) -> (u8, u8) {
+        let levels = |named: Option<usize>| {
+            named.map_or(evidence::FAR_LEVELS, |named| {
+                (at - named).min(usize::from(evidence::FAR_LEVELS - 1)) as u8
+            })
+        };
+        (levels(self.boilerplate), levels(self.content))
+    }
 }
 
 struct BlockUnderConstruction {
@@ -204,16 +226,23 @@ impl OpenElements {
             self.in_title = true;
         }
 
-        let (context, in_link, tokens) = if self.options.evidence {
+        let (context, in_link, tokens, named_at) = if self.options.evidence {
             let parent = self.stack.last();
-            let (own, tokens) = evidence::context_and_tokens(&tag, attributes);
+            let (own, tokens, (boilerplate, content)) =
+                evidence::context_and_tokens(&tag, attributes);
+            let inherited = parent.map_or(NamedAt::default(), |open| open.named_at);
+            let here = self.stack.len();
             (
                 parent.map_or(0, |open| open.context) | own,
                 parent.is_some_and(|open| open.in_link) || tag == "a",
                 tokens,
+                NamedAt {
+                    boilerplate: boilerplate.then_some(here).or(inherited.boilerplate),
+                    content: content.then_some(here).or(inherited.content),
+                },
             )
         } else {
-            (0, false, Vec::new())
+            (0, false, Vec::new(), NamedAt::default())
         };
         let hidden = self.stack.last().is_some_and(|parent| parent.hidden)
             || element_hides_text(&tag, attributes);
@@ -234,7 +263,7 @@ impl OpenElements {
                 let style = BlockStyle::of_element(position, &tag, attributes);
                 let mut fresh = BlockUnderConstruction::new(style, is_heading(&tag));
                 if self.options.evidence {
-                    fresh.evidence = self.block_evidence(&tag, context, &tokens);
+                    fresh.evidence = self.block_evidence(&tag, context, &tokens, named_at);
                 }
                 self.blocks.push(fresh);
                 block = Some(self.blocks.len() - 1);
@@ -265,6 +294,7 @@ impl OpenElements {
             context,
             in_link,
             tokens,
+            named_at,
             in_layout: shaped.in_layout,
             preformatted: shaped.preformatted,
             preformatted_mark: shaped.preformatted_mark,
@@ -283,9 +313,15 @@ impl OpenElements {
         )
     }
 
-    /// The evidence of a block starting at an element `tag` with `context` and `tokens`,
-    /// under the elements open now.
-    fn block_evidence(&self, tag: &str, context: u32, tokens: &[u32]) -> BlockEvidence {
+    /// The evidence of a block starting at an element `tag` with `context`, `tokens` and
+    /// `named_at`, under the elements open now.
+    fn block_evidence(
+        &self,
+        tag: &str,
+        context: u32,
+        tokens: &[u32],
+        named_at: NamedAt,
+    ) -> BlockEvidence {
         let mut all: Vec<u32> = tokens.to_vec();
         let mut level = 1;
         for open in self.stack.iter().rev() {
@@ -307,6 +343,8 @@ impl OpenElements {
         let own = std::iter::once(self.next_serial as u32);
         let ancestors =
             Ancestors::new(own.chain(self.stack.iter().rev().map(|open| open.serial as u32)));
+        let (levels_to_boilerplate_name, levels_to_content_name) =
+            named_at.levels_from(self.stack.len());
         BlockEvidence {
             link_bytes: 0,
             context,
@@ -315,6 +353,8 @@ impl OpenElements {
             tag: evidence::tag_code(tag),
             token_bits: evidence::token_bits(&all),
             ancestors,
+            levels_to_boilerplate_name,
+            levels_to_content_name,
         }
     }
 
