@@ -126,9 +126,18 @@ pub const CONTENT_NAME_WORDS: &[&str] = &[
     "article", "content", "entry", "post", "story", "body", "text", "main",
 ];
 
-/// Whether a class or id value names boilerplate, content, both or neither: `(boilerplate,
-/// content)`.
-pub fn name_leanings(value: &str) -> (bool, bool) {
+/// What a class or id value says of the region its element holds: boilerplate, content, both
+/// or neither.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NameLeanings {
+    /// It holds a word of [`BOILERPLATE_NAME_WORDS`].
+    pub boilerplate: bool,
+    /// It holds a word of [`CONTENT_NAME_WORDS`].
+    pub content: bool,
+}
+
+/// What `value`, a class or id, says of the region its element holds.
+pub fn name_leanings(value: &str) -> NameLeanings {
     static WORDS: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
         // Class values are a few dozen bytes: a DFA, and no prefilter to start on each.
         aho_corasick::AhoCorasick::builder()
@@ -138,18 +147,18 @@ pub fn name_leanings(value: &str) -> (bool, bool) {
             .build(BOILERPLATE_NAME_WORDS.iter().chain(CONTENT_NAME_WORDS))
             .expect("a handful of short words")
     });
-    let (mut boilerplate, mut content) = (false, false);
+    let mut leanings = NameLeanings::default();
     for found in WORDS.find_iter(value) {
         if found.pattern().as_usize() < BOILERPLATE_NAME_WORDS.len() {
-            boilerplate = true;
+            leanings.boilerplate = true;
         } else {
-            content = true;
+            leanings.content = true;
         }
-        if boilerplate && content {
+        if leanings.boilerplate && leanings.content {
             break;
         }
     }
-    (boilerplate, content)
+    leanings
 }
 
 /// Token hashes as the bits of [`BlockEvidence::token_bits`]: bit `hash % 64` per hash.
@@ -243,7 +252,7 @@ pub const TAG_CODES: usize = TAGS.len() + 1;
 pub(super) fn context_and_tokens(
     tag: &str,
     attributes: &ElementAttributes<'_, '_>,
-) -> (u32, Vec<u32>, (bool, bool)) {
+) -> (u32, Vec<u32>, NameLeanings) {
     let mut bits = match tag {
         "nav" => context::NAV,
         "header" => context::HEADER,
@@ -263,7 +272,7 @@ pub(super) fn context_and_tokens(
         _ => 0,
     };
     let mut tokens = Vec::new();
-    let mut leanings = (false, false);
+    let mut leanings = NameLeanings::default();
     let container = COMMENT_CONTAINERS.contains(&tag);
     for attribute in attributes.iter() {
         let Some(name) = ["class", "id", "role", "itemprop", "itemtype", "rel"]
@@ -279,8 +288,9 @@ pub(super) fn context_and_tokens(
         match name {
             "class" | "id" => {
                 add_tokens(&mut tokens, &value);
-                let (boilerplate, content) = name_leanings(&value);
-                leanings = (leanings.0 || boilerplate, leanings.1 || content);
+                let named = name_leanings(&value);
+                leanings.boilerplate |= named.boilerplate;
+                leanings.content |= named.content;
             }
             "role" => bits |= role_bits(&value),
             "itemprop" => {
@@ -477,7 +487,8 @@ mod tests {
             ("clearfix", (false, false)),
             ("", (false, false)),
         ] {
-            assert_eq!(name_leanings(value), leanings, "{value}");
+            let found = name_leanings(value);
+            assert_eq!((found.boilerplate, found.content), leanings, "{value}");
         }
     }
 

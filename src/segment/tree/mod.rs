@@ -228,8 +228,7 @@ impl OpenElements {
 
         let (context, in_link, tokens, named_at) = if self.options.evidence {
             let parent = self.stack.last();
-            let (own, tokens, (boilerplate, content)) =
-                evidence::context_and_tokens(&tag, attributes);
+            let (own, tokens, leanings) = evidence::context_and_tokens(&tag, attributes);
             let inherited = parent.map_or(NamedAt::default(), |open| open.named_at);
             let here = self.stack.len();
             (
@@ -237,8 +236,11 @@ impl OpenElements {
                 parent.is_some_and(|open| open.in_link) || tag == "a",
                 tokens,
                 NamedAt {
-                    boilerplate: boilerplate.then_some(here).or(inherited.boilerplate),
-                    content: content.then_some(here).or(inherited.content),
+                    boilerplate: leanings
+                        .boilerplate
+                        .then_some(here)
+                        .or(inherited.boilerplate),
+                    content: leanings.content.then_some(here).or(inherited.content),
                 },
             )
         } else {
