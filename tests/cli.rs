@@ -275,6 +275,67 @@ fn a_closed_pipe_ends_extract_quietly() {
     }
 }
 
+/// `-o` and `--skip-log` naming a named pipe (as `/dev/stdout` or `/dev/null` would be: not a
+/// file) write to it: the output is not renamed over it, which would leave a file where the
+/// pipe was (or, run as root, where `/dev/null` was).
+#[cfg(unix)]
+#[test]
+fn an_output_that_is_a_pipe_is_written_to_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let inputs: Vec<String> = sample()
+        .iter()
+        .map(|path| path.display().to_string())
+        .collect();
+    let extract: Vec<String> = ["extract", "-q", "--detector", "none"]
+        .into_iter()
+        .map(String::from)
+        .chain(inputs)
+        .collect();
+    let runs: [Vec<String>; 2] = [
+        [extract.clone(), vec!["-o".into()]].concat(),
+        [extract, vec!["--skip-log".into()]].concat(),
+    ];
+    for (at, args) in runs.into_iter().enumerate() {
+        let pipe = dir.path().join(format!("pipe{at}"));
+        let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+        assert!(made.unwrap().success(), "mkfifo");
+        let reader = {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || std::fs::read(pipe).unwrap())
+        };
+        let run = |to: &Path| {
+            let output = std::process::Command::new(env!("CARGO_BIN_EXE_indexer"))
+                .args(&args)
+                .arg(to)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(output.status.success(), "{args:?}: {stderr}");
+        };
+        run(&pipe);
+        // Checked before waiting on the reader, which a pipe renamed over would leave waiting.
+        let kind = std::fs::metadata(&pipe).unwrap().file_type();
+        assert!(kind.is_fifo(), "{args:?}: the pipe was replaced");
+        let through_the_pipe = reader.join().unwrap();
+        let file = dir.path().join(format!("file{at}"));
+        run(&file);
+        assert_eq!(through_the_pipe, std::fs::read(&file).unwrap(), "{args:?}");
+        if at == 0 {
+            assert!(
+                String::from_utf8(through_the_pipe)
+                    .unwrap()
+                    .contains("\"url\":")
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        4,
+        "no file beside them"
+    );
+}
+
 /// Ordinary input is searched, never refused: a query that is not query syntax is searched as
 /// its words (stderr says so), words after the index need no quotes, a query may start with a
 /// hyphen, `-n 0` counts, and `--offset` pages on with the ranks counting on.

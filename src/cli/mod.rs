@@ -188,8 +188,15 @@ fn print_warnings(summary: &BuildSummary) {
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder, renamed over `path`
-/// only when complete.
+/// only when complete; straight to `path` when it is a device or a pipe (`/dev/stdout`).
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    if indexer::output::is_special(path) {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)?
+            .write_all(bytes)?;
+        return Ok(());
+    }
     let folder = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

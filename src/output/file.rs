@@ -3,7 +3,9 @@
 //! seek to a record), `.zst` (zstd), anything else plain — and written atomically: to a
 //! temporary file beside it, renamed to its name by [`OutputFile::commit`]. A run that fails
 //! or stops before then leaves no file, not a half one (the temporary file is removed when the
-//! [`OutputFile`] is dropped).
+//! [`OutputFile`] is dropped). A name that is not a file — `/dev/null`, `/dev/stdout`, a named
+//! pipe — is written straight to: renaming a file over it would replace the device or the
+//! pipe with a file.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -51,11 +53,19 @@ enum Encoder {
     Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
 }
 
-/// A file being written under a temporary name.
+/// A file being written under a temporary name (or straight to a device or pipe).
 pub struct OutputFile {
     path: PathBuf,
-    temporary: tempfile::NamedTempFile,
+    /// `None` when writing straight to `path`.
+    temporary: Option<tempfile::NamedTempFile>,
     encoder: Encoder,
+}
+
+/// Whether `path` names something that is neither a file nor a folder (a device such as
+/// `/dev/null` or `/dev/stdout`, a named pipe, a socket), through any links: output for it is
+/// written straight to it, not renamed over it.
+pub fn is_special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|metadata| !metadata.is_file() && !metadata.is_dir())
 }
 
 impl OutputFile {
@@ -66,20 +76,30 @@ impl OutputFile {
             path: path.to_path_buf(),
             source,
         };
-        let folder = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
+        let (temporary, file) = if is_special(path) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(create)?;
+            (None, file)
+        } else {
+            let folder = match path.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent,
+                _ => Path::new("."),
+            };
+            let name = path.file_name().map_or_else(
+                || "output".to_string(),
+                |name| name.to_string_lossy().into_owned(),
+            );
+            let temporary = tempfile::Builder::new()
+                .prefix(&format!(".{name}."))
+                .suffix(".partial")
+                .tempfile_in(folder)
+                .map_err(create)?;
+            let file = temporary.reopen().map_err(create)?;
+            (Some(temporary), file)
         };
-        let name = path.file_name().map_or_else(
-            || "output".to_string(),
-            |name| name.to_string_lossy().into_owned(),
-        );
-        let temporary = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".partial")
-            .tempfile_in(folder)
-            .map_err(create)?;
-        let file = BufWriter::with_capacity(256 << 10, temporary.reopen().map_err(create)?);
+        let file = BufWriter::with_capacity(256 << 10, file);
         let encoder = match (Compression::of_path(path), member_per_record) {
             (Compression::None, _) => Encoder::Plain(file),
             (Compression::Gzip, true) => Encoder::GzipMembers(file),
@@ -113,7 +133,8 @@ impl OutputFile {
         written.map_err(|source| self.write_error(source))
     }
 
-    /// Finishes the compression, flushes the file to disk and gives it its name.
+    /// Finishes the compression, flushes the file to disk and gives it its name (a device or
+    /// pipe: flushes what is left to it).
     pub fn commit(self) -> Result<PathBuf, OutputError> {
         let OutputFile {
             path,
@@ -130,6 +151,9 @@ impl OutputFile {
             Encoder::Zstd(encoder) => encoder.finish().map_err(write_error)?,
         };
         let file = file.into_inner().map_err(|e| write_error(e.into_error()))?;
+        let Some(temporary) = temporary else {
+            return Ok(path);
+        };
         file.sync_all().map_err(write_error)?;
         // A temporary file is private to its owner; the output is an ordinary file.
         #[cfg(unix)]
@@ -201,6 +225,33 @@ mod tests {
         out.write_record(b"half").unwrap();
         drop(out);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_is_written_to_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let pipe = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+        assert!(made.unwrap().success(), "mkfifo");
+        let reader = {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || std::fs::read(pipe).unwrap())
+        };
+        let mut out = OutputFile::create(&pipe, false).unwrap();
+        out.write_record(b"first\n").unwrap();
+        out.write_record(b"second\n").unwrap();
+        out.commit().unwrap();
+        use std::os::unix::fs::FileTypeExt;
+        // Checked before waiting on the reader, which a pipe renamed over would leave waiting.
+        let kind = std::fs::metadata(&pipe).unwrap().file_type();
+        assert!(kind.is_fifo(), "still a pipe");
+        assert_eq!(reader.join().unwrap(), b"first\nsecond\n");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no file beside it"
+        );
     }
 
     #[test]

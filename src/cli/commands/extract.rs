@@ -45,7 +45,8 @@ pub struct ExtractArgs {
     format: FormatArg,
     /// Write to FILE instead of stdout, compressed as its name ends (.gz, .zst; a gzip member
     /// per record for WET), under a temporary name renamed when complete: a failed run leaves
-    /// no file. With --format dolma, the folder to write into (needed).
+    /// no file (a device or named pipe, such as /dev/null, is written to directly). With
+    /// --format dolma, the folder to write into (needed).
     #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
     output: Option<PathBuf>,
     /// Also write pages with no kept text (left out and counted by default).
