@@ -46,9 +46,10 @@ pub fn page_from_record(record: Record, max_page_bytes: usize) -> Result<Page, S
             let transfer_encoding = response.joined("transfer-encoding").to_ascii_lowercase();
             // The body is copied only when a coding must be undone: decoding its characters
             // copies it into the page's text anyway.
-            let body = match transfer_encoding.contains("chunked") {
-                true => dechunk(response.body).map_or(Cow::Borrowed(response.body), Cow::Owned),
-                false => Cow::Borrowed(response.body),
+            let body = if transfer_encoding.contains("chunked") {
+                dechunk(response.body).map_or(Cow::Borrowed(response.body), Cow::Owned)
+            } else {
+                Cow::Borrowed(response.body)
             };
             let content_encoding = response.joined("content-encoding");
             let body = decode_content(body, &content_encoding, max_page_bytes).map_err(

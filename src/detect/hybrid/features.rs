@@ -696,14 +696,12 @@ mod tests {
         assert_eq!(Marks::of("use gtk_new() now").identifiers, 1);
     }
 
-    #[test]
-    fn page_figures_see_code_lists_and_the_main_region() {
+    /// A page of `html` segmented with evidence, and its rows (every title word its own),
+    /// flat.
+    fn page_and_rows(html: &str) -> (SegmentedPage, Vec<f32>) {
         let page = crate::detect::test_page(
             "http://a.example/x",
-            "<title>Widgets</title><div class=menu><div class=item><a href=/a>One</a></div>\
-             <div class=item><a href=/b>Two</a></div><div class=item><a href=/c>Three</a></div>\
-             </div><main><div class=text>Use gtk_widget_new() to make one widget here.</div>\
-             <div class=text>It returns a new widget for you.</div></main>",
+            html,
             SegmentOptions {
                 evidence: true,
                 ..SegmentOptions::default()
@@ -712,6 +710,17 @@ mod tests {
         let overlap = TitleOverlap::of(&page);
         let own = vec![true; overlap.title.len()];
         let flat = rows(&page, &[], &overlap, &own);
+        (page, flat)
+    }
+
+    #[test]
+    fn page_figures_see_code_lists_and_the_main_region() {
+        let (_, flat) = page_and_rows(
+            "<title>Widgets</title><div class=menu><div class=item><a href=/a>One</a></div>\
+             <div class=item><a href=/b>Two</a></div><div class=item><a href=/c>Three</a></div>\
+             </div><main><div class=text>Use gtk_widget_new() to make one widget here.</div>\
+             <div class=text>It returns a new widget for you.</div></main>",
+        );
         let rows: Vec<&[f32]> = flat.chunks_exact(count()).collect();
         assert_eq!(rows.len(), 5);
         let name = |wanted: &str| names().iter().position(|n| n == wanted).unwrap();
@@ -741,20 +750,12 @@ mod tests {
 
     #[test]
     fn levels_to_named_elements_count_up_from_the_blocks_element() {
-        let page = crate::detect::test_page(
-            "http://a.example/x",
+        let (page, flat) = page_and_rows(
             "<div id=page><div class=entry-content><p>The post's text, a sentence.</p>\
              <div class=share-box><p>Share this</p></div></div>\
              <div id=sidebar><div class=box><p>About me: a line.</p></div></div>\
              <p class=plain>Outside both.</p></div>",
-            SegmentOptions {
-                evidence: true,
-                ..SegmentOptions::default()
-            },
         );
-        let overlap = TitleOverlap::of(&page);
-        let own = vec![true; overlap.title.len()];
-        let flat = rows(&page, &[], &overlap, &own);
         let rows: Vec<&[f32]> = flat.chunks_exact(count()).collect();
         let name = |wanted: &str| names().iter().position(|n| n == wanted).unwrap();
         let levels = |at: usize| {
