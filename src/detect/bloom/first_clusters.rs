@@ -134,7 +134,7 @@ impl FirstClusters {
     }
 
     /// Each key with its first cluster, in insertion order.
-    pub fn iter(&self) -> impl Iterator<Item = (u64, &FirstCluster)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &FirstCluster)> + Clone + '_ {
         self.chunks
             .iter()
             .flatten()

@@ -12,6 +12,7 @@
 //! and counts, never text), the second decides each page against the finished model.
 
 mod first_clusters;
+mod frequent_keys;
 mod model;
 mod signature;
 

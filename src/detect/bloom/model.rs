@@ -1,10 +1,12 @@
 //! The per-site statistics of `bloom`: for each (block style, word), its word-feature clusters.
 
 use std::hash::Hasher;
+use std::sync::OnceLock;
 
 use rustc_hash::{FxHashMap, FxHasher};
 
 use super::first_clusters::{FirstCluster, FirstClusters};
+use super::frequent_keys::FrequentKeys;
 use super::signature::OffsetSignature;
 use super::{BlockSignatures, BlockWords, TemplateWordCount, for_each_distinct_word, signature_of};
 use crate::detect::site_model::{
@@ -35,6 +37,9 @@ fn key(style: BlockStyle, word: WordId) -> u64 {
 struct SiteModel {
     first: FirstClusters,
     more: FxHashMap<u64, Vec<WordFeatureCluster>>,
+    /// The keys that may be template words, made when the site is first decided after it
+    /// last learned a block ([`SiteModel::frequent_keys`]).
+    frequent: OnceLock<FrequentKeys>,
 }
 
 impl SiteModel {
@@ -43,12 +48,26 @@ impl SiteModel {
         site.len()
             + std::mem::size_of::<SiteModel>()
             + self.first.heap_bytes()
+            + self.frequent.get().map_or(0, FrequentKeys::heap_bytes)
             + self.more.capacity() * more
             + self
                 .more
                 .values()
                 .map(|clusters| clusters.capacity() * std::mem::size_of::<WordFeatureCluster>())
                 .sum::<usize>()
+    }
+
+    /// The filter of the keys seen in at least `min_blocks` blocks, made on first use after
+    /// the site last learned a block; `None` when it was made for another count.
+    fn frequent_keys(&self, min_blocks: u32) -> Option<&FrequentKeys> {
+        let frequent = self.frequent.get_or_init(|| {
+            let keys = self
+                .first
+                .iter()
+                .map(|(key, first)| (key, first.blocks.saturating_add(first.more_blocks)));
+            FrequentKeys::of(keys, min_blocks)
+        });
+        (frequent.min_blocks() == min_blocks).then_some(frequent)
     }
 
     fn clusters(&self, key: u64) -> impl Iterator<Item = WordFeatureCluster> + '_ {
@@ -157,6 +176,7 @@ impl TemplateModel {
             Some(model) => model,
             None => self.sites.entry(site.to_string()).or_default(),
         };
+        model.frequent.take();
         let similarity = self.similarity;
         for &(word, signature) in &block.words {
             let key = key(block.style, word);
@@ -214,7 +234,8 @@ impl TemplateModel {
 
     /// How many of a block's distinct words are template words of `site`: those whose
     /// cluster ([`Self::cluster_blocks`]) holds at least `settings.min_cluster_blocks` blocks.
-    /// The site's model is looked up once per block.
+    /// The site's model is looked up once per block; a word its [`FrequentKeys`] filter does
+    /// not hold is not looked up further (a cluster is never larger than its key's blocks).
     pub fn count_template_words(
         &self,
         site: &str,
@@ -222,14 +243,20 @@ impl TemplateModel {
         settings: &super::BloomSettings,
     ) -> TemplateWordCount {
         let model = self.sites.get(site);
+        // With no least cluster size, a word never seen is a template word too.
+        let frequent = model
+            .filter(|_| settings.min_cluster_blocks > 0)
+            .and_then(|model| {
+                model.frequent_keys(settings.min_word_frequency.max(settings.min_cluster_blocks))
+            });
         let is_template = |style, word, signature: &dyn Fn() -> OffsetSignature| {
+            let key = key(style, word);
+            if frequent.is_some_and(|frequent| !frequent.may_hold(key)) {
+                return false;
+            }
             model.is_some_and(|model| {
-                model.cluster_blocks(
-                    key(style, word),
-                    signature,
-                    self.similarity,
-                    settings.min_word_frequency,
-                ) >= settings.min_cluster_blocks
+                model.cluster_blocks(key, signature, self.similarity, settings.min_word_frequency)
+                    >= settings.min_cluster_blocks
             })
         };
         let mut count = TemplateWordCount::default();
@@ -479,5 +506,62 @@ mod tests {
         let large = model.largest_site_bytes();
         assert_eq!(model.heap_bytes(), small + large);
         assert!(large > 10 * small, "{large} against {small}");
+    }
+    #[test]
+    fn the_frequent_key_filter_counts_what_the_clusters_count_and_follows_learning() {
+        let settings = crate::detect::bloom::BloomSettings::default();
+        let block = |words: std::ops::Range<u64>, at: u32| BlockSignatures {
+            style: BlockStyle(1),
+            words: words
+                .map(|w| (WordId(w), OffsetSignature::from_offsets(&[at])))
+                .collect(),
+        };
+        let mut model = TemplateModel::new(0.8);
+        // Words 0..40 in every block (template), 100.. in one or two each.
+        for page in 0..12u64 {
+            model.add_block("s", &block(0..40, 3));
+            model.add_block("s", &block(100 + page * 50..100 + page * 50 + 60, 7));
+        }
+        let by_clusters = |model: &TemplateModel, words: std::ops::Range<u64>, at: u32| {
+            let probe = OffsetSignature::from_offsets(&[at]);
+            words
+                .filter(|&w| {
+                    model.cluster_blocks(
+                        "s",
+                        BlockStyle(1),
+                        WordId(w),
+                        &probe,
+                        settings.min_word_frequency,
+                    ) >= settings.min_cluster_blocks
+                })
+                .count()
+        };
+        let counted = |model: &TemplateModel, words: std::ops::Range<u64>, at: u32| {
+            model
+                .count_template_words("s", BlockWords::Signatures(&block(words, at)), &settings)
+                .template
+        };
+        for (words, at) in [(0..40, 3), (0..40, 30), (100..160, 7), (0..700, 3)] {
+            assert_eq!(
+                counted(&model, words.clone(), at),
+                by_clusters(&model, words.clone(), at),
+                "{words:?} at {at}"
+            );
+        }
+        assert_eq!(counted(&model, 0..40, 3), 40);
+        assert_eq!(counted(&model, 500..560, 7), 0);
+        let filtered = model.heap_bytes();
+
+        // Words of one block become template words once learned in enough blocks: the
+        // filter made before is let go, not asked.
+        for _ in 0..6 {
+            model.add_block("s", &block(500..560, 7));
+        }
+        assert!(
+            model.heap_bytes() < filtered,
+            "the filter is let go when a block is learned"
+        );
+        assert_eq!(counted(&model, 500..560, 7), 60);
+        assert_eq!(by_clusters(&model, 500..560, 7), 60);
     }
 }
