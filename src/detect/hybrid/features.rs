@@ -264,7 +264,7 @@ fn log1p(value: usize) -> f32 {
 }
 
 /// Punctuation, digits and code-like words of a block's text.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct Marks {
     sentence_ends: usize,
     commas: usize,
@@ -280,42 +280,54 @@ struct Marks {
 
 impl Marks {
     fn of(text: &str) -> Marks {
-        let (mut sentence_ends, mut commas, mut digits, mut characters) = (0, 0, 0, 0usize);
-        let (mut tokens, mut identifiers) = (0, 0);
-        // Where the token being read starts, if one is (tokens as `split_whitespace` cuts them).
-        let mut token_start = None;
-        let mut end_token = |start: usize, end: usize| {
-            tokens += 1;
-            identifiers += usize::from(is_identifier(&text[start..end]));
-        };
-        for (at, c) in text.char_indices() {
-            characters += 1;
-            match c {
-                '.' | '!' | '?' | '。' | '！' | '？' => sentence_ends += 1,
-                ',' | '，' | '、' => commas += 1,
-                '0'..='9' => digits += 1,
-                _ => {}
-            }
-            match (c.is_whitespace(), token_start) {
-                (true, Some(start)) => {
-                    end_token(start, at);
-                    token_start = None;
+        let mut marks = Marks::default();
+        let bytes = text.as_bytes();
+        // The token being read (tokens as `split_whitespace` cuts them): where it starts, and
+        // whether it holds a byte that `is_identifier` needs.
+        let mut token: Option<(usize, bool)> = None;
+        let mut at = 0;
+        while let Some(&byte) = bytes.get(at) {
+            let (width, whitespace, marked) = if byte.is_ascii() {
+                match byte {
+                    b'.' | b'!' | b'?' => marks.sentence_ends += 1,
+                    b',' => marks.commas += 1,
+                    b'0'..=b'9' => marks.digits += 1,
+                    _ => {}
                 }
-                (false, None) => token_start = Some(at),
+                // `char::is_whitespace` of an ASCII character.
+                let whitespace = matches!(byte, b' ' | b'\t'..=b'\r');
+                (1, whitespace, marks_identifier(byte))
+            } else {
+                let c = text[at..].chars().next().unwrap_or_default();
+                match c {
+                    '。' | '！' | '？' => marks.sentence_ends += 1,
+                    '，' | '、' => marks.commas += 1,
+                    _ => {}
+                }
+                (c.len_utf8(), c.is_whitespace(), false)
+            };
+            marks.characters += 1;
+            match (whitespace, token) {
+                (true, Some((start, marked))) => {
+                    marks.end_token(marked && is_identifier(&text[start..at]));
+                    token = None;
+                }
+                (false, None) => token = Some((at, marked)),
+                (false, Some((start, false))) if marked => token = Some((start, true)),
                 _ => {}
             }
+            at += width;
         }
-        if let Some(start) = token_start {
-            end_token(start, text.len());
+        if let Some((start, marked)) = token {
+            marks.end_token(marked && is_identifier(&text[start..]));
         }
-        Marks {
-            sentence_ends,
-            commas,
-            digits,
-            characters: characters.max(1),
-            tokens,
-            identifiers,
-        }
+        marks.characters = marks.characters.max(1);
+        marks
+    }
+
+    fn end_token(&mut self, identifier: bool) {
+        self.tokens += 1;
+        self.identifiers += usize::from(identifier);
     }
 
     fn add(&mut self, other: &Marks) {
@@ -336,9 +348,7 @@ impl Marks {
 /// joined by `_`, `::` or `->`, called (`()`), a dotted path (`os.path`: two letters or more
 /// on each side of a dot, so not `e.g.`), or lower camel case (`getValue`, but not `iPhone`).
 fn is_identifier(token: &str) -> bool {
-    // Each test below needs one of these bytes; most words of prose hold none.
-    let marked = |byte: &u8| matches!(byte, b':' | b'-' | b'(' | b'_' | b'.' | b'A'..=b'Z');
-    if !token.as_bytes().iter().any(marked) {
+    if !token.bytes().any(marks_identifier) {
         return false;
     }
     let token = token.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '"' | '\'' | '`'));
@@ -370,6 +380,12 @@ fn is_identifier(token: &str) -> bool {
         b'A'..=b'Z' => lower_start >= 2 && at == lower_start,
         _ => false,
     })
+}
+
+/// Whether `byte` is one that each test of [`is_identifier`] needs; most words of prose hold
+/// none.
+fn marks_identifier(byte: u8) -> bool {
+    matches!(byte, b':' | b'-' | b'(' | b'_' | b'.' | b'A'..=b'Z')
 }
 
 /// The page's main region: the element whose own blocks hold the most words outside links
@@ -676,6 +692,47 @@ mod tests {
             "a_",
         ] {
             assert!(!is_identifier(prose), "{prose}");
+        }
+    }
+
+    /// What [`Marks::of`] counts, read character by character.
+    fn marks_by_characters(text: &str) -> Marks {
+        let mut marks = Marks::default();
+        for c in text.chars() {
+            marks.characters += 1;
+            match c {
+                '.' | '!' | '?' | '。' | '！' | '？' => marks.sentence_ends += 1,
+                ',' | '，' | '、' => marks.commas += 1,
+                '0'..='9' => marks.digits += 1,
+                _ => {}
+            }
+        }
+        marks.characters = marks.characters.max(1);
+        marks.tokens = text.split_whitespace().count();
+        marks.identifiers = text.split_whitespace().filter(|t| is_identifier(t)).count();
+        marks
+    }
+
+    #[test]
+    fn marks_read_by_bytes_are_those_read_by_characters() {
+        let alphabet = [
+            "a", "b", "Z", "_", ".", "(", ")", ":", "-", ">", " ", "\t", "\n", "\u{b}", "\u{a0}",
+            "\u{85}", "\u{2028}", "\u{3000}", "\u{1c}", "。", "，", "、", "！", "？", "é", "1",
+            "9", ",", "!", "?", "`", "gtk", "getValue", "os", "€",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let length = next() % 24;
+            let text: String = (0..length)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            assert_eq!(Marks::of(&text), marks_by_characters(&text), "{text:?}");
         }
     }
 
