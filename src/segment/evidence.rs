@@ -196,6 +196,39 @@ impl std::ops::Deref for Ancestors {
     }
 }
 
+/// Hashes of one element's class and id tokens, at most [`MAX_ELEMENT_TOKENS`], held inline:
+/// every open element holds one, most of them empty.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct ClassTokens {
+    hashes: [u32; MAX_ELEMENT_TOKENS],
+    len: u8,
+}
+
+impl ClassTokens {
+    /// Adds `hash` unless it is held already or the tokens are full.
+    fn push_new(&mut self, hash: u32) {
+        if usize::from(self.len) < MAX_ELEMENT_TOKENS && !self.contains(&hash) {
+            self.hashes[usize::from(self.len)] = hash;
+            self.len += 1;
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        usize::from(self.len) == MAX_ELEMENT_TOKENS
+    }
+}
+
+impl std::ops::Deref for ClassTokens {
+    type Target = [u32];
+
+    fn deref(&self) -> &[u32] {
+        &self.hashes[..usize::from(self.len)]
+    }
+}
+
+/// Class and id tokens read from one element, at most.
+const MAX_ELEMENT_TOKENS: usize = 8;
+
 /// Elements kept in [`BlockEvidence::ancestors`], at most.
 pub const MAX_ANCESTORS: usize = 8;
 
@@ -252,7 +285,7 @@ pub const TAG_CODES: usize = TAGS.len() + 1;
 pub(super) fn context_and_tokens(
     tag: &str,
     attributes: &ElementAttributes<'_, '_>,
-) -> (u32, Vec<u32>, NameLeanings) {
+) -> (u32, ClassTokens, NameLeanings) {
     let mut bits = match tag {
         "nav" => context::NAV,
         "header" => context::HEADER,
@@ -271,7 +304,7 @@ pub(super) fn context_and_tokens(
         "dialog" => context::DIALOG,
         _ => 0,
     };
-    let mut tokens = Vec::new();
+    let mut tokens = ClassTokens::default();
     let mut leanings = NameLeanings::default();
     let container = COMMENT_CONTAINERS.contains(&tag);
     for attribute in attributes.iter() {
@@ -442,22 +475,19 @@ fn role_bits(role: &str) -> u32 {
     }
 }
 
-fn add_tokens(tokens: &mut Vec<u32>, value: &str) {
+fn add_tokens(tokens: &mut ClassTokens, value: &str) {
     for word in value
         .split(|c: char| !c.is_ascii_alphabetic())
         .filter(|word| word.len() >= 2 && word.len() <= 24)
     {
-        if tokens.len() == 8 {
+        if tokens.is_full() {
             return;
         }
         let mut lowercase = [0u8; 24];
         let lowercase = &mut lowercase[..word.len()];
         lowercase.copy_from_slice(word.as_bytes());
         lowercase.make_ascii_lowercase();
-        let hash = stable_hash_bytes(lowercase) as u32;
-        if !tokens.contains(&hash) {
-            tokens.push(hash);
-        }
+        tokens.push_new(stable_hash_bytes(lowercase) as u32);
     }
 }
 
@@ -469,6 +499,25 @@ pub fn token_at_level(token: u32, level: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn class_tokens_are_lowercased_parts_each_once_and_at_most_eight() {
+        let mut tokens = ClassTokens::default();
+        add_tokens(
+            &mut tokens,
+            "site-footer2 Footer x nav_Menu one two three four five six",
+        );
+        let hash = |word: &str| stable_hash_bytes(word.as_bytes()) as u32;
+        let expected = [
+            "site", "footer", "nav", "menu", "one", "two", "three", "four",
+        ]
+        .map(hash);
+        assert_eq!(&*tokens, expected.as_slice());
+        assert!(tokens.is_full());
+        let mut few = ClassTokens::default();
+        add_tokens(&mut few, "a b-C");
+        assert!(few.is_empty(), "parts of one letter are not tokens");
+    }
 
     #[test]
     fn class_and_id_words_lean_to_boilerplate_or_content_anywhere_in_a_value() {

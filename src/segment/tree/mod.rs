@@ -8,7 +8,7 @@ mod shape;
 use shape::ShapedElement;
 
 use super::attributes::ElementAttributes;
-use super::evidence::{self, Ancestors, BlockEvidence, MAX_TOKENS};
+use super::evidence::{self, Ancestors, BlockEvidence, ClassTokens, MAX_TOKENS};
 use super::layout::{self, Layout, Mark, Shape, StoredText};
 use super::style::{BlockStyle, StyleAttributes, child_path, stable_hash_bytes};
 use super::tags::{
@@ -49,7 +49,7 @@ struct OpenElement {
     /// Evidence only: whether text inside lies in a link.
     in_link: bool,
     /// Evidence only: hashes of this element's class and id tokens.
-    tokens: Vec<u32>,
+    tokens: ClassTokens,
     /// Evidence only: the stack places of the nearest elements (this one or those around
     /// it) whose class or id names boilerplate and content ([`evidence::name_leanings`]).
     named_at: NamedAt,
@@ -244,7 +244,7 @@ impl OpenElements {
                 },
             )
         } else {
-            (0, false, Vec::new(), NamedAt::default())
+            (0, false, ClassTokens::default(), NamedAt::default())
         };
         let hidden = self.stack.last().is_some_and(|parent| parent.hidden)
             || element_hides_text(&tag, attributes);
@@ -324,23 +324,27 @@ impl OpenElements {
         tokens: &[u32],
         named_at: NamedAt,
     ) -> BlockEvidence {
-        let mut all: Vec<u32> = tokens.to_vec();
+        let (mut all, mut kept) = ([0u32; MAX_TOKENS], 0);
+        let mut keep = |all: &mut [u32; MAX_TOKENS], token: u32| {
+            if let Some(slot) = all.get_mut(kept) {
+                *slot = token;
+                kept += 1;
+            }
+        };
+        tokens.iter().for_each(|&token| keep(&mut all, token));
         let mut level = 1;
         for open in self.stack.iter().rev() {
-            if level > 2 || all.len() >= MAX_TOKENS {
+            if level > 2 {
                 break;
             }
             if open.tokens.is_empty() {
                 continue;
             }
-            all.extend(
-                open.tokens
-                    .iter()
-                    .map(|&token| evidence::token_at_level(token, level)),
-            );
+            for &token in open.tokens.iter() {
+                keep(&mut all, evidence::token_at_level(token, level));
+            }
             level += 1;
         }
-        all.truncate(MAX_TOKENS);
         // The block's own element (the next serial) first, then the elements open around it.
         let own = std::iter::once(self.next_serial as u32);
         let ancestors =
@@ -353,7 +357,7 @@ impl OpenElements {
             heading_level: heading_level(tag),
             depth: self.stack.len().min(u16::MAX as usize) as u16,
             tag: evidence::tag_code(tag),
-            token_bits: evidence::token_bits(&all),
+            token_bits: evidence::token_bits(&all[..kept]),
             ancestors,
             levels_to_boilerplate_name,
             levels_to_content_name,
