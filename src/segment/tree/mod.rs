@@ -1,6 +1,8 @@
 //! The stack of open elements, kept by hand with HTML's implied-end rules, and the blocks it
 //! fills with text.
 
+use std::borrow::Cow;
+
 use lol_html::html_content::Element;
 
 mod shape;
@@ -23,7 +25,7 @@ const MAX_LINK_BYTES: usize = 2048;
 
 struct OpenElement {
     serial: u64,
-    tag: String,
+    tag: Cow<'static, str>,
     /// Hash of the position path from the root to this element.
     path: u64,
     /// Element children seen so far (the next child's position index).
@@ -199,7 +201,7 @@ impl OpenElements {
         element: &Element,
         attributes: &ElementAttributes<'_, '_>,
     ) -> Option<u64> {
-        let tag = element.tag_name();
+        let tag = attributes.tag_name(element);
         self.close_implied_by(&tag);
         if !is_inline(&tag) {
             self.separate_words();
@@ -723,7 +725,7 @@ impl OpenElements {
 
     fn close_nearest(&mut self, targets: &[&str], boundary: impl Fn(&str) -> bool) {
         for at in (0..self.stack.len()).rev() {
-            let tag = self.stack[at].tag.as_str();
+            let tag: &str = &self.stack[at].tag;
             if targets.contains(&tag) {
                 self.pop_to(at);
                 return;
