@@ -243,6 +243,26 @@ impl DecidingModel {
             None => rows.iter().map(|row| self.model.probability(row)).collect(),
         }
     }
+
+    /// The probabilities of the rows that `read` says will be read; NaN for the others, which
+    /// are not run through the model.
+    fn probabilities_read(&self, rows: &[&[f32]], read: &[bool]) -> Vec<f32> {
+        if read.iter().all(|&read| read) {
+            return self.probabilities(rows);
+        }
+        let read_rows: Vec<&[f32]> = rows
+            .iter()
+            .zip(read)
+            .filter_map(|(&row, &read)| read.then_some(row))
+            .collect();
+        let mut found = self.probabilities(&read_rows).into_iter();
+        read.iter()
+            .map(|&read| match read {
+                true => found.next().unwrap_or(f32::NAN),
+                false => f32::NAN,
+            })
+            .collect()
+    }
 }
 
 /// What a one-pass run counts in its segment table besides text segments, each kind of key
@@ -656,12 +676,16 @@ impl Detector for Hybrid {
         };
         let threshold = self.settings.threshold.unwrap_or(deciding.model.threshold);
         let rows: Vec<&[f32]> = rows.chunks_exact(features::count()).collect();
-        let probabilities = deciding.probabilities(&rows);
         let in_comments: Vec<bool> = page
             .blocks
             .iter()
             .map(|block| block.evidence.context & context::COMMENTS != 0)
             .collect();
+        let read: Vec<bool> = in_comments
+            .iter()
+            .map(|&in_comments| self.settings.rules.reads_probability(in_comments))
+            .collect();
+        let probabilities = deciding.probabilities_read(&rows, &read);
         let texts: Vec<&str> = page
             .blocks
             .iter()

@@ -153,6 +153,12 @@ impl DecisionRules {
         verdicts
     }
 
+    /// Whether [`decide`](Self::decide) reads the probability of a block `in_comments` (a
+    /// block it drops as a reader comment it drops unread).
+    pub fn reads_probability(self, in_comments: bool) -> bool {
+        !in_comments || self.keep_comments
+    }
+
     fn block_verdict(
         self,
         row: &[f32],
@@ -623,5 +629,67 @@ mod tests {
         assert_eq!(verdicts[0].rule, READER_COMMENT);
         assert!(!verdicts[0].keep);
         assert!(verdicts[1].keep);
+    }
+    #[test]
+    fn a_probability_the_rules_do_not_read_changes_no_verdict() {
+        // Pages of comments and not, thin and thick evidence, a floor to fill, a comments
+        // heading: each decided with every unread probability NaN and then 0 and 1.
+        let heading = {
+            let mut heading = row(2, 5, 1, 0.9);
+            heading[features::HEADING_LEVEL] = 2.0;
+            heading
+        };
+        let rows = [
+            row(300, 20, 1, 0.02),
+            row(40, 3, 1, 0.55),
+            heading,
+            row(80, 20, 1, 0.9),
+            row(60, 20, 1, 0.97),
+            row(5, 20, 9, 0.3),
+        ];
+        let rows: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
+        let texts = [
+            "A post.",
+            "More.",
+            "12 Comments",
+            "Nice!",
+            "Thanks.",
+            "Footer",
+        ];
+        let probabilities = [0.02, 0.55, 0.9, 0.9, 0.97, 0.3];
+        for rules in [
+            DecisionRules::default(),
+            DecisionRules {
+                keep_comments: true,
+                ..DecisionRules::default()
+            },
+        ] {
+            for comments in [
+                [false; 6],
+                [false, false, false, true, true, false],
+                [true; 6],
+            ] {
+                let verdicts = rules.decide(&rows, &texts, &comments, &probabilities, 0.6);
+                for unread in [f32::NAN, 0.0, 1.0] {
+                    let probabilities: Vec<f32> = probabilities
+                        .iter()
+                        .zip(comments)
+                        .map(|(&p, c)| {
+                            if rules.reads_probability(c) {
+                                p
+                            } else {
+                                unread
+                            }
+                        })
+                        .collect();
+                    let again = rules.decide(&rows, &texts, &comments, &probabilities, 0.6);
+                    assert_eq!(
+                        format!("{again:?}"),
+                        format!("{verdicts:?}"),
+                        "{comments:?} {unread}"
+                    );
+                }
+            }
+        }
     }
 }
