@@ -204,6 +204,14 @@ fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     let mut file = tempfile::NamedTempFile::new_in(folder)?;
     file.write_all(bytes)?;
     file.as_file().sync_all()?;
+    // A temporary file is private to its owner; the output is an ordinary file, as
+    // `OutputFile` leaves its own.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    }
     file.persist(path).map_err(|error| error.error)?;
     Ok(())
 }
@@ -247,6 +255,24 @@ fn quiet_on_closed_pipe() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_written_atomically_is_an_ordinary_readable_file_written_whole() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("report.md");
+        std::fs::write(&path, "an older, longer report").unwrap();
+        super::write_atomically(&path, b"# new").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "# new");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o644, "{mode:o}");
+        assert_eq!(
+            std::fs::read_dir(folder.path()).unwrap().count(),
+            1,
+            "no temporary left"
+        );
+    }
 
     #[test]
     fn each_cause_is_said_once() {

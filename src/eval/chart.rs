@@ -2,8 +2,6 @@
 //! reduction, title MRR) — per index and pages per site when sampled ("hybrid k=3") —, because bars
 //! compare faster than columns of numbers.
 
-use std::path::Path;
-
 use plotters::prelude::*;
 
 use super::{EvalError, EvalReport};
@@ -15,12 +13,24 @@ const METRICS: [(&str, RGBColor); 4] = [
     ("MRR@10, title queries", RGBColor(44, 160, 44)),
 ];
 
-/// Writes the chart of `report` to `path` as SVG.
-pub fn write_chart(report: &EvalReport, path: &Path) -> Result<(), EvalError> {
+/// The chart of `report` as an SVG document.
+pub fn chart_svg(report: &EvalReport) -> Result<String, EvalError> {
+    let mut svg = String::new();
+    draw_chart(
+        report,
+        SVGBackend::with_string(&mut svg, chart_size(report)),
+    )?;
+    Ok(svg)
+}
+
+fn chart_size(report: &EvalReport) -> (u32, u32) {
+    (160 + 150 * report.rows.len().max(1) as u32, 420)
+}
+
+fn draw_chart(report: &EvalReport, backend: SVGBackend<'_>) -> Result<(), EvalError> {
     let chart_error = |error: String| EvalError::Io(std::io::Error::other(error));
     let groups = report.rows.len().max(1);
-    let width = 160 + 150 * groups as u32;
-    let root = SVGBackend::new(path, (width, 420)).into_drawing_area();
+    let root = backend.into_drawing_area();
     root.fill(&WHITE).map_err(|e| chart_error(e.to_string()))?;
     let mut chart = ChartBuilder::on(&root)
         .caption("indexer eval", ("sans-serif", 20))

@@ -14,7 +14,7 @@ mod report;
 mod retrieval;
 mod snippets;
 
-pub use chart::write_chart;
+pub use chart::chart_svg;
 pub use code::{CodeScore, content_blocks, preformatted_blocks};
 pub use predictions::{Predictions, load_predictions};
 pub use quality::{Prf, Quality, bag, line_bag, score};

@@ -146,10 +146,12 @@ pub fn run(args: EvalArgs) -> Result<()> {
         print!("{markdown}");
     }
     if let Some(path) = args.report {
-        std::fs::write(&path, &markdown).with_context(|| format!("writing {}", path.display()))?;
+        crate::cli::write_atomically(&path, markdown.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(path) = args.chart {
-        eval::write_chart(&figures, &path)?;
+        crate::cli::write_atomically(&path, eval::chart_svg(&figures)?.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some((path, file)) = queries_file {
         figures
