@@ -3,7 +3,7 @@
 //! tag (its style, its evidence, whether it hides its text, its link) copy nothing.
 //! lol_html's own `get_attribute` makes a lowercased copy of the name asked for and of the value
 //! found, and walks the attributes again on every call. The same for the tag's name
-//! ([`tag_name`]), which lol_html gives as a new string.
+//! ([`ElementAttributes::tag_name`]), which lol_html gives as a new string.
 
 use std::borrow::Cow;
 
