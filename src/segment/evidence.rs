@@ -162,10 +162,10 @@ pub fn name_leanings(value: &str) -> NameLeanings {
 }
 
 /// Token hashes as the bits of [`BlockEvidence::token_bits`]: bit `hash % 64` per hash.
-pub fn token_bits(tokens: &[u32]) -> u64 {
+pub fn token_bits(tokens: impl IntoIterator<Item = u32>) -> u64 {
     tokens
-        .iter()
-        .fold(0, |bits, &token| bits | 1 << (token % u64::BITS))
+        .into_iter()
+        .fold(0, |bits, token| bits | 1 << (token % u64::BITS))
 }
 
 /// Up to [`MAX_ANCESTORS`] element serials, nearest first, held inline (a page holds one per
@@ -228,6 +228,9 @@ impl std::ops::Deref for ClassTokens {
 
 /// Class and id tokens read from one element, at most.
 const MAX_ELEMENT_TOKENS: usize = 8;
+
+// A block's element and its two nearest named ancestors never hold more than a block keeps.
+const _: () = assert!(3 * MAX_ELEMENT_TOKENS <= MAX_TOKENS);
 
 /// Elements kept in [`BlockEvidence::ancestors`], at most.
 pub const MAX_ANCESTORS: usize = 8;

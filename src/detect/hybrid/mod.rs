@@ -257,9 +257,12 @@ impl DecidingModel {
             .collect();
         let mut found = self.probabilities(&read_rows).into_iter();
         read.iter()
-            .map(|&read| match read {
-                true => found.next().unwrap_or(f32::NAN),
-                false => f32::NAN,
+            .map(|&read| {
+                if read {
+                    found.next().unwrap_or(f32::NAN)
+                } else {
+                    f32::NAN
+                }
             })
             .collect()
     }

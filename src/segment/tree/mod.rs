@@ -10,7 +10,7 @@ mod shape;
 use shape::ShapedElement;
 
 use super::attributes::ElementAttributes;
-use super::evidence::{self, Ancestors, BlockEvidence, ClassTokens, MAX_TOKENS};
+use super::evidence::{self, Ancestors, BlockEvidence, ClassTokens};
 use super::layout::{self, Layout, Mark, Shape, StoredText};
 use super::style::{BlockStyle, StyleAttributes, child_path, stable_hash_bytes};
 use super::tags::{
@@ -326,26 +326,20 @@ impl OpenElements {
         tokens: &[u32],
         named_at: NamedAt,
     ) -> BlockEvidence {
-        let (mut all, mut kept) = ([0u32; MAX_TOKENS], 0);
-        let mut keep = |all: &mut [u32; MAX_TOKENS], token: u32| {
-            if let Some(slot) = all.get_mut(kept) {
-                *slot = token;
-                kept += 1;
-            }
-        };
-        tokens.iter().for_each(|&token| keep(&mut all, token));
-        let mut level = 1;
-        for open in self.stack.iter().rev() {
-            if level > 2 {
-                break;
-            }
-            if open.tokens.is_empty() {
-                continue;
-            }
-            for &token in open.tokens.iter() {
-                keep(&mut all, evidence::token_at_level(token, level));
-            }
-            level += 1;
+        // Its own tokens and those of its two nearest ancestors that have any, each tagged
+        // with its level: at most `MAX_TOKENS` in all.
+        let mut token_bits = evidence::token_bits(tokens.iter().copied());
+        let named_ancestors = self
+            .stack
+            .iter()
+            .rev()
+            .filter(|open| !open.tokens.is_empty());
+        for (open, level) in named_ancestors.zip(1..=2) {
+            let tagged = open
+                .tokens
+                .iter()
+                .map(|&token| evidence::token_at_level(token, level));
+            token_bits |= evidence::token_bits(tagged);
         }
         // The block's own element (the next serial) first, then the elements open around it.
         let own = std::iter::once(self.next_serial as u32);
@@ -359,7 +353,7 @@ impl OpenElements {
             heading_level: heading_level(tag),
             depth: self.stack.len().min(u16::MAX as usize) as u16,
             tag: evidence::tag_code(tag),
-            token_bits: evidence::token_bits(&all[..kept]),
+            token_bits,
             ancestors,
             levels_to_boilerplate_name,
             levels_to_content_name,
