@@ -14,6 +14,12 @@
 //!    undoes chunked transfer-encoding and gzip/deflate/brotli content-encoding, checks that
 //!    the document is HTML and decodes its character set to a `String`.
 //!
+//! A run that reads its input twice (a two-pass read counts each site's records first) can
+//! leave step 1's inflating to the workers too: the first read notes where each item lies
+//! ([`RecordPlaces`]), and [`InputSet::placed_records`] then yields each record of a gzip
+//! WARC file whose every item has gzip members of its own as a [`MemberRecord`], read where
+//! it is prepared ([`PlacedItem::read`]): the same items, in the same order.
+//!
 //! Nothing here panics on bad input, and no allocation is sized by a header value beyond
 //! the caps in [`ReadLimits`] and `max_page_bytes`.
 
@@ -30,7 +36,8 @@ mod source;
 mod warc;
 
 pub use inputs::{
-    Cut, Halves, InputOptions, InputSet, ReadLimits, RecordItem, RecordLocation, UrlSample, Walk,
+    Cut, Halves, InputOptions, InputSet, MemberRecord, Parts, PlacedItem, ReadLimits, RecordItem,
+    RecordLocation, RecordPlaces, UrlSample, Walk,
 };
 pub use page::page_from_record;
 pub use site::{site_of, site_of_url};

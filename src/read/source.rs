@@ -103,6 +103,9 @@ struct GzipMembers {
     decoder: Option<GzDecoder<MapCursor>>,
     /// File offset of the member being decoded, or of the next one to start.
     member_offset: usize,
+    /// File offset from which no member is started: the file's length, or the end of the
+    /// members a stream was asked for ([`Stream::members_between`]).
+    members_end: usize,
     /// `(stream position, file offset)` of each member start not yet forgotten, oldest
     /// first.
     member_starts: VecDeque<(u64, u64)>,
@@ -167,7 +170,7 @@ impl GzipMembers {
     /// Starts decoding the member at `member_offset`, or finds out that there is none.
     fn start_member(&mut self) -> Result<(), Fault> {
         let rest = self.map.get(self.member_offset..).unwrap_or_default();
-        if rest.is_empty() {
+        if rest.is_empty() || self.member_offset >= self.members_end {
             self.finished = true;
             return Ok(());
         }
@@ -326,7 +329,33 @@ impl Stream {
 
     /// A stream over `map` from file offset `offset` (in a gzip file, the start of a member).
     pub(crate) fn starting_at(map: Mmap, offset: u64) -> Stream {
-        let map = Arc::new(map);
+        let end = map.len();
+        Stream::over(Arc::new(map), offset, end, Vec::new())
+    }
+
+    /// A stream over the gzip members of `map` from file offset `offset` to file offset
+    /// `end`, both member starts (or `end` the file's end), in a map that other streams may
+    /// read too: a record read alone, without decoding the member after it. It decodes into
+    /// `buffer` (whatever it holds), which [`into_buffer`](Self::into_buffer) gives back, so
+    /// that one thread reading many records sizes and clears its buffer once.
+    pub(crate) fn members_between(
+        map: Arc<Mmap>,
+        offset: u64,
+        end: u64,
+        buffer: Vec<u8>,
+    ) -> Stream {
+        let end = usize::try_from(end).unwrap_or(usize::MAX).min(map.len());
+        Stream::over(map, offset, end, buffer)
+    }
+
+    /// The buffer the stream decoded into.
+    pub(crate) fn into_buffer(self) -> Vec<u8> {
+        self.buf
+    }
+
+    /// A stream over `map` from file offset `offset`, decoding into `buf`; in a gzip file, no
+    /// member is started at or past `members_end`.
+    fn over(map: Arc<Mmap>, offset: u64, members_end: usize, buf: Vec<u8>) -> Stream {
         let offset = usize::try_from(offset).unwrap_or(usize::MAX).min(map.len());
         let mut pos = 0;
         let gzip_start = gzip_start(&map);
@@ -339,6 +368,7 @@ impl Stream {
                 map,
                 decoder: None,
                 member_offset: offset.max(start),
+                members_end,
                 member_starts: VecDeque::new(),
                 produced: 0,
                 truncated: false,
@@ -350,7 +380,7 @@ impl Stream {
         };
         Stream {
             source,
-            buf: Vec::new(),
+            buf,
             start: 0,
             end: 0,
             pos,
@@ -687,6 +717,25 @@ mod tests {
         assert_eq!(stream.file_offset(), first.len() as u64);
         assert_eq!(read_all(&mut stream), b"second\n");
         assert!(!stream.truncated());
+    }
+
+    #[test]
+    fn a_stream_between_members_decodes_those_members_only() {
+        let members = [gzip(b"first\n"), gzip(b"second\n"), gzip(b"third\n")];
+        let file = members.concat();
+        let map = Arc::new(map_of(&file));
+        let (second, third) = (
+            members[0].len() as u64,
+            (members[0].len() + members[1].len()) as u64,
+        );
+        let mut stream = Stream::members_between(Arc::clone(&map), second, third, Vec::new());
+        assert_eq!(read_all(&mut stream), b"second\n");
+        assert_eq!(stream.data_end(), third);
+        // A buffer that held other bytes is decoded into as an empty one.
+        let mut stream =
+            Stream::members_between(map, second, file.len() as u64, stream.into_buffer());
+        assert_eq!(read_all(&mut stream), b"second\nthird\n");
+        assert_eq!(stream.data_end(), file.len() as u64);
     }
 
     #[test]

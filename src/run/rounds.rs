@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use crate::read::{Halves, InputSet, Record, Skip, site_of};
+use crate::read::{InputSet, Parts, PlacedItem, Record, RecordPlaces, Skip, site_of};
 use crate::report::BuildSummary;
 use crate::run::partition::{PartitionWriter, Partitions};
 use crate::run::{BuildError, BuildOptions, Progress, RunPlan};
@@ -48,11 +48,33 @@ impl<'a> RecordSource<'a> {
         }
     }
 
-    /// The records cut in two, to be read at once ([`InputSet::halves`]); `None` for a
-    /// round's partition, and for an input too small to be worth it.
-    pub(super) fn halves(self) -> Option<Halves<'a>> {
+    /// The items of [`records`](Self::records), those of the input's gzip records left to be
+    /// read where they are prepared when `places` (from a first read of this source) says
+    /// where they lie ([`InputSet::placed_records`]).
+    pub(super) fn placed_records(
+        self,
+        places: Option<&'a RecordPlaces>,
+    ) -> Box<dyn Iterator<Item = PlacedItem> + Send + 'a> {
+        match (self, places) {
+            (RecordSource::Input(inputs), Some(places)) => Box::new(inputs.placed_records(places)),
+            _ => Box::new(self.records().map(PlacedItem::Read)),
+        }
+    }
+
+    /// Places for a read of this source to note ([`RecordPlaces::note`]): `None` for a
+    /// round's partition, whose records a round reads once.
+    pub(super) fn record_places(self) -> Option<RecordPlaces> {
         match self {
-            RecordSource::Input(inputs) => inputs.halves(),
+            RecordSource::Input(inputs) => Some(inputs.record_places()),
+            RecordSource::Partition(..) => None,
+        }
+    }
+
+    /// The records cut in at most `parts` parts, to be read at once ([`InputSet::parts`]);
+    /// `None` for a round's partition, and for an input too small to be worth it.
+    pub(super) fn parts(self, parts: usize) -> Option<Parts<'a>> {
+        match self {
+            RecordSource::Input(inputs) => inputs.parts(parts),
             RecordSource::Partition(..) => None,
         }
     }

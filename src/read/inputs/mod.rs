@@ -6,8 +6,10 @@
 //! are made in `file_url`.
 
 mod file_url;
+mod places;
 mod walk;
 
+pub use places::{MemberRecord, PlacedItem, RecordPlaces};
 pub use walk::Walk;
 
 use std::fs::{self, File};
@@ -260,34 +262,73 @@ impl InputSet {
     }
 
     /// [`records`](Self::records) cut in two, for reading both halves at once; `None` when
-    /// the input is under [`MIN_BYTES_TO_HALVE`] or no cut is found near its middle. The cut
-    /// is at the start of an input when one lies within a quarter of the bytes of the
-    /// middle, and otherwise at a record start in the input that holds the middle, found by
-    /// looking (a gzip member that decodes to a WARC version line, or a version line after a
-    /// blank line), not by reading up to it.
+    /// the input is under [`MIN_BYTES_TO_HALVE`] or no cut is found near its middle
+    /// ([`parts`](Self::parts) of two).
     pub fn halves(&self) -> Option<Halves<'_>> {
         self.halves_from(MIN_BYTES_TO_HALVE)
     }
 
     /// [`halves`](Self::halves) of an input of at least `min_bytes` (tests cut small ones).
     pub(crate) fn halves_from(&self, min_bytes: u64) -> Option<Halves<'_>> {
+        let Parts { first, mut later } = self.parts_from(2, min_bytes)?;
+        let (cut, second) = later.pop()?;
+        Some(Halves { first, second, cut })
+    }
+
+    /// [`records`](Self::records) cut in at most `parts` parts, for reading them all at
+    /// once, each part at least [`MIN_BYTES_TO_HALVE`] / 2 bytes of the input; `None` when
+    /// no cut is found. Each cut is at the start of an input when one lies within a
+    /// `2 × parts`-th of the bytes of where it is wanted (an even share of the input), and
+    /// otherwise at a record start in the input that holds that place, found by looking (a
+    /// gzip member that decodes to a WARC version line, or a version line after a blank
+    /// line), not by reading up to it.
+    pub fn parts(&self, parts: usize) -> Option<Parts<'_>> {
+        let most = self.total_bytes() / (MIN_BYTES_TO_HALVE / 2);
+        self.parts_from(parts.min(usize::try_from(most).unwrap_or(usize::MAX)), 2)
+    }
+
+    /// [`parts`](Self::parts) of an input of at least `min_bytes` (tests cut small ones).
+    pub(crate) fn parts_from(&self, parts: usize, min_bytes: u64) -> Option<Parts<'_>> {
         let total = self.total_bytes();
-        if total < min_bytes.max(2) {
+        if parts < 2 || total < min_bytes.max(2) {
             return None;
         }
-        let middle = total / 2;
-        let nearest_start =
-            (1..self.inputs.len()).min_by_key(|&at| self.starts[at].abs_diff(middle));
-        if let Some(at) = nearest_start
-            && self.starts[at].abs_diff(middle) <= total / 4
-        {
-            return Some(Halves {
-                first: Box::new(self.records()),
-                second: Box::new(self.records_after(at, None)),
-                cut: Cut::Input(at as u32),
-            });
+        let mut later: Vec<(Cut, Box<dyn Iterator<Item = RecordItem> + Send + '_>)> = Vec::new();
+        for part in 1..parts as u64 {
+            let wanted = total / parts as u64 * part;
+            let Some((cut, records)) = self.cut_near(wanted, total / (2 * parts as u64)) else {
+                continue;
+            };
+            if later.last().is_none_or(|(last, _)| last.lies_before(&cut)) {
+                later.push((cut, records));
+            }
         }
-        let holding = self.starts.iter().rposition(|&start| start <= middle)?;
+        (!later.is_empty()).then(|| Parts {
+            first: Box::new(self.records()),
+            later,
+        })
+    }
+
+    /// A cut near byte `wanted` of the input (counting every input's bytes), and the records
+    /// from it on: at an input's start within `slack` bytes, or else at a record start in the
+    /// input holding `wanted`.
+    #[allow(clippy::type_complexity)]
+    fn cut_near(
+        &self,
+        wanted: u64,
+        slack: u64,
+    ) -> Option<(Cut, Box<dyn Iterator<Item = RecordItem> + Send + '_>)> {
+        let nearest_start =
+            (1..self.inputs.len()).min_by_key(|&at| self.starts[at].abs_diff(wanted));
+        if let Some(at) = nearest_start
+            && self.starts[at].abs_diff(wanted) <= slack
+        {
+            return Some((
+                Cut::Input(at as u32),
+                Box::new(self.records_after(at, None)),
+            ));
+        }
+        let holding = self.starts.iter().rposition(|&start| start <= wanted)?;
         let Input::Warc { path, .. } = &self.inputs[holding] else {
             return None;
         };
@@ -297,18 +338,18 @@ impl InputSet {
         if starts_like_arc(&map) {
             return None;
         }
-        let from = usize::try_from(middle - self.starts[holding]).ok()?;
+        let from = usize::try_from(wanted - self.starts[holding]).ok()?;
         let offset = record_start_near(&map, from)?;
         let file_records =
             FileRecords::starting_at(map, offset, holding as u32, self.limits.max_record_bytes);
-        Some(Halves {
-            first: Box::new(self.records()),
-            second: Box::new(self.records_after(holding + 1, Some(file_records))),
-            cut: Cut::Within(RecordLocation {
-                input: holding as u32,
-                offset,
-            }),
-        })
+        let cut = Cut::Within(RecordLocation {
+            input: holding as u32,
+            offset,
+        });
+        Some((
+            cut,
+            Box::new(self.records_after(holding + 1, Some(file_records))),
+        ))
     }
 
     /// The records of `current` (input `next` − 1, read from where it stands), then of every
@@ -376,7 +417,20 @@ pub struct Halves<'a> {
     pub cut: Cut,
 }
 
-/// Where the second of [`Halves`] starts.
+/// [`InputSet::records`] cut in parts ([`InputSet::parts`]). Read each part up to the first
+/// item the next part's [`Cut::reached`] says lies past its cut; where [`Cut::joins`] says
+/// so, the next part (read from its start) goes on from there, and the parts together meet
+/// every record once, in the order of one reading of [`InputSet::records`]. Where it says
+/// not, read the part on to its end instead, and leave the parts after it unread.
+pub struct Parts<'a> {
+    /// Every record from the first input's start.
+    pub first: Box<dyn Iterator<Item = RecordItem> + Send + 'a>,
+    /// Each later part, in input order: where it starts, and every record from there on.
+    #[allow(clippy::type_complexity)]
+    pub later: Vec<(Cut, Box<dyn Iterator<Item = RecordItem> + Send + 'a>)>,
+}
+
+/// Where the second of [`Halves`], or a later one of [`Parts`], starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cut {
     /// At the start of this input: the halves join whatever the files hold.
@@ -399,6 +453,15 @@ impl Cut {
                 input > at.input || (input == at.input && offset.is_some_and(|o| o >= at.offset))
             }
         }
+    }
+
+    /// Whether the cut lies before `other`.
+    fn lies_before(&self, other: &Cut) -> bool {
+        let place = |cut: &Cut| match *cut {
+            Cut::Input(input) => (input, 0),
+            Cut::Within(at) => (at.input, at.offset),
+        };
+        place(self) < place(other)
     }
 
     /// Whether reading the first half up to the cut and the second from it meets every

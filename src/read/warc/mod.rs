@@ -105,6 +105,11 @@ impl WarcRecords {
         }
     }
 
+    /// The buffer its stream decoded into ([`Stream::into_buffer`]).
+    pub(crate) fn into_buffer(self) -> Vec<u8> {
+        self.stream.into_buffer()
+    }
+
     fn skip(&mut self, reason: SkipReason, url: Option<String>, offset: u64, message: &str) {
         let skip = Skip::new(reason, url, message).at(self.input, Some(offset));
         self.pending.push_skip(skip);

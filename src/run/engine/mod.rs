@@ -32,7 +32,7 @@ use std::time::Instant;
 use indexer_pipeline::{Pipeline, SideStage};
 
 use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Rule, Verdict};
-use crate::read::{InputSet, Record, Skip};
+use crate::read::{InputSet, PlacedItem, RecordLocation, RecordPlaces};
 use crate::report::{BuildSummary, SkippedRecord};
 use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
 use crate::run::rounds::RecordSource;
@@ -201,22 +201,29 @@ struct Reading<'a, 'e, 'm> {
 }
 
 impl<'a> Reading<'a, '_, '_> {
-    /// The records of the read, until the run is stopped, reporting progress through the
-    /// input when the read is of the input itself.
+    /// The items of the read, until the run is stopped, reporting progress through the
+    /// input when the read is of the input itself. With `places` (from a count of the same
+    /// source), a gzip record is read where it is prepared ([`PlacedItem::read`]).
     fn records(
         source: RecordSource<'a>,
+        places: Option<&'a RecordPlaces>,
         inputs: &'a InputSet,
         options: &'a BuildOptions,
         progress: &'a dyn Progress,
-    ) -> impl Iterator<Item = Result<Record, Skip>> + Send + 'a {
+    ) -> impl Iterator<Item = PlacedItem> + Send + 'a {
         let reads_input = matches!(source, RecordSource::Input(_));
         let total = inputs.total_bytes();
         source
-            .records()
+            .placed_records(places)
             .take_while(|_| !options.stopped())
             .inspect(move |item| {
-                if let (true, Ok(record)) = (reads_input, item) {
-                    let position = inputs.position(record.source_input, record.source_offset);
+                let record = match item {
+                    PlacedItem::Read(Ok(record)) => Some(RecordLocation::of(record)),
+                    PlacedItem::Member(member) => Some(member.location()),
+                    PlacedItem::Read(Err(_)) => None,
+                };
+                if let (true, Some(location)) = (reads_input, record) {
+                    let position = inputs.position(location.input, location.offset);
                     progress.input_read(position, total);
                 }
             })
@@ -320,12 +327,13 @@ fn two_passes<D: Detector>(
         None
     };
     progress.start_pass(&format!("{label}learning and deciding"));
+    let places = site_records.as_mut().and_then(SiteRecords::take_places);
     std::thread::scope(|scope| -> Result<(), BuildError> {
         let mut learning = Learning::start(scope, pipeline.window(), &detectors);
         pipeline.run(
-            Reading::records(source, inputs, options, progress),
+            Reading::records(source, places.as_ref(), inputs, options, progress),
             |item| {
-                Ok(observe(item, limits, segment_options, |site| {
+                Ok(observe(item.read(), limits, segment_options, |site| {
                     detectors.of(site)
                 }))
             },
@@ -436,8 +444,8 @@ fn one_pass<D: Detector>(
     progress.start_pass(&format!("{label}deciding"));
     let mut pages = 0u64;
     pipeline.run(
-        Reading::records(source, inputs, options, progress),
-        |item| Ok(observe(item, limits, segment_options, |_| detector)),
+        Reading::records(source, None, inputs, options, progress),
+        |item| Ok(observe(item.read(), limits, segment_options, |_| detector)),
         |prepared| {
             let decided = match prepared {
                 Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {

@@ -24,7 +24,7 @@ use indexer_pipeline::Pipeline;
 use super::Decision;
 use super::shards::ReadShards;
 use crate::detect::{Detector, PageSource};
-use crate::read::{Halves, RecordItem, site_of};
+use crate::read::{Cut, Parts, RecordItem, RecordPlaces, site_of};
 use crate::report::BuildSummary;
 use crate::run::prepare::{Origin, Prepared};
 use crate::run::rounds::RecordSource;
@@ -39,6 +39,9 @@ pub(super) const DECIDE_ON_WORKERS_FROM: usize = 8;
 /// Records of each site still to come in a read.
 pub(super) struct SiteRecords {
     remaining: FxHashMap<u64, SiteCount>,
+    /// Where the counted items lie, when the count read the input itself (not a round's
+    /// partition): the read that follows hands each gzip record to a worker to inflate.
+    places: Option<RecordPlaces>,
 }
 
 /// One site's records in a read.
@@ -61,70 +64,77 @@ impl SiteRecords {
     /// Counts the records of each site that `source` yields — the same records, in the same
     /// order, that the read will see — by the site each will arrive with, skips included (a
     /// record is counted where [`last_of_site`](Self::last_of_site) will place it, or
-    /// nowhere). With two threads or more, the source is read as two halves at once when it
-    /// can be cut ([`RecordSource::halves`]); the count is the same.
+    /// nowhere). With two threads or more, the source is read in as many parts at once when
+    /// it can be cut ([`RecordSource::parts`]); the count is the same.
+    ///
+    /// Counting the input itself, it also notes where each item lies ([`RecordPlaces`]).
     pub(super) fn count(
         source: RecordSource<'_>,
         threads: usize,
         stopped: &(dyn Fn() -> bool + Sync),
         counted: &(dyn Fn() + Sync),
     ) -> Result<Self, BuildError> {
-        let halves = if threads >= 2 { source.halves() } else { None };
-        match halves {
-            Some(halves) => Self::count_halves(halves, stopped, counted),
+        let parts = if threads >= 2 {
+            source.parts(threads)
+        } else {
+            None
+        };
+        let places = source.record_places();
+        match parts {
+            Some(parts) => Self::count_parts(parts, places, stopped, counted),
             None => {
-                let mut remaining = FxHashMap::default();
-                count_into(&mut remaining, source.records(), stopped, counted)?;
-                Ok(SiteRecords { remaining })
+                let mut tally = Tally {
+                    remaining: FxHashMap::default(),
+                    places,
+                };
+                tally.count(source.records(), stopped, counted)?;
+                Ok(tally.into_site_records())
             }
         }
     }
 
-    /// [`count`](Self::count) of two halves, the second on a thread of its own.
-    fn count_halves(
-        Halves { first, second, cut }: Halves<'_>,
+    /// [`count`](Self::count) of the parts of a source, each later part on a thread of its
+    /// own.
+    fn count_parts(
+        Parts { first, later }: Parts<'_>,
+        places: Option<RecordPlaces>,
         stopped: &(dyn Fn() -> bool + Sync),
         counted: &(dyn Fn() + Sync),
     ) -> Result<Self, BuildError> {
+        let cuts: Vec<Cut> = later.iter().map(|(cut, _)| *cut).collect();
         std::thread::scope(|scope| {
-            let second = scope.spawn(move || {
-                let mut second = second.peekable();
-                let first_item = second.peek().cloned();
-                let mut remaining = FxHashMap::default();
-                count_into(&mut remaining, second, stopped, counted)
-                    .map(|()| (remaining, first_item))
-            });
-            let mut first = first;
-            let mut remaining = FxHashMap::default();
-            let mut reached = None;
-            let before_cut = first.by_ref().map_while(|item| {
-                if cut.reached(&item) {
-                    reached = Some(item);
-                    None
-                } else {
-                    Some(item)
+            let readers: Vec<_> = later
+                .into_iter()
+                .enumerate()
+                .map(|(at, (_, records))| {
+                    let (end, places) = (cuts.get(at + 1).copied(), places.clone());
+                    scope.spawn(move || PartCount::of(records, end, places, stopped, counted))
+                })
+                .collect();
+            let mut current =
+                PartCount::of(first, cuts.first().copied(), places, stopped, counted)?;
+            for (reader, cut) in readers.into_iter().zip(&cuts) {
+                let next = reader
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+                if !cut.joins(current.reached.as_ref(), next.first_item.as_ref()) {
+                    // The parts do not meet here: this part is read on to the end instead.
+                    let rest = current.reached.take().into_iter().chain(current.rest);
+                    current.tally.count(rest, stopped, counted)?;
+                    return Ok(current.tally.into_site_records());
                 }
-            });
-            count_into(&mut remaining, before_cut, stopped, counted)?;
-            let (second_remaining, second_first) = second
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-            if cut.joins(reached.as_ref(), second_first.as_ref()) {
-                for (site, count) in second_remaining {
-                    let sum: &mut SiteCount = remaining.entry(site).or_default();
-                    sum.records += count.records;
-                    sum.pages += count.pages;
-                }
-            } else {
-                count_into(
-                    &mut remaining,
-                    reached.into_iter().chain(first),
-                    stopped,
-                    counted,
-                )?;
+                current.tally.append(next.tally);
+                current.reached = next.reached;
+                current.rest = next.rest;
             }
-            Ok(SiteRecords { remaining })
+            Ok(current.tally.into_site_records())
         })
+    }
+
+    /// Where the counted items lie, for the read that follows ([`RecordPlaces`]); `None` when
+    /// the count did not read the input itself.
+    pub(super) fn take_places(&mut self) -> Option<RecordPlaces> {
+        self.places.take()
     }
 
     /// A record has arrived, whatever became of it: its site, when it was the site's last.
@@ -157,28 +167,104 @@ impl SiteRecords {
 }
 
 /// Adds the records of `records` to the counts of their sites.
-fn count_into(
-    remaining: &mut FxHashMap<u64, SiteCount>,
-    records: impl Iterator<Item = RecordItem>,
-    stopped: &(dyn Fn() -> bool + Sync),
-    counted: &(dyn Fn() + Sync),
-) -> Result<(), BuildError> {
-    for item in records {
-        if stopped() {
-            return Err(BuildError::Interrupted);
+/// What one reader of a count has met: the records of each site, and where its items lie.
+struct Tally {
+    remaining: FxHashMap<u64, SiteCount>,
+    places: Option<RecordPlaces>,
+}
+
+impl Tally {
+    fn count(
+        &mut self,
+        records: impl Iterator<Item = RecordItem>,
+        stopped: &(dyn Fn() -> bool + Sync),
+        counted: &(dyn Fn() + Sync),
+    ) -> Result<(), BuildError> {
+        for item in records {
+            if stopped() {
+                return Err(BuildError::Interrupted);
+            }
+            let url = match &item {
+                Ok(record) => Some(&record.url),
+                Err(skip) => skip.url.as_ref(),
+            };
+            if let Some(url) = url {
+                let count = self.remaining.entry(site_key(&site_of(url))).or_default();
+                count.records += 1;
+                count.pages += u32::from(item.is_ok());
+            }
+            if let Some(places) = &mut self.places {
+                places.note(&item);
+            }
+            counted();
         }
-        let url = match &item {
-            Ok(record) => Some(&record.url),
-            Err(skip) => skip.url.as_ref(),
-        };
-        if let Some(url) = url {
-            let count = remaining.entry(site_key(&site_of(url))).or_default();
-            count.records += 1;
-            count.pages += u32::from(item.is_ok());
-        }
-        counted();
+        Ok(())
     }
-    Ok(())
+
+    /// Adds what the reader of the records that follow met.
+    fn append(&mut self, later: Tally) {
+        for (site, count) in later.remaining {
+            let sum: &mut SiteCount = self.remaining.entry(site).or_default();
+            sum.records += count.records;
+            sum.pages += count.pages;
+        }
+        if let (Some(places), Some(later)) = (&mut self.places, later.places) {
+            places.append(later);
+        }
+    }
+
+    fn into_site_records(self) -> SiteRecords {
+        SiteRecords {
+            remaining: self.remaining,
+            places: self.places,
+        }
+    }
+}
+
+/// One part of a count read up to where the next part starts.
+struct PartCount<'a> {
+    tally: Tally,
+    /// The part's first item.
+    first_item: Option<RecordItem>,
+    /// Its first item at or past the next part's cut, not counted (`None` when it ended
+    /// first, or is the last part).
+    reached: Option<RecordItem>,
+    /// Its items after `reached`, unread.
+    rest: Box<dyn Iterator<Item = RecordItem> + Send + 'a>,
+}
+
+impl<'a> PartCount<'a> {
+    /// Counts `records` up to the first item past `end` (the next part's cut), or to their
+    /// end.
+    fn of(
+        records: Box<dyn Iterator<Item = RecordItem> + Send + 'a>,
+        end: Option<Cut>,
+        places: Option<RecordPlaces>,
+        stopped: &(dyn Fn() -> bool + Sync),
+        counted: &(dyn Fn() + Sync),
+    ) -> Result<Self, BuildError> {
+        let mut records = records.peekable();
+        let first_item = records.peek().cloned();
+        let mut tally = Tally {
+            remaining: FxHashMap::default(),
+            places,
+        };
+        let mut reached = None;
+        let before_end = records.by_ref().map_while(|item| match end {
+            Some(cut) if cut.reached(&item) => {
+                reached = Some(item);
+                None
+            }
+            _ => Some(item),
+        });
+        tally.count(before_end, stopped, counted)?;
+        Ok(PartCount {
+            tally,
+            first_item,
+            reached,
+            rest: Box::new(records),
+        })
+    }
 }
 
 fn site_key(site: &str) -> u64 {
@@ -353,16 +439,19 @@ impl<O: Send> Waiting<O> {
 mod tests {
     use super::*;
     use crate::read::test_support::fixture;
-    use crate::read::{Cut, InputSet, RecordLocation, Skip, SkipReason};
+    use crate::read::{InputSet, RecordLocation, Skip, SkipReason};
 
-    fn serial_count(inputs: &InputSet) -> FxHashMap<u64, SiteCount> {
-        let mut remaining = FxHashMap::default();
-        count_into(&mut remaining, inputs.records(), &|| false, &|| {}).unwrap();
-        remaining
+    fn serial_count(inputs: &InputSet) -> SiteRecords {
+        let mut tally = Tally {
+            remaining: FxHashMap::default(),
+            places: Some(inputs.record_places()),
+        };
+        tally.count(inputs.records(), &|| false, &|| {}).unwrap();
+        tally.into_site_records()
     }
 
     #[test]
-    fn two_halves_count_as_one_read() {
+    fn parts_count_as_one_read() {
         let inputs = InputSet::open(
             &[
                 fixture("dolma-sample-0000.warc.gz"),
@@ -372,31 +461,73 @@ mod tests {
         )
         .unwrap();
         let serial = serial_count(&inputs);
-        assert!(serial.len() > 10, "{} sites", serial.len());
-        let halves = inputs.halves_from(1).unwrap();
-        assert_eq!(halves.cut, Cut::Input(1));
-        let counted = SiteRecords::count_halves(halves, &|| false, &|| {}).unwrap();
-        assert_eq!(counted.remaining, serial);
-
-        // A cut the halves do not join at: the first half is counted on to its end instead.
-        let items: Vec<RecordItem> = inputs.records().collect();
-        let at = (items.len() / 2..items.len())
-            .find(|&at| items[at].is_ok())
-            .unwrap();
-        let Ok(middle) = &items[at] else {
-            unreachable!()
+        assert!(
+            serial.remaining.len() > 10,
+            "{} sites",
+            serial.remaining.len()
+        );
+        let places = serial.places.as_ref().unwrap();
+        assert_eq!(places.placed_inputs(), 2);
+        let count_parts = |inputs: &InputSet, parts| {
+            SiteRecords::count_parts(parts, Some(inputs.record_places()), &|| false, &|| {})
+                .unwrap()
         };
+        let parts = inputs.parts_from(2, 1).unwrap();
+        assert_eq!(parts.later.len(), 1);
+        assert_eq!(parts.later[0].0, Cut::Input(1));
+        let counted = count_parts(&inputs, parts);
+        assert_eq!(counted.remaining, serial.remaining);
+        assert_eq!(counted.places.as_ref(), Some(places));
+
+        // Cuts within the files too: their places are put together from the parts.
+        for wanted in [3, 5, 8] {
+            let parts = inputs.parts_from(wanted, 1).unwrap();
+            assert!(
+                parts.later.len() >= wanted - 2,
+                "{} parts",
+                parts.later.len() + 1
+            );
+            assert!(
+                parts
+                    .later
+                    .iter()
+                    .any(|(cut, _)| matches!(cut, Cut::Within(_)))
+            );
+            let counted = count_parts(&inputs, parts);
+            assert_eq!(counted.remaining, serial.remaining);
+            assert_eq!(counted.places.as_ref(), Some(places));
+        }
+
+        // A cut the parts do not join at: the part before it is counted on to the end, and
+        // the parts after it are not counted.
+        let items: Vec<RecordItem> = inputs.records().collect();
+        let item_at = |share: usize| {
+            let at = (items.len() * share / 4..items.len())
+                .find(|&at| items[at].is_ok())
+                .unwrap();
+            let Ok(record) = &items[at] else {
+                unreachable!()
+            };
+            (at, Cut::Within(RecordLocation::of(record)))
+        };
+        let ((second, second_cut), (third, third_cut)) = (item_at(1), item_at(2));
         let stray = Skip::new(
             SkipReason::BrokenRecordHeaders,
             Some("http://stray.example/".into()),
             String::new(),
         );
-        let halves = Halves {
+        let parts = Parts {
             first: Box::new(inputs.records()),
-            second: Box::new(std::iter::once(Err(stray)).chain(items[at..].to_vec())),
-            cut: Cut::Within(RecordLocation::of(middle)),
+            later: vec![
+                (second_cut, Box::new(items[second..].iter().cloned())),
+                (
+                    third_cut,
+                    Box::new(std::iter::once(Err(stray)).chain(items[third..].to_vec())),
+                ),
+            ],
         };
-        let counted = SiteRecords::count_halves(halves, &|| false, &|| {}).unwrap();
-        assert_eq!(counted.remaining, serial);
+        let counted = count_parts(&inputs, parts);
+        assert_eq!(counted.remaining, serial.remaining);
+        assert_eq!(counted.places.as_ref(), Some(places));
     }
 }
