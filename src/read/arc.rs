@@ -232,18 +232,21 @@ impl ArcRecords {
         } else {
             (RecordKind::Resource, Some(header.content_type))
         };
-        self.pending.push_record(Record {
-            url: header.url,
-            kind,
-            content_type,
-            block,
-            source_offset: offset,
-            source_length: None,
-            source_input: self.input,
-            truncated,
-            date: header.date,
-            record_id: None,
-        });
+        self.pending.push_record(
+            Record {
+                url: header.url,
+                kind,
+                content_type,
+                block,
+                source_offset: offset,
+                source_length: None,
+                source_input: self.input,
+                truncated,
+                date: header.date,
+                record_id: None,
+            },
+            true,
+        );
     }
 
     /// Moves to the next line that reads as an ARC header line with a date, past a header

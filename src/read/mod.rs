@@ -212,6 +212,11 @@ pub struct Skip {
     pub input: u32,
     /// Its byte offset in that input, when a record was found (not for a whole file).
     pub offset: Option<u64>,
+    /// A record passed over on purpose that lies in gzip members of its own: none holds
+    /// bytes of the item before it, and nothing but blank bytes follows its block in them,
+    /// so that reading those members alone gives this skip again (set by the WARC reader;
+    /// `false` for every other skip).
+    pub(crate) readable_alone: bool,
 }
 
 impl Skip {
@@ -222,6 +227,15 @@ impl Skip {
             detail: detail.into(),
             input: 0,
             offset: None,
+            readable_alone: false,
+        }
+    }
+
+    /// The same skip, of a record that can be read alone ([`Skip::readable_alone`]).
+    pub(crate) fn into_readable_alone(self) -> Skip {
+        Skip {
+            readable_alone: true,
+            ..self
         }
     }
 

@@ -397,9 +397,20 @@ impl Stream {
     }
 
     /// Stream position of the next unconsumed byte.
-    #[cfg(test)]
     pub(crate) fn position(&self) -> u64 {
         self.pos
+    }
+
+    /// The stream position where the gzip member holding the current position starts
+    /// (`None` in a plain file).
+    pub(crate) fn member_start_position(&mut self) -> Option<u64> {
+        match &mut self.source {
+            Source::Plain(_) => None,
+            Source::Gzip(members) => {
+                members.file_offset(self.pos);
+                members.member_starts.front().map(|&(start, _)| start)
+            }
+        }
     }
 
     /// File offset of the byte at the current position: the byte itself in a plain file,

@@ -261,14 +261,9 @@ impl InputSet {
         }
     }
 
-    /// [`records`](Self::records) cut in two, for reading both halves at once; `None` when
-    /// the input is under [`MIN_BYTES_TO_HALVE`] or no cut is found near its middle
-    /// ([`parts`](Self::parts) of two).
-    pub fn halves(&self) -> Option<Halves<'_>> {
-        self.halves_from(MIN_BYTES_TO_HALVE)
-    }
-
-    /// [`halves`](Self::halves) of an input of at least `min_bytes` (tests cut small ones).
+    /// [`records`](Self::records) cut in two ([`parts`](Self::parts) of two) of an input of
+    /// at least `min_bytes`.
+    #[cfg(test)]
     pub(crate) fn halves_from(&self, min_bytes: u64) -> Option<Halves<'_>> {
         let Parts { first, mut later } = self.parts_from(2, min_bytes)?;
         let (cut, second) = later.pop()?;
@@ -276,14 +271,14 @@ impl InputSet {
     }
 
     /// [`records`](Self::records) cut in at most `parts` parts, for reading them all at
-    /// once, each part at least [`MIN_BYTES_TO_HALVE`] / 2 bytes of the input; `None` when
+    /// once, each part about [`MIN_PART_BYTES`] of the input or more; `None` when
     /// no cut is found. Each cut is at the start of an input when one lies within a
     /// `2 × parts`-th of the bytes of where it is wanted (an even share of the input), and
     /// otherwise at a record start in the input that holds that place, found by looking (a
     /// gzip member that decodes to a WARC version line, or a version line after a blank
     /// line), not by reading up to it.
     pub fn parts(&self, parts: usize) -> Option<Parts<'_>> {
-        let most = self.total_bytes() / (MIN_BYTES_TO_HALVE / 2);
+        let most = self.total_bytes() / MIN_PART_BYTES;
         self.parts_from(parts.min(usize::try_from(most).unwrap_or(usize::MAX)), 2)
     }
 
@@ -397,14 +392,15 @@ impl InputSet {
     }
 }
 
-/// Inputs smaller than this are read in one piece by [`InputSet::halves`]' callers: the
-/// second thread would cost more than it saves.
-pub const MIN_BYTES_TO_HALVE: u64 = 4 << 20;
+/// The share of an input below which [`InputSet::parts`] makes no more parts: a thread more
+/// would cost more than it saves (cuts are looked for near even shares, so a part can come
+/// out a little smaller).
+pub const MIN_PART_BYTES: u64 = 2 << 20;
 
 /// One record of [`InputSet::records`], or the skip of one.
 pub type RecordItem = Result<Record, Skip>;
 
-/// [`InputSet::records`] cut in two ([`InputSet::halves`]). Read `first` up to the first
+/// [`InputSet::records`] cut in two ([`InputSet::parts`] of two). Read `first` up to the first
 /// item [`Cut::reached`] says lies past the cut, and `second` whole; when [`Cut::joins`]
 /// says so, the two readings together met every record once, in the same order as one
 /// reading of [`InputSet::records`]. When it says not, read `first` on to its end instead.

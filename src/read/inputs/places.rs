@@ -14,6 +14,7 @@ use std::fs::File;
 use std::sync::Arc;
 
 use memmap2::Mmap;
+use rustc_hash::FxHashMap;
 
 use super::{Input, InputSet, RecordItem, RecordLocation, Records};
 use crate::read::arc::starts_like_arc;
@@ -22,9 +23,10 @@ use crate::read::warc::WarcRecords;
 use crate::read::{Skip, SkipReason};
 
 /// What a first read found of where each input's items lie ([`InputSet::record_places`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecordPlaces {
-    inputs: Vec<InputPlaces>,
+    /// The inputs of which an item was noted; an input with none has nothing to read.
+    inputs: FxHashMap<u32, InputPlaces>,
 }
 
 /// One input's items, as [`RecordPlaces`] holds them.
@@ -38,30 +40,27 @@ enum InputPlaces {
 }
 
 impl RecordPlaces {
-    /// Adds the next item of the read. An input stays placed while every item of it is a
-    /// whole record (not cut short) or a skip of a record read past on purpose (one that
-    /// never holds a page, or one over the size limit), each with an offset past the one
-    /// before: records that share a gzip member, damage, resynchronising and whole-file
-    /// skips all leave the input to be read in order.
+    /// Adds the next item of the read. An input stays placed while every item of it lies in
+    /// gzip members of its own, each at an offset past the one before: a whole record (not
+    /// cut short) with a range of its own ([`Record::source_length`]), or the skip of a
+    /// record passed over on purpose that [`Skip::readable_alone`] says can be read alone.
+    /// Records that share a gzip member, junk, damage, resynchronising and whole-file skips
+    /// all leave the input to be read in order.
+    ///
+    /// [`Record::source_length`]: crate::read::Record::source_length
     pub fn note(&mut self, item: &RecordItem) {
         let (input, offset) = match item {
             Ok(record) if record.source_length.is_some() && !record.truncated => {
                 (record.source_input, Some(record.source_offset))
             }
             Ok(record) => (record.source_input, None),
-            Err(skip)
-                if matches!(
-                    skip.reason,
-                    SkipReason::NonPageRecord | SkipReason::TooLarge
-                ) =>
-            {
-                (skip.input, skip.offset)
-            }
+            Err(skip) if skip.readable_alone => (skip.input, skip.offset),
             Err(skip) => (skip.input, None),
         };
-        let Some(places) = self.inputs.get_mut(input as usize) else {
-            return;
-        };
+        let places = self
+            .inputs
+            .entry(input)
+            .or_insert(InputPlaces::Members(Vec::new()));
         match (&mut *places, offset) {
             (InputPlaces::Members(offsets), Some(offset))
                 if offsets.last().is_none_or(|&last| last < offset) =>
@@ -75,7 +74,11 @@ impl RecordPlaces {
     /// These places followed by `later`'s: the places of two reads that met the records of
     /// one read between them, `self`'s first (two parts of [`InputSet::parts`]).
     pub fn append(&mut self, later: RecordPlaces) {
-        for (places, later) in self.inputs.iter_mut().zip(later.inputs) {
+        for (input, later) in later.inputs {
+            let places = self
+                .inputs
+                .entry(input)
+                .or_insert(InputPlaces::Members(Vec::new()));
             match (&mut *places, later) {
                 (InputPlaces::Members(offsets), InputPlaces::Members(more))
                     if offsets
@@ -93,7 +96,7 @@ impl RecordPlaces {
     /// Inputs whose items are placed.
     pub fn placed_inputs(&self) -> usize {
         self.inputs
-            .iter()
+            .values()
             .filter(|places| matches!(places, InputPlaces::Members(_)))
             .count()
     }
@@ -172,11 +175,10 @@ impl MemberRecord {
 }
 
 impl InputSet {
-    /// Empty places, one for each input, for [`RecordPlaces::note`] to fill.
+    /// Empty places, for [`RecordPlaces::note`] to fill with the items of a whole read of
+    /// this set.
     pub fn record_places(&self) -> RecordPlaces {
-        RecordPlaces {
-            inputs: vec![InputPlaces::Members(Vec::new()); self.inputs.len()],
-        }
+        RecordPlaces::default()
     }
 
     /// The items of [`records`](Self::records), in the same order, where `places` (noted
@@ -188,9 +190,11 @@ impl InputSet {
         &'a self,
         places: &'a RecordPlaces,
     ) -> impl Iterator<Item = PlacedItem> + Send + 'a {
-        self.inputs.iter().zip(&places.inputs).enumerate().flat_map(
-            move |(at, (input, places))| -> Box<dyn Iterator<Item = PlacedItem> + Send + 'a> {
+        const NOTHING: &InputPlaces = &InputPlaces::Members(Vec::new());
+        self.inputs.iter().enumerate().flat_map(
+            move |(at, input)| -> Box<dyn Iterator<Item = PlacedItem> + Send + 'a> {
                 let number = at as u32;
+                let places = places.inputs.get(&number).unwrap_or(NOTHING);
                 let members = match (input, places) {
                     (Input::Warc { path, .. }, InputPlaces::Members(offsets)) => {
                         gzip_warc_map(path).map(|map| (map, offsets))
@@ -244,7 +248,7 @@ mod tests {
     use super::*;
     use crate::read::inputs::test_support::write;
     use crate::read::test_support::{fixture, gzip, record};
-    use crate::read::{InputOptions, UrlSample};
+    use crate::read::{InputOptions, Record, UrlSample};
 
     /// The items of one whole read of `inputs`, and those of a second read from the places
     /// the first noted; how many of the second were read as members.
@@ -343,7 +347,7 @@ mod tests {
         assert_eq!(places.placed_inputs(), 1, "{places:?}");
         let request_member = clean.len() - gzip(&response(7)).len();
         assert_eq!(
-            places.inputs[3],
+            places.inputs[&3],
             InputPlaces::Members(vec![0, request_member as u64])
         );
         let second: Vec<RecordItem> = inputs
@@ -351,6 +355,103 @@ mod tests {
             .map(PlacedItem::read)
             .collect();
         assert_eq!(second, first);
+    }
+
+    /// Writes each file of `files` (name, bytes) and reads them all both ways: the items
+    /// must be the same; returns them, and how many inputs were placed.
+    fn read_both_ways(
+        files: &[(&str, Vec<u8>)],
+        sample: Option<&[&str]>,
+    ) -> (Vec<RecordItem>, usize) {
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<PathBuf> = files
+            .iter()
+            .map(|(name, bytes)| {
+                let path = dir.path().join(name);
+                write(&path, bytes);
+                path
+            })
+            .collect();
+        let options = InputOptions {
+            sample: sample.map(|urls| Arc::new(urls.iter().map(|url| url.to_string()).collect())),
+            ..InputOptions::default()
+        };
+        let inputs = InputSet::open_with(&paths, &options).unwrap();
+        let mut places = inputs.record_places();
+        let first: Vec<RecordItem> = inputs.records().inspect(|item| places.note(item)).collect();
+        let second: Vec<RecordItem> = inputs
+            .placed_records(&places)
+            .map(PlacedItem::read)
+            .collect();
+        assert_eq!(second, first);
+        (first, places.placed_inputs())
+    }
+
+    #[test]
+    fn members_cut_inside_records_leave_the_file_in_order() {
+        // Members cut at fixed sizes, as BGZF does: the second member holds the end of the
+        // first record and the start of the second.
+        let both = [response(0), response(1), response(2)].concat();
+        let first_record = response(0).len();
+        let cut = first_record - 10;
+        let mut file = gzip(&both[..cut]);
+        let second_member = file.len() as u64;
+        file.extend(gzip(&both[cut..first_record + response(1).len()]));
+        file.extend(gzip(&both[first_record + response(1).len()..]));
+        let (items, placed) = read_both_ways(&[("bgzf.warc.gz", file)], None);
+        assert_eq!(placed, 0);
+        let records: Vec<&Record> = items.iter().filter_map(|item| item.as_ref().ok()).collect();
+        assert_eq!(records.len(), 3);
+        // Neither of the two records the second member holds part of has a range of its own.
+        assert_eq!(records[0].source_length, None);
+        assert_eq!(
+            (records[1].source_offset, records[1].source_length),
+            (second_member, None)
+        );
+        assert!(records[2].source_length.is_some());
+    }
+
+    #[test]
+    fn junk_after_a_record_passed_over_leaves_the_file_in_order() {
+        let request = |n: usize| {
+            record(
+                "request",
+                &format!("http://a.example/{n}"),
+                b"GET / HTTP/1.1\r\n\r\n",
+            )
+        };
+        // A request whose Content-Length stops two bytes short, then a response in a member
+        // of its own.
+        let mut short = record("request", "http://a.example/0", b"GET / HTTP/1.1\r\n\r\nab");
+        let length_line = short
+            .windows(18)
+            .position(|w| w == b"Content-Length: 20")
+            .unwrap();
+        short[length_line + 16..length_line + 18].copy_from_slice(b"18");
+        let mut file = gzip(&short);
+        file.extend(gzip(&response(0)));
+        let (_, placed) = read_both_ways(&[("short.warc.gz", file)], None);
+        assert_eq!(placed, 0);
+        // Junk at the start of the member after a request.
+        let mut file = gzip(&request(1));
+        file.extend(gzip(&[b"junk\n".as_slice(), &response(1)].concat()));
+        let (items, placed) = read_both_ways(&[("junk.warc.gz", file)], None);
+        assert_eq!(placed, 0);
+        assert_eq!(items.iter().filter(|item| item.is_ok()).count(), 1);
+    }
+
+    #[test]
+    fn a_sampled_record_sharing_a_member_with_one_left_out_is_read_in_order() {
+        let file = gzip(&[response(0), response(1)].concat());
+        let (items, placed) =
+            read_both_ways(&[("one.warc.gz", file)], Some(&["http://a.example/1"]));
+        assert_eq!(placed, 0);
+        assert_eq!(items.len(), 1);
+        let mut file = gzip(&response(2));
+        file.extend(gzip(&response(3)));
+        let (items, placed) =
+            read_both_ways(&[("two.warc.gz", file)], Some(&["http://a.example/3"]));
+        assert_eq!((items.len(), placed), (1, 1));
     }
 
     #[test]

@@ -110,6 +110,24 @@ impl WarcRecords {
         self.stream.into_buffer()
     }
 
+    /// Queues the skip of a record passed over on purpose; `alone`: reading its gzip members
+    /// alone gives it again ([`Skip::readable_alone`]).
+    fn skip_passed_over(
+        &mut self,
+        reason: SkipReason,
+        url: Option<String>,
+        offset: u64,
+        message: &str,
+        alone: bool,
+    ) {
+        let skip = Skip::new(reason, url, message).at(self.input, Some(offset));
+        self.pending.push_skip(if alone {
+            skip.into_readable_alone()
+        } else {
+            skip
+        });
+    }
+
     fn skip(&mut self, reason: SkipReason, url: Option<String>, offset: u64, message: &str) {
         let skip = Skip::new(reason, url, message).at(self.input, Some(offset));
         self.pending.push_skip(skip);
@@ -147,14 +165,25 @@ impl WarcRecords {
 
     /// Reads one record, or passes over one stretch of damage, queueing what comes out.
     fn step(&mut self) {
+        // Where the item before ended: a record whose gzip member starts before it shares
+        // that member with the item.
+        let item_before_ends = self.stream.position();
         if let Err(fault) = self.stream.skip_whitespace() {
             let offset = self.stream.file_offset();
             return self.fault(fault, None, offset);
         }
         let offset = self.stream.file_offset();
+        let own_members = self
+            .stream
+            .member_start_position()
+            .is_none_or(|start| start >= item_before_ends);
         if !self.stream.available().is_empty() {
             // The next record starts here: the records before it end here.
-            self.pending.close(offset);
+            if own_members {
+                self.pending.close(offset);
+            } else {
+                self.pending.close_sharing();
+            }
         }
         let starts_with_version = match self.stream.ensure(5) {
             Ok(0) => {
@@ -227,13 +256,13 @@ impl WarcRecords {
         };
         let headers = WarcHeaders::parse(&self.stream.available()[..header_len]);
         self.stream.consume(header_len);
-        self.read_block(headers, offset);
+        self.read_block(headers, offset, own_members);
     }
 
     /// Reads (or skips) the block of a record whose headers are parsed.
-    fn read_block(&mut self, headers: WarcHeaders, offset: u64) {
+    fn read_block(&mut self, headers: WarcHeaders, offset: u64, own_members: bool) {
         let length = headers.content_length();
-        let head = RecordHead::of(headers, offset);
+        let head = RecordHead::of(headers, offset, own_members);
         let length = match length {
             Ok(length) => length,
             Err(message) => {
@@ -256,6 +285,7 @@ impl WarcRecords {
             url,
             record_type,
             offset,
+            own_members,
             ..
         } = head;
         let message = format!(
@@ -268,8 +298,10 @@ impl WarcRecords {
         };
         match self.stream.skip(length) {
             Ok(true) => {
-                self.skip(reason, url, offset, &message);
-                match self.junk_before_next_record() {
+                let junk = self.junk_before_next_record();
+                let alone = own_members && matches!(junk, Ok(Some(0)));
+                self.skip_passed_over(reason, url, offset, &message, alone);
+                match junk {
                     Ok(Some(junk)) => self.stream.consume(junk),
                     Ok(None) => self.resync(),
                     Err(fault) => {
@@ -397,6 +429,7 @@ impl WarcRecords {
             record_id,
             partial,
             offset,
+            own_members,
         } = head;
         match disposition {
             Disposition::PassOver => {
@@ -406,7 +439,8 @@ impl WarcRecords {
                     &record_type
                 };
                 let message = format!("{name} record");
-                self.skip(SkipReason::NonPageRecord, url, offset, &message);
+                let alone = own_members && !truncated;
+                self.skip_passed_over(SkipReason::NonPageRecord, url, offset, &message, alone);
             }
             Disposition::Keep(kind) => match url {
                 Some(url) if !url.is_empty() => {
@@ -414,18 +448,21 @@ impl WarcRecords {
                         RecordKind::Response => None,
                         RecordKind::Resource | RecordKind::File | RecordKind::Text => content_type,
                     };
-                    self.pending.push_record(Record {
-                        url,
-                        kind,
-                        content_type,
-                        block,
-                        source_offset: offset,
-                        source_length: None,
-                        source_input: self.input,
-                        truncated: truncated || partial,
-                        date,
-                        record_id,
-                    });
+                    self.pending.push_record(
+                        Record {
+                            url,
+                            kind,
+                            content_type,
+                            block,
+                            source_offset: offset,
+                            source_length: None,
+                            source_input: self.input,
+                            truncated: truncated || partial,
+                            date,
+                            record_id,
+                        },
+                        own_members,
+                    );
                 }
                 _ => {
                     let message = format!("{record_type} record without WARC-Target-URI");
@@ -448,11 +485,14 @@ struct RecordHead {
     /// The record was written from a partial one ([`PARTIAL_RECORD_FIELD`]).
     partial: bool,
     offset: u64,
+    /// It starts in a gzip member of its own (or a plain file): no bytes of the item before
+    /// it share its first member.
+    own_members: bool,
 }
 
 impl RecordHead {
     /// What the headers of the record at `offset` say.
-    fn of(headers: WarcHeaders, offset: u64) -> RecordHead {
+    fn of(headers: WarcHeaders, offset: u64, own_members: bool) -> RecordHead {
         let record_type = headers
             .record_type
             .as_deref()
@@ -467,6 +507,7 @@ impl RecordHead {
             record_id: headers.record_id,
             partial: headers.partial.is_some(),
             offset,
+            own_members,
         }
     }
 }
