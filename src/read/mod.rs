@@ -36,7 +36,7 @@ mod source;
 mod warc;
 
 pub use inputs::{
-    Cut, Halves, InputOptions, InputSet, MemberRecord, Parts, PlacedItem, ReadLimits, RecordItem,
+    Cut, InputOptions, InputSet, MemberRecord, Parts, PlacedItem, ReadLimits, RecordItem,
     RecordLocation, RecordPlaces, UrlSample, Walk,
 };
 pub use page::page_from_record;

@@ -261,15 +261,6 @@ impl InputSet {
         }
     }
 
-    /// [`records`](Self::records) cut in two ([`parts`](Self::parts) of two) of an input of
-    /// at least `min_bytes`.
-    #[cfg(test)]
-    pub(crate) fn halves_from(&self, min_bytes: u64) -> Option<Halves<'_>> {
-        let Parts { first, mut later } = self.parts_from(2, min_bytes)?;
-        let (cut, second) = later.pop()?;
-        Some(Halves { first, second, cut })
-    }
-
     /// [`records`](Self::records) cut in at most `parts` parts, for reading them all at
     /// once, each part about [`MIN_PART_BYTES`] of the input or more; `None` when
     /// no cut is found. Each cut is at the start of an input when one lies within a
@@ -400,19 +391,6 @@ pub const MIN_PART_BYTES: u64 = 2 << 20;
 /// One record of [`InputSet::records`], or the skip of one.
 pub type RecordItem = Result<Record, Skip>;
 
-/// [`InputSet::records`] cut in two ([`InputSet::parts`] of two). Read `first` up to the first
-/// item [`Cut::reached`] says lies past the cut, and `second` whole; when [`Cut::joins`]
-/// says so, the two readings together met every record once, in the same order as one
-/// reading of [`InputSet::records`]. When it says not, read `first` on to its end instead.
-pub struct Halves<'a> {
-    /// Every record from the first input's start: stopped at the cut, or read to the end.
-    pub first: Box<dyn Iterator<Item = RecordItem> + Send + 'a>,
-    /// The records from the cut on.
-    pub second: Box<dyn Iterator<Item = RecordItem> + Send + 'a>,
-    /// Where `second` starts.
-    pub cut: Cut,
-}
-
 /// [`InputSet::records`] cut in parts ([`InputSet::parts`]). Read each part up to the first
 /// item the next part's [`Cut::reached`] says lies past its cut; where [`Cut::joins`] says
 /// so, the next part (read from its start) goes on from there, and the parts together meet
@@ -426,7 +404,7 @@ pub struct Parts<'a> {
     pub later: Vec<(Cut, Box<dyn Iterator<Item = RecordItem> + Send + 'a>)>,
 }
 
-/// Where the second of [`Halves`], or a later one of [`Parts`], starts.
+/// Where a later one of [`Parts`] starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cut {
     /// At the start of this input: the halves join whatever the files hold.

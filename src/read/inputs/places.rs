@@ -94,7 +94,8 @@ impl RecordPlaces {
     }
 
     /// Inputs whose items are placed.
-    pub fn placed_inputs(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn placed_inputs(&self) -> usize {
         self.inputs
             .values()
             .filter(|places| matches!(places, InputPlaces::Members(_)))

@@ -192,15 +192,12 @@ fn over_cap_warc_record_is_too_large() {
     );
 }
 
-/// Reads `halves` as a caller must: the first half up to the cut and the second whole,
-/// or, when they do not join, the first half on to its end. The items read, and whether
-/// the halves joined.
-fn read_in_halves(halves: Halves<'_>) -> (Vec<RecordItem>, bool) {
-    let Halves {
-        mut first,
-        second,
-        cut,
-    } = halves;
+/// Reads `halves` (parts of two) as a caller must: the first half up to the cut and the
+/// second whole, or, when they do not join, the first half on to its end. The items read,
+/// and whether the halves joined.
+fn read_in_halves(halves: Parts<'_>) -> (Vec<RecordItem>, bool) {
+    let Parts { mut first, later } = halves;
+    let [(cut, second)]: [_; 1] = later.try_into().ok().expect("two parts");
     let second: Vec<RecordItem> = second.collect();
     let mut items = Vec::new();
     let mut reached = None;
@@ -260,11 +257,11 @@ fn halves_read_apart_meet_every_record_once_in_order() {
         let inputs = InputSet::open(&paths, None).unwrap();
         let whole: Vec<RecordItem> = inputs.records().collect();
         assert!(whole.len() >= 5, "{paths:?}: {} items", whole.len());
-        let Some(halves) = inputs.halves_from(1) else {
+        let Some(halves) = inputs.parts_from(2, 1) else {
             assert_ne!(expected_join, Some(true), "{paths:?} was not cut");
             continue;
         };
-        let cut = halves.cut;
+        let cut = halves.later[0].0;
         let (items, joined) = read_in_halves(halves);
         assert_eq!(items, whole, "{paths:?}, cut {cut:?}");
         if let Some(expected) = expected_join {
@@ -309,16 +306,17 @@ fn a_member_that_starts_inside_a_record_is_a_cut_the_halves_do_not_join_at() {
 
     let inputs = InputSet::open(std::slice::from_ref(&path), None).unwrap();
     let whole: Vec<RecordItem> = inputs.records().collect();
-    let halves = Halves {
+    let second = inputs.records_after(
+        1,
+        Some(FileRecords::starting_at(map, quote_member, 0, 1 << 20)),
+    );
+    let cut = Cut::Within(RecordLocation {
+        input: 0,
+        offset: quote_member,
+    });
+    let halves = Parts {
         first: Box::new(inputs.records()),
-        second: Box::new(inputs.records_after(
-            1,
-            Some(FileRecords::starting_at(map, quote_member, 0, 1 << 20)),
-        )),
-        cut: Cut::Within(RecordLocation {
-            input: 0,
-            offset: quote_member,
-        }),
+        later: vec![(cut, Box::new(second))],
     };
     let (items, joined) = read_in_halves(halves);
     assert!(!joined);
