@@ -8,10 +8,15 @@
 //! moves positions, not entries, without reading the entries.
 //! (`indexmap` has this shape, but its entries carry their hash, its positions are 8 bytes and
 //! its one vector of entries doubles and moves as it grows: by layout, no smaller than the map.)
+//!
+//! The position table is open addressing with linear probing, written here rather than taken
+//! from `hashbrown` so that a caller can ask for a key's slot and entry to be fetched into the
+//! cache ahead of the lookup ([`FirstClusters::prefetch_slot`], [`FirstClusters::prefetch_entry`]):
+//! a large site's lookups miss the cache twice each, and learning a block looks up each of its
+//! words in turn.
 
 use std::hash::BuildHasher;
 
-use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use super::signature::OffsetSignature;
@@ -38,7 +43,7 @@ const CHUNK: usize = 4096;
 #[derive(Debug, Default)]
 pub(super) struct FirstClusters {
     chunks: Vec<Vec<Entry>>,
-    positions: HashTable<Position>,
+    positions: PositionTable,
 }
 
 /// Where a key's entry is, and 32 bits of the key's hash, so that growing the table and
@@ -49,19 +54,129 @@ struct Position {
     hash: u32,
 }
 
-/// The key's hash, 32 bits of it: the table's hashes are those bits twice over, so that its
-/// buckets (the low bits) and its tags (the top seven) both come from them.
+impl Position {
+    /// A slot that holds no position (no table holds `u32::MAX` entries).
+    const EMPTY: Position = Position {
+        at: u32::MAX,
+        hash: 0,
+    };
+
+    fn is_empty(self) -> bool {
+        self.at == u32::MAX
+    }
+}
+
+/// The key's hash, 32 bits of it; its low bits pick the key's first slot.
 fn hash(key: u64) -> u32 {
     (FxBuildHasher.hash_one(key) >> 32) as u32
 }
 
-fn table_hash(hash: u32) -> u64 {
-    u64::from(hash) << 32 | u64::from(hash)
+/// Positions in a power-of-two number of slots, at most three quarters full; a key's
+/// position is in the first slot from its hash's that holds it, before the next empty one.
+#[derive(Debug, Default)]
+struct PositionTable {
+    slots: Vec<Position>,
+    len: usize,
+}
+
+/// The fewest slots a table that holds anything has.
+const MIN_SLOTS: usize = 16;
+
+impl PositionTable {
+    fn first_slot(&self, hash: u32) -> usize {
+        hash as usize & (self.slots.len() - 1)
+    }
+
+    /// The position whose hash is `hash` and whose entry `is_key` accepts.
+    fn find(&self, hash: u32, is_key: impl Fn(u32) -> bool) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut slot = self.first_slot(hash);
+        loop {
+            let position = self.slots[slot];
+            if position.is_empty() {
+                return None;
+            }
+            if position.hash == hash && is_key(position.at) {
+                return Some(position.at);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// The first position with `hash`, whichever key it is of: a guess made without reading
+    /// an entry.
+    fn first_with_hash(&self, hash: u32) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut slot = self.first_slot(hash);
+        loop {
+            let position = self.slots[slot];
+            if position.is_empty() {
+                return None;
+            }
+            if position.hash == hash {
+                return Some(position.at);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Adds a position whose key the table does not hold.
+    fn insert_new(&mut self, position: Position) {
+        if (self.len + 1) * 4 > self.slots.len() * 3 {
+            self.grow();
+        }
+        self.place(position);
+        self.len += 1;
+    }
+
+    fn place(&mut self, position: Position) {
+        let mask = self.slots.len() - 1;
+        let mut slot = self.first_slot(position.hash);
+        while !self.slots[slot].is_empty() {
+            slot = (slot + 1) & mask;
+        }
+        self.slots[slot] = position;
+    }
+
+    fn grow(&mut self) {
+        let slots = (self.slots.len() * 2).max(MIN_SLOTS);
+        let old = std::mem::replace(&mut self.slots, vec![Position::EMPTY; slots]);
+        for position in old.into_iter().filter(|position| !position.is_empty()) {
+            self.place(position);
+        }
+    }
+
+    fn slot_address(&self, hash: u32) -> Option<*const Position> {
+        (!self.slots.is_empty()).then(|| &self.slots[self.first_slot(hash)] as *const Position)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Position>()
+    }
+}
+
+/// Asks the processor to bring the cache line at `address` in, without waiting for it.
+#[inline]
+fn prefetch<T>(address: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it reads nothing into the program and cannot fault, and
+    // SSE is part of every x86-64 processor.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(address.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
 }
 
 impl FirstClusters {
     pub fn len(&self) -> usize {
-        self.positions.len()
+        self.positions.len
     }
 
     fn entry(&self, at: u32) -> &Entry {
@@ -75,11 +190,30 @@ impl FirstClusters {
     }
 
     fn position(&self, key: u64, hash: u32) -> Option<u32> {
-        self.positions
-            .find(table_hash(hash), |position| {
-                position.hash == hash && self.entry(position.at).key == key
-            })
-            .map(|position| position.at)
+        self.positions.find(hash, |at| self.entry(at).key == key)
+    }
+
+    /// Brings the slot where a lookup of `key` starts into the cache; a lookup a few keys
+    /// later then finds it there.
+    pub fn prefetch_slot(&self, key: u64) {
+        if let Some(address) = self.positions.slot_address(hash(key)) {
+            prefetch(address);
+        }
+    }
+
+    /// Brings the entry of `key` (as its slot, read now, says) into the cache; best made
+    /// after [`Self::prefetch_slot`] of the key has had time to arrive.
+    pub fn prefetch_entry(&self, key: u64) {
+        if let Some(at) = self.positions.first_with_hash(hash(key)) {
+            let at = at as usize;
+            if let Some(entry) = self
+                .chunks
+                .get(at / CHUNK)
+                .and_then(|chunk| chunk.get(at % CHUNK))
+            {
+                prefetch(entry as *const Entry);
+            }
+        }
     }
 
     pub fn get(&self, key: u64) -> Option<&FirstCluster> {
@@ -113,7 +247,8 @@ impl FirstClusters {
 
     fn push(&mut self, key: u64, hash: u32, cluster: FirstCluster) -> u32 {
         let position = self.len();
-        // `TemplateModel` holds fewer than 2^32 keys a site (its cap is clamped).
+        // `TemplateModel` holds fewer than 2^32 − 1 keys a site (its cap is clamped), so no
+        // position is `Position::EMPTY`'s.
         debug_assert!(position < u32::MAX as usize);
         let at = position as u32;
         if position.is_multiple_of(CHUNK) {
@@ -126,10 +261,7 @@ impl FirstClusters {
             chunk.reserve_exact(chunk.len().min(CHUNK - chunk.len()));
         }
         chunk.push(Entry { key, cluster });
-        self.positions
-            .insert_unique(table_hash(hash), Position { at, hash }, |position| {
-                table_hash(position.hash)
-            });
+        self.positions.insert_new(Position { at, hash });
         at
     }
 
@@ -141,22 +273,16 @@ impl FirstClusters {
             .map(|entry| (entry.key, &entry.cluster))
     }
 
-    /// Heap bytes held: the chunks' capacity and the position table's buckets.
+    /// Heap bytes held: the chunks' capacity and the position table's slots.
     pub fn heap_bytes(&self) -> usize {
         let chunks = self
             .chunks
             .iter()
             .map(|chunk| chunk.capacity() * std::mem::size_of::<Entry>())
             .sum::<usize>();
-        let buckets = if self.positions.capacity() == 0 {
-            0
-        } else {
-            // hashbrown keeps 7 of every 8 buckets full at most.
-            (self.positions.capacity() * 8 / 7).next_power_of_two()
-        };
         chunks
             + self.chunks.capacity() * std::mem::size_of::<Vec<Entry>>()
-            + buckets * (std::mem::size_of::<Position>() + 1)
+            + self.positions.heap_bytes()
     }
 }
 
@@ -192,6 +318,52 @@ mod tests {
         // Every chunk after the first is filled whole before the next opens.
         assert_eq!(table.chunks.len(), 4);
         assert!(table.chunks[..3].iter().all(|chunk| chunk.len() == CHUNK));
+    }
+
+    /// A key whose 32-bit hash has low bits `slot` (of a table of `slots` slots): found by
+    /// trying keys in turn.
+    fn key_at_slot(slot: usize, slots: usize, after: u64) -> u64 {
+        (after..)
+            .find(|&key| hash(key) as usize & (slots - 1) == slot)
+            .expect("a key")
+    }
+
+    #[test]
+    fn keys_of_one_slot_probe_on_and_wrap_around_the_table() {
+        let mut table = FirstClusters::default();
+        // Fill past the first growth with keys that all start at the table's last slot,
+        // whatever its size, so that probes wrap around to the first slots.
+        let slots = MIN_SLOTS * 4;
+        let mut keys = Vec::new();
+        let mut after = 0;
+        for _ in 0..30 {
+            let key = key_at_slot(slots - 1, slots, after);
+            after = key + 1;
+            keys.push(key);
+        }
+        for (i, &key) in keys.iter().enumerate() {
+            table.prefetch_slot(key);
+            table.prefetch_entry(key);
+            assert!(table.insert_new(key, cluster(i as u32)));
+        }
+        assert_eq!(table.positions.slots.len(), slots, "grown to 64 slots");
+        for (i, &key) in keys.iter().enumerate() {
+            table.prefetch_entry(key);
+            assert_eq!(table.get(key).map(|found| found.blocks), Some(i as u32));
+        }
+        // A key missing from a run of one start slot is told apart by its key, not its slot.
+        let missing = key_at_slot(slots - 1, slots, after);
+        assert!(!table.contains_key(missing));
+        assert!(table.positions.len * 4 <= table.positions.slots.len() * 3);
+    }
+
+    #[test]
+    fn an_empty_table_finds_nothing_and_fetches_nothing() {
+        let table = FirstClusters::default();
+        table.prefetch_slot(3);
+        table.prefetch_entry(3);
+        assert!(table.get(3).is_none());
+        assert_eq!(table.heap_bytes(), 0);
     }
 
     #[test]

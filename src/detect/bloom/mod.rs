@@ -374,9 +374,8 @@ impl Detector for Bloom {
         if !decided.is_empty() {
             decided.clear();
         }
-        for block in &observation.blocks {
-            self.model.add_block(&observation.site, block);
-        }
+        self.model
+            .add_blocks(&observation.site, &observation.blocks);
     }
 
     /// The blocks' signatures: a waiting page's block not decided already has its template

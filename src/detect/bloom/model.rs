@@ -31,6 +31,9 @@ fn key(style: BlockStyle, word: WordId) -> u64 {
     hasher.finish()
 }
 
+/// How many words ahead of its lookup a learned word's slot is fetched into the cache.
+const LOOKAHEAD: usize = 16;
+
 /// The clusters of one site. Most words have one cluster per style cluster, so the first is
 /// stored in the main table and any further ones in `more`.
 #[derive(Debug, Default)]
@@ -169,7 +172,12 @@ impl TemplateModel {
     /// Adds one block of `site`: each word's signature joins the first similar cluster of that
     /// word in the block's style cluster, or opens a new one.
     pub fn add_block(&mut self, site: &str, block: &BlockSignatures) {
-        if block.words.is_empty() {
+        self.add_blocks(site, std::slice::from_ref(block));
+    }
+
+    /// Adds a page's blocks of `site` in order, as [`Self::add_block`] adds each.
+    pub fn add_blocks(&mut self, site: &str, blocks: &[BlockSignatures]) {
+        if blocks.iter().all(|block| block.words.is_empty()) {
             return;
         }
         let model = match self.sites.get_mut(site) {
@@ -177,10 +185,27 @@ impl TemplateModel {
             None => self.sites.entry(site.to_string()).or_default(),
         };
         model.frequent.take();
-        let similarity = self.similarity;
-        for &(word, signature) in &block.words {
-            let key = key(block.style, word);
-            if model.first.len() >= self.max_site_keys && !model.first.contains_key(key) {
+        let (similarity, max_site_keys) = (self.similarity, self.max_site_keys);
+        let words = blocks.iter().flat_map(|block| {
+            block
+                .words
+                .iter()
+                .map(|&(word, signature)| (key(block.style, word), signature))
+        });
+        // A large site's table is far bigger than the cache, and most blocks hold a few
+        // words: the page's words are read as one run, each word's slot fetched `LOOKAHEAD`
+        // words before its lookup and its entry half as far, so that a lookup finds both
+        // in the cache instead of waiting on memory twice.
+        let mut slots_ahead = words.clone().skip(LOOKAHEAD);
+        let mut entries_ahead = words.clone().skip(LOOKAHEAD / 2);
+        for (key, signature) in words {
+            if let Some((ahead, _)) = slots_ahead.next() {
+                model.first.prefetch_slot(ahead);
+            }
+            if let Some((ahead, _)) = entries_ahead.next() {
+                model.first.prefetch_entry(ahead);
+            }
+            if model.first.len() >= max_site_keys && !model.first.contains_key(key) {
                 self.not_learned += 1;
                 continue;
             }
@@ -393,6 +418,70 @@ impl TemplateModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_learned_at_once_is_learned_as_block_by_block() {
+        // Words repeat across blocks and pages with signatures alike and unlike, so that
+        // first clusters, further clusters and the site's cap all come into play; the words
+        // ahead that are fetched into the cache belong to later blocks.
+        let page = |page: u64| -> Vec<BlockSignatures> {
+            (0..7u64)
+                .map(|block| BlockSignatures {
+                    style: BlockStyle(block % 3),
+                    words: (0..(block * 5 + page) % 13)
+                        .map(|w| {
+                            let word = (w * 7 + block + page) % 40;
+                            let offset = ((w + page) % 4) as u32 * 40;
+                            (WordId(word), OffsetSignature::from_offsets(&[offset]))
+                        })
+                        .collect(),
+                })
+                .collect()
+        };
+        for cap in [usize::MAX, 30] {
+            let (mut by_block, mut by_page) = (
+                TemplateModel::with_site_cap(0.8, cap),
+                TemplateModel::with_site_cap(0.8, cap),
+            );
+            for number in 0..9 {
+                let blocks = page(number);
+                for block in &blocks {
+                    by_block.add_block("s", block);
+                }
+                by_page.add_blocks("s", &blocks);
+            }
+            assert_eq!(by_page.not_learned(), by_block.not_learned());
+            if cap == 30 {
+                assert!(by_page.not_learned() > 0, "the cap was reached");
+            }
+            let mut with_more = 0;
+            for style in 0..3 {
+                for word in 0..40 {
+                    let (style, word) = (BlockStyle(style), WordId(word));
+                    let clusters = by_page.clusters("s", style, word);
+                    with_more += usize::from(clusters.len() > 1);
+                    assert_eq!(clusters, by_block.clusters("s", style, word));
+                }
+            }
+            assert!(with_more > 0, "some words have more than one cluster");
+            let saved = |model: &TemplateModel| {
+                let mut writer = SiteModelWriter::default();
+                model.save_site("s", 1, &mut writer);
+                writer.finish()
+            };
+            assert_eq!(saved(&by_page), saved(&by_block));
+        }
+        let mut empty = TemplateModel::new(0.8);
+        empty.add_blocks("s", &[]);
+        empty.add_blocks(
+            "t",
+            &[BlockSignatures {
+                style: BlockStyle(1),
+                words: Vec::new(),
+            }],
+        );
+        assert_eq!(empty.sites(), 0, "a page of no words makes no site");
+    }
 
     fn one_word_block(style: u64, word: &str, offsets: &[u32]) -> BlockSignatures {
         BlockSignatures {

@@ -589,9 +589,7 @@ impl Detector for Hybrid {
         if !ratios.is_empty() {
             ratios.clear();
         }
-        for block in &facts.signatures {
-            self.signatures.add_block(&facts.site, block);
-        }
+        self.signatures.add_blocks(&facts.site, &facts.signatures);
         let table = match self.sites.get_mut(&facts.site) {
             Some(table) => table,
             None => self.sites.entry(facts.site.clone()).or_default(),

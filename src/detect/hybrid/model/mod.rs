@@ -660,12 +660,12 @@ impl CompiledTrees {
 
     fn shallow_scores<const N: usize>(&self, trees: &[ShallowTree], rows: [&[f32]; N]) -> [f32; N] {
         let splits = (1usize << self.depth) - 1;
-        let padded: [PaddedRow; N] = rows.map(|row| {
-            let mut padded = [f32::NEG_INFINITY; PADDED_FEATURES];
+        // Filled in place: an array of rows mapped into a new one is moved once more.
+        let mut padded: [PaddedRow; N] = [[f32::NEG_INFINITY; PADDED_FEATURES]; N];
+        for (padded, row) in padded.iter_mut().zip(rows) {
             let kept = row.len().min(PADDED_FEATURES);
             padded[..kept].copy_from_slice(&row[..kept]);
-            padded
-        });
+        }
         let mut scores = [self.base; N];
         for tree in trees {
             let mut slots = [0usize; N];
