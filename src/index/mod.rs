@@ -49,6 +49,9 @@ const WRITER_HEAP_PER_THREAD: usize = 60_000_000;
 
 /// The least tantivy accepts per thread.
 const WRITER_HEAP_PER_THREAD_MIN: usize = 15_000_000;
+
+/// Indexing threads of one writer, at most.
+const MAX_WRITER_THREADS: usize = 8;
 const SUMMARY: &str = "build.json";
 const GENERATION_PREFIX: &str = "gen-";
 
@@ -531,6 +534,16 @@ pub struct IndexBuild {
 }
 
 impl IndexBuild {
+    /// Indexing threads for a run that would use `wanted` and is allowed `memory_budget`
+    /// bytes: at most [`MAX_WRITER_THREADS`], and no more than the writer's eighth of the
+    /// budget holds at tantivy's least buffer a thread ([`Self::heap_bytes`]), so that a
+    /// machine of many cores under a small budget does not buffer 15 MB for each of them.
+    pub fn writer_threads(wanted: usize, memory_budget: usize) -> usize {
+        wanted
+            .clamp(1, MAX_WRITER_THREADS)
+            .min((memory_budget / 8 / WRITER_HEAP_PER_THREAD_MIN).max(1))
+    }
+
     /// Bytes the index writer buffers with `threads` threads in a run allowed
     /// `memory_budget` bytes: an eighth of the budget, between tantivy's least and
     /// [`WRITER_HEAP_PER_THREAD`] per thread.
@@ -556,7 +569,7 @@ impl IndexBuild {
             .create_in_dir(&directory)
             .map_err(tantivy_error(&directory))?;
         register_tokenizers(index.tokenizers());
-        let threads = threads.clamp(1, 8);
+        let threads = threads.clamp(1, MAX_WRITER_THREADS);
         let writer = index
             .writer_with_num_threads(
                 threads,

@@ -134,7 +134,7 @@ impl IndexBuild {
         register_tokenizers(index.tokenizers());
         let fields = super::Fields::of(&index.schema()).map_err(tantivy_error(&directory))?;
         let documents = searcher_of(&index, &directory)?.num_docs();
-        let threads = threads.clamp(1, 8);
+        let threads = threads.clamp(1, super::MAX_WRITER_THREADS);
         let writer = index
             .writer_with_num_threads(
                 threads,

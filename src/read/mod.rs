@@ -36,8 +36,8 @@ mod source;
 mod warc;
 
 pub use inputs::{
-    Cut, InputOptions, InputSet, MemberRecord, Parts, PlacedItem, ReadLimits, RecordItem,
-    RecordLocation, RecordPlaces, UrlSample, Walk,
+    Cut, InputOptions, InputSet, MemberRecord, PLACE_BYTES, Parts, PlacedItem, ReadLimits,
+    RecordItem, RecordLocation, RecordPlaces, UrlSample, Walk,
 };
 pub use page::page_from_record;
 pub use site::{site_of, site_of_url};

@@ -4,13 +4,22 @@
 
 use crate::detect::Passes;
 use crate::index::IndexBuild;
-use crate::read::InputSet;
+use crate::read::{InputSet, PLACE_BYTES};
 use crate::report::BuildSummary;
 use crate::run::BuildOptions;
 
 /// Memory the run needs besides detector state and waiting pages (buffers, pages in flight
-/// on the workers), bytes.
+/// on the workers), bytes, with up to [`THREADS_IN_BASE_MEMORY`] segmenting threads.
 const BASE_MEMORY: usize = 96 << 20;
+
+/// Segmenting threads whose memory [`BASE_MEMORY`] holds.
+const THREADS_IN_BASE_MEMORY: usize = 2;
+
+/// Memory each segmenting thread past [`THREADS_IN_BASE_MEMORY`] adds: its page in flight,
+/// its buffers (a record's inflated bytes, the parser's), bytes. A docs build under a
+/// 128 MiB budget peaked 2.4 MiB higher a thread between 4 and 32 threads, 1.9 MiB between
+/// 4 and 64 (docs/MEASUREMENTS.md, "Two-pass memory").
+const MEMORY_PER_THREAD: usize = 5 << 19;
 
 /// HTML bytes per input byte assumed before any input is measured: gzip compresses HTML
 /// rarely better than this.
@@ -62,6 +71,13 @@ pub struct RunPlan {
     /// place this is decided; [`choose_detector`](super::choose_detector) has refused a
     /// detector that cannot run in one pass).
     pub passes: Passes,
+    /// Places a two-pass read that counts each site's records first may note of where they
+    /// lie ([`RecordPlaces`](crate::read::RecordPlaces)), at most: a sixteenth of the
+    /// budget, 0 for any other read. Not reserved in [`fixed`](Self::fixed): they are few
+    /// beside the detector state the same records make (8 bytes a record, against
+    /// [`per_html_byte`](Self::per_html_byte) of each of its bytes), and a run in rounds,
+    /// the one the state budget decides, keeps none.
+    pub most_places: usize,
     /// Whether the sites are split into rounds: the input might need more state than
     /// `state_budget` (never under `one_pass`).
     pub rounds: bool,
@@ -81,11 +97,12 @@ impl RunPlan {
             Output::Index => {
                 let indexes_while_parsing =
                     passes == Passes::One || options.detector.decides_site_by_site();
-                let index_threads = if indexes_while_parsing {
+                let wanted = if indexes_while_parsing {
                     (threads / 2).max(1)
                 } else {
                     threads
                 };
+                let index_threads = IndexBuild::writer_threads(wanted, options.memory_budget);
                 let heap = IndexBuild::heap_bytes(index_threads, options.memory_budget);
                 (index_threads, heap)
             }
@@ -94,7 +111,16 @@ impl RunPlan {
             .batch_memory
             .min(options.memory_budget / 8)
             .max(1 << 20);
-        let fixed = batch_memory + writer_heap + BASE_MEMORY;
+        let counts_sites_first = passes == Passes::Two && options.detector.decides_site_by_site();
+        let places_memory = if counts_sites_first {
+            options.memory_budget / 16
+        } else {
+            0
+        };
+        let fixed = batch_memory
+            + writer_heap
+            + BASE_MEMORY
+            + threads.saturating_sub(THREADS_IN_BASE_MEMORY) * MEMORY_PER_THREAD;
         let state_budget = options.memory_budget.saturating_sub(fixed).max(1 << 20) as f64;
         let per_html_byte = options.detector.state_per_html_byte();
         let estimate = inputs.total_bytes() as f64 * ASSUMED_EXPANSION * per_html_byte;
@@ -112,6 +138,7 @@ impl RunPlan {
             renders_kept_text: output == Output::Index,
             writes_lines_only: output == Output::Index,
             batch_memory,
+            most_places: places_memory / PLACE_BYTES,
             fixed,
             state_budget,
             per_html_byte,
@@ -158,6 +185,43 @@ fn budget_warnings(summary: &BuildSummary, budget: usize, fixed: usize) -> Vec<S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_small_budget_on_many_cores_indexes_on_fewer_threads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = crate::run::test_support::write_warc(dir.path(), "input.warc", &[]);
+        let inputs = InputSet::open(&[path], None).unwrap();
+        let plan = |threads, budget_mib: usize| {
+            let options = BuildOptions {
+                threads,
+                memory_budget: budget_mib << 20,
+                ..BuildOptions::default()
+            };
+            RunPlan::new(&options, &inputs, Output::Index)
+        };
+        // Under the default budget half the threads index (`hybrid` decides site by site),
+        // at most eight.
+        assert_eq!(plan(2, 2048).index_threads, 1);
+        assert_eq!(plan(16, 2048).index_threads, 8);
+        assert_eq!(plan(64, 2048).index_threads, 8);
+        // The writer's eighth of 512 MiB holds four threads' least buffers, of 128 MiB one.
+        assert_eq!(plan(16, 512).index_threads, 4);
+        let small = plan(16, 128);
+        assert_eq!(small.index_threads, 1);
+        assert!(small.writer_heap <= 16 << 20, "{}", small.writer_heap);
+        // Each thread past two is counted in the fixed costs.
+        assert_eq!(small.fixed, plan(2, 128).fixed + 14 * MEMORY_PER_THREAD);
+        assert_eq!(plan(1, 128).fixed, plan(2, 128).fixed);
+        // A sixteenth of the budget holds the places of a read that counts sites first.
+        assert_eq!(plan(2, 2048).most_places, (2048 << 20) / 16 / PLACE_BYTES);
+        let none = BuildOptions {
+            detector: crate::detect::DetectorKind::None,
+            ..BuildOptions::default()
+        };
+        let without_count = RunPlan::new(&none, &inputs, Output::Index);
+        assert_eq!(without_count.most_places, 0);
+        assert_eq!(plan(2, 2048).fixed, without_count.fixed);
+    }
 
     #[test]
     fn a_budget_not_met_is_reported() {

@@ -61,11 +61,11 @@ impl<'a> RecordSource<'a> {
         }
     }
 
-    /// Places for a read of this source to note ([`RecordPlaces::note`]): `None` for a
-    /// round's partition, whose records a round reads once.
-    pub(super) fn record_places(self) -> Option<RecordPlaces> {
+    /// Places for a read of this source to note ([`RecordPlaces::note`]), at most `most`:
+    /// `None` for a round's partition, whose records a round reads once.
+    pub(super) fn record_places(self, most: usize) -> Option<RecordPlaces> {
         match self {
-            RecordSource::Input(inputs) => Some(inputs.record_places()),
+            RecordSource::Input(inputs) => Some(inputs.record_places(most)),
             RecordSource::Partition(..) => None,
         }
     }

@@ -109,21 +109,7 @@ impl PositionTable {
     /// The first position with `hash`, whichever key it is of: a guess made without reading
     /// an entry.
     fn first_with_hash(&self, hash: u32) -> Option<u32> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let mask = self.slots.len() - 1;
-        let mut slot = self.first_slot(hash);
-        loop {
-            let position = self.slots[slot];
-            if position.is_empty() {
-                return None;
-            }
-            if position.hash == hash {
-                return Some(position.at);
-            }
-            slot = (slot + 1) & mask;
-        }
+        self.find(hash, |_| true)
     }
 
     /// Adds a position whose key the table does not hold.
@@ -247,8 +233,8 @@ impl FirstClusters {
 
     fn push(&mut self, key: u64, hash: u32, cluster: FirstCluster) -> u32 {
         let position = self.len();
-        // `TemplateModel` holds fewer than 2^32 − 1 keys a site (its cap is clamped), so no
-        // position is `Position::EMPTY`'s.
+        // `TemplateModel` holds at most 2^32 − 1 keys a site (its cap is clamped), so every
+        // position is below `Position::EMPTY`'s.
         debug_assert!(position < u32::MAX as usize);
         let at = position as u32;
         if position.is_multiple_of(CHUNK) {

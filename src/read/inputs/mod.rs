@@ -9,7 +9,7 @@ mod file_url;
 mod places;
 mod walk;
 
-pub use places::{MemberRecord, PlacedItem, RecordPlaces};
+pub use places::{MemberRecord, PLACE_BYTES, PlacedItem, RecordPlaces};
 pub use walk::Walk;
 
 use std::fs::{self, File};

@@ -23,11 +23,33 @@ use crate::read::warc::WarcRecords;
 use crate::read::{Skip, SkipReason};
 
 /// What a first read found of where each input's items lie ([`InputSet::record_places`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// It holds at most a given number of places ([`PLACE_BYTES`] each): an input whose place
+/// finds no room left is read in order, and lets go of the places it held.
+#[derive(Debug, Clone)]
 pub struct RecordPlaces {
     /// The inputs of which an item was noted; an input with none has nothing to read.
     inputs: FxHashMap<u32, InputPlaces>,
+    /// Places held room for (the offsets' capacity), of all inputs.
+    held: usize,
+    /// Places that may be held.
+    most: usize,
 }
+
+/// Places are the same when they place the same items, whatever room each had left.
+impl PartialEq for RecordPlaces {
+    fn eq(&self, other: &Self) -> bool {
+        self.inputs == other.inputs
+    }
+}
+
+impl Eq for RecordPlaces {}
+
+/// Places an input's offsets grow by at least, when they grow.
+const MIN_GROWTH: usize = 4;
+
+/// Bytes of memory one place takes.
+pub const PLACE_BYTES: usize = std::mem::size_of::<u64>();
 
 /// One input's items, as [`RecordPlaces`] holds them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,11 +57,37 @@ enum InputPlaces {
     /// The offsets of its items so far, increasing: an item lies in the gzip members from
     /// its offset to the next item's (or to the file's end).
     Members(Vec<u64>),
-    /// Items that cannot be read one by one from where they start: read again in order.
+    /// Items that cannot be read one by one from where they start (or no room was left for
+    /// their places): read again in order.
     InOrder,
 }
 
+impl InputPlaces {
+    /// Makes the input one read in order; the room for places it let go of.
+    fn read_in_order(&mut self) -> usize {
+        match std::mem::replace(self, InputPlaces::InOrder) {
+            InputPlaces::Members(offsets) => offsets.capacity(),
+            InputPlaces::InOrder => 0,
+        }
+    }
+}
+
 impl RecordPlaces {
+    /// Empty places that hold at most `most` items' places.
+    pub fn holding_at_most(most: usize) -> Self {
+        RecordPlaces {
+            inputs: FxHashMap::default(),
+            held: 0,
+            most,
+        }
+    }
+
+    /// Empty places for one of `parts` parts of a read, with that part's share of the room:
+    /// the parts' places [`append`](Self::append)ed hold at most what these could.
+    pub fn share(&self, parts: usize) -> Self {
+        RecordPlaces::holding_at_most(self.most / parts.max(1))
+    }
+
     /// Adds the next item of the read. An input stays placed while every item of it lies in
     /// gzip members of its own, each at an offset past the one before: a whole record (not
     /// cut short) with a range of its own ([`Record::source_length`]), or the skip of a
@@ -61,19 +109,34 @@ impl RecordPlaces {
             .inputs
             .entry(input)
             .or_insert(InputPlaces::Members(Vec::new()));
-        match (&mut *places, offset) {
+        let placed = match (&mut *places, offset) {
             (InputPlaces::Members(offsets), Some(offset))
                 if offsets.last().is_none_or(|&last| last < offset) =>
             {
-                offsets.push(offset);
+                // Grown by hand, so that what the offsets take never passes the room.
+                if offsets.len() == offsets.capacity() {
+                    let before = offsets.capacity();
+                    offsets.reserve_exact(offsets.len().max(MIN_GROWTH).min(self.most - self.held));
+                    self.held += offsets.capacity() - before;
+                }
+                let room = offsets.len() < offsets.capacity();
+                if room {
+                    offsets.push(offset);
+                }
+                room
             }
-            _ => *places = InputPlaces::InOrder,
+            _ => false,
+        };
+        if !placed {
+            self.held -= places.read_in_order();
         }
     }
 
     /// These places followed by `later`'s: the places of two reads that met the records of
     /// one read between them, `self`'s first (two parts of [`InputSet::parts`]).
     pub fn append(&mut self, later: RecordPlaces) {
+        self.most = self.most.saturating_add(later.most);
+        self.held += later.held;
         for (input, later) in later.inputs {
             let places = self
                 .inputs
@@ -86,11 +149,21 @@ impl RecordPlaces {
                         .zip(more.first())
                         .is_none_or(|(last, first)| last < first) =>
                 {
+                    let before = offsets.capacity() + more.capacity();
+                    offsets.reserve_exact(more.len());
                     offsets.extend(more);
+                    self.held = self.held + offsets.capacity() - before;
                 }
-                _ => *places = InputPlaces::InOrder,
+                (_, mut later) => {
+                    self.held -= places.read_in_order() + later.read_in_order();
+                }
             }
         }
+    }
+
+    /// Places held room for, of all inputs.
+    pub fn held(&self) -> usize {
+        self.held
     }
 
     /// Inputs whose items are placed.
@@ -177,9 +250,9 @@ impl MemberRecord {
 
 impl InputSet {
     /// Empty places, for [`RecordPlaces::note`] to fill with the items of a whole read of
-    /// this set.
-    pub fn record_places(&self) -> RecordPlaces {
-        RecordPlaces::default()
+    /// this set: at most `most` of them.
+    pub fn record_places(&self, most: usize) -> RecordPlaces {
+        RecordPlaces::holding_at_most(most)
     }
 
     /// The items of [`records`](Self::records), in the same order, where `places` (noted
@@ -254,7 +327,7 @@ mod tests {
     /// The items of one whole read of `inputs`, and those of a second read from the places
     /// the first noted; how many of the second were read as members.
     fn both_reads(inputs: &InputSet) -> (Vec<RecordItem>, Vec<RecordItem>, usize) {
-        let mut places = inputs.record_places();
+        let mut places = inputs.record_places(usize::MAX);
         let first: Vec<RecordItem> = inputs.records().inspect(|item| places.note(item)).collect();
         let mut members = 0;
         let second = inputs
@@ -343,7 +416,7 @@ mod tests {
             write(path, bytes);
         }
         let inputs = InputSet::open(&paths, None).unwrap();
-        let mut places = inputs.record_places();
+        let mut places = inputs.record_places(usize::MAX);
         let first: Vec<RecordItem> = inputs.records().inspect(|item| places.note(item)).collect();
         assert_eq!(places.placed_inputs(), 1, "{places:?}");
         let request_member = clean.len() - gzip(&response(7)).len();
@@ -356,6 +429,78 @@ mod tests {
             .map(PlacedItem::read)
             .collect();
         assert_eq!(second, first);
+    }
+
+    #[test]
+    fn places_past_the_room_leave_their_input_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        // Three files of four records, each record in a gzip member of its own.
+        let paths: Vec<PathBuf> = (0..3)
+            .map(|file| {
+                let path = dir.path().join(format!("{file}.warc.gz"));
+                let bytes: Vec<u8> = (0..4).flat_map(|n| gzip(&response(file * 4 + n))).collect();
+                write(&path, &bytes);
+                path
+            })
+            .collect();
+        let inputs = InputSet::open(&paths, None).unwrap();
+        // What the offsets take: `held` must say it, and stay within the room.
+        let room_taken = |places: &RecordPlaces| -> usize {
+            places
+                .inputs
+                .values()
+                .map(|places| match places {
+                    InputPlaces::Members(offsets) => offsets.capacity(),
+                    InputPlaces::InOrder => 0,
+                })
+                .sum()
+        };
+        let read_with_room = |most: usize| {
+            let mut places = inputs.record_places(most);
+            let first: Vec<RecordItem> = inputs
+                .records()
+                .inspect(|item| {
+                    places.note(item);
+                    assert_eq!(places.held(), room_taken(&places));
+                    assert!(places.held() <= most);
+                })
+                .collect();
+            let second: Vec<RecordItem> = inputs
+                .placed_records(&places)
+                .map(PlacedItem::read)
+                .collect();
+            assert_eq!(second, first, "room for {most}");
+            places
+        };
+        assert_eq!(read_with_room(usize::MAX).placed_inputs(), 3);
+        assert_eq!(read_with_room(12).held(), 12);
+        // Room for six: the first file takes four; the second's third place finds none, so
+        // the second is read in order and lets go of its two, and so is the third.
+        let six = read_with_room(6);
+        assert_eq!((six.placed_inputs(), six.held()), (1, 4));
+        assert!(six.inputs[&1] == InputPlaces::InOrder && six.inputs[&2] == InputPlaces::InOrder);
+        assert_eq!(read_with_room(0).placed_inputs(), 0);
+
+        // Parts share the room, and what they hold put together is what a part holds.
+        let items: Vec<RecordItem> = inputs.records().collect();
+        let in_two_parts = |most: usize| {
+            let room = inputs.record_places(most);
+            let (mut first_part, mut second_part) = (room.share(2), room.share(2));
+            items[..6].iter().for_each(|item| first_part.note(item));
+            items[6..].iter().for_each(|item| second_part.note(item));
+            let held = (first_part.held(), second_part.held());
+            first_part.append(second_part);
+            assert!(first_part.held() <= most);
+            assert_eq!(first_part.held(), room_taken(&first_part));
+            (held, first_part.held(), first_part.placed_inputs())
+        };
+        // Room for six a part: the first part holds the first file and two of the second's;
+        // the second part the second file's other two (room for four: its offsets grow by four
+        // at least) and then no room for the third file's third.
+        assert_eq!(in_two_parts(12), ((6, 4), 8, 2));
+        // Room for five a part: the second file is let go of in the first part, so its places
+        // in the second part go when the two are put together; so is the third file.
+        assert_eq!(in_two_parts(10), ((4, 4), 4, 1));
     }
 
     /// Writes each file of `files` (name, bytes) and reads them all both ways: the items
@@ -378,7 +523,7 @@ mod tests {
             ..InputOptions::default()
         };
         let inputs = InputSet::open_with(&paths, &options).unwrap();
-        let mut places = inputs.record_places();
+        let mut places = inputs.record_places(usize::MAX);
         let first: Vec<RecordItem> = inputs.records().inspect(|item| places.note(item)).collect();
         let second: Vec<RecordItem> = inputs
             .placed_records(&places)

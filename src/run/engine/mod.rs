@@ -320,6 +320,7 @@ fn two_passes<D: Detector>(
         Some(SiteRecords::count(
             source,
             plan.threads,
+            plan.most_places,
             &stopped,
             &counted,
         )?)

@@ -67,10 +67,12 @@ impl SiteRecords {
     /// nowhere). With two threads or more, the source is read in as many parts at once when
     /// it can be cut ([`RecordSource::parts`]); the count is the same.
     ///
-    /// Counting the input itself, it also notes where each item lies ([`RecordPlaces`]).
+    /// Counting the input itself, it also notes where each item lies ([`RecordPlaces`]), at
+    /// most `most_places` of them.
     pub(super) fn count(
         source: RecordSource<'_>,
         threads: usize,
+        most_places: usize,
         stopped: &(dyn Fn() -> bool + Sync),
         counted: &(dyn Fn() + Sync),
     ) -> Result<Self, BuildError> {
@@ -79,7 +81,7 @@ impl SiteRecords {
         } else {
             None
         };
-        let places = source.record_places();
+        let places = source.record_places(most_places);
         match parts {
             Some(parts) => Self::count_parts(parts, places, stopped, counted),
             None => {
@@ -102,6 +104,7 @@ impl SiteRecords {
         counted: &(dyn Fn() + Sync),
     ) -> Result<Self, BuildError> {
         let cuts: Vec<Cut> = later.iter().map(|(cut, _)| *cut).collect();
+        let places = places.map(|places| places.share(cuts.len() + 1));
         std::thread::scope(|scope| {
             let readers: Vec<_> = later
                 .into_iter()
@@ -444,7 +447,7 @@ mod tests {
     fn serial_count(inputs: &InputSet) -> SiteRecords {
         let mut tally = Tally {
             remaining: FxHashMap::default(),
-            places: Some(inputs.record_places()),
+            places: Some(inputs.record_places(usize::MAX)),
         };
         tally.count(inputs.records(), &|| false, &|| {}).unwrap();
         tally.into_site_records()
@@ -469,8 +472,13 @@ mod tests {
         let places = serial.places.as_ref().unwrap();
         assert_eq!(places.placed_inputs(), 2);
         let count_parts = |inputs: &InputSet, parts| {
-            SiteRecords::count_parts(parts, Some(inputs.record_places()), &|| false, &|| {})
-                .unwrap()
+            SiteRecords::count_parts(
+                parts,
+                Some(inputs.record_places(usize::MAX)),
+                &|| false,
+                &|| {},
+            )
+            .unwrap()
         };
         let parts = inputs.parts_from(2, 1).unwrap();
         assert_eq!(parts.later.len(), 1);
