@@ -161,6 +161,16 @@ impl RecordPlaces {
         }
     }
 
+    /// Places that may be held.
+    pub fn room(&self) -> usize {
+        self.most
+    }
+
+    /// Lets these places hold up to `most` (a part of a read that reads on past its share).
+    pub fn widen(&mut self, most: usize) {
+        self.most = self.most.max(most);
+    }
+
     /// Places held room for, of all inputs.
     pub fn held(&self) -> usize {
         self.held

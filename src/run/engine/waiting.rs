@@ -104,6 +104,7 @@ impl SiteRecords {
         counted: &(dyn Fn() + Sync),
     ) -> Result<Self, BuildError> {
         let cuts: Vec<Cut> = later.iter().map(|(cut, _)| *cut).collect();
+        let room = places.as_ref().map(RecordPlaces::room);
         let places = places.map(|places| places.share(cuts.len() + 1));
         std::thread::scope(|scope| {
             let readers: Vec<_> = later
@@ -121,7 +122,11 @@ impl SiteRecords {
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
                 if !cut.joins(current.reached.as_ref(), next.first_item.as_ref()) {
-                    // The parts do not meet here: this part is read on to the end instead.
+                    // The parts do not meet here: this part is read on to the end instead,
+                    // with the room of the whole read for its places.
+                    if let (Some(places), Some(room)) = (current.tally.places.as_mut(), room) {
+                        places.widen(room);
+                    }
                     let rest = current.reached.take().into_iter().chain(current.rest);
                     current.tally.count(rest, stopped, counted)?;
                     return Ok(current.tally.into_site_records());
@@ -524,18 +529,26 @@ mod tests {
             Some("http://stray.example/".into()),
             String::new(),
         );
-        let parts = Parts {
+        let parts = || Parts {
             first: Box::new(inputs.records()),
             later: vec![
                 (second_cut, Box::new(items[second..].iter().cloned())),
                 (
                     third_cut,
-                    Box::new(std::iter::once(Err(stray)).chain(items[third..].to_vec())),
+                    Box::new(std::iter::once(Err(stray.clone())).chain(items[third..].to_vec())),
                 ),
             ],
         };
-        let counted = count_parts(&inputs, parts);
+        let counted = count_parts(&inputs, parts());
         assert_eq!(counted.remaining, serial.remaining);
+        assert_eq!(counted.places.as_ref(), Some(places));
+
+        // With room for no more places than the whole read holds, the part read on to the end
+        // takes the whole room back, not its third: every item is still placed.
+        let room = places.held();
+        let counted =
+            SiteRecords::count_parts(parts(), Some(inputs.record_places(room)), &|| false, &|| {})
+                .unwrap();
         assert_eq!(counted.places.as_ref(), Some(places));
     }
 }
