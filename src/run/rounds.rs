@@ -65,7 +65,7 @@ impl<'a> RecordSource<'a> {
     /// `None` for a round's partition, whose records a round reads once.
     pub(super) fn record_places(self, most: usize) -> Option<RecordPlaces> {
         match self {
-            RecordSource::Input(inputs) => Some(inputs.record_places(most)),
+            RecordSource::Input(_) => Some(RecordPlaces::holding_at_most(most)),
             RecordSource::Partition(..) => None,
         }
     }

@@ -22,7 +22,7 @@ use crate::read::source::Stream;
 use crate::read::warc::WarcRecords;
 use crate::read::{Skip, SkipReason};
 
-/// What a first read found of where each input's items lie ([`InputSet::record_places`]).
+/// What a first read of an [`InputSet`] found of where each input's items lie.
 ///
 /// It holds at most a given number of places ([`PLACE_BYTES`] each): an input whose place
 /// finds no room left is read in order, and lets go of the places it held.
@@ -259,12 +259,6 @@ impl MemberRecord {
 }
 
 impl InputSet {
-    /// Empty places, for [`RecordPlaces::note`] to fill with the items of a whole read of
-    /// this set: at most `most` of them.
-    pub fn record_places(&self, most: usize) -> RecordPlaces {
-        RecordPlaces::holding_at_most(most)
-    }
-
     /// The items of [`records`](Self::records), in the same order, where `places` (noted
     /// from every item of a whole read of this set) lets each record of a gzip WARC file be
     /// read later, on its own, as a [`PlacedItem::Member`]. Any other input — a folder's file,
@@ -337,7 +331,7 @@ mod tests {
     /// The items of one whole read of `inputs`, and those of a second read from the places
     /// the first noted; how many of the second were read as members.
     fn both_reads(inputs: &InputSet) -> (Vec<RecordItem>, Vec<RecordItem>, usize) {
-        let mut places = inputs.record_places(usize::MAX);
+        let mut places = RecordPlaces::holding_at_most(usize::MAX);
         let first: Vec<RecordItem> = inputs.records().inspect(|item| places.note(item)).collect();
         let mut members = 0;
         let second = inputs
@@ -426,7 +420,7 @@ mod tests {
             write(path, bytes);
         }
         let inputs = InputSet::open(&paths, None).unwrap();
-        let mut places = inputs.record_places(usize::MAX);
+        let mut places = RecordPlaces::holding_at_most(usize::MAX);
         let first: Vec<RecordItem> = inputs.records().inspect(|item| places.note(item)).collect();
         assert_eq!(places.placed_inputs(), 1, "{places:?}");
         let request_member = clean.len() - gzip(&response(7)).len();
@@ -466,7 +460,7 @@ mod tests {
                 .sum()
         };
         let read_with_room = |most: usize| {
-            let mut places = inputs.record_places(most);
+            let mut places = RecordPlaces::holding_at_most(most);
             let first: Vec<RecordItem> = inputs
                 .records()
                 .inspect(|item| {
@@ -494,7 +488,7 @@ mod tests {
         // Parts share the room, and what they hold put together is what a part holds.
         let items: Vec<RecordItem> = inputs.records().collect();
         let in_two_parts = |most: usize| {
-            let room = inputs.record_places(most);
+            let room = RecordPlaces::holding_at_most(most);
             let (mut first_part, mut second_part) = (room.share(2), room.share(2));
             items[..6].iter().for_each(|item| first_part.note(item));
             items[6..].iter().for_each(|item| second_part.note(item));
@@ -533,7 +527,7 @@ mod tests {
             ..InputOptions::default()
         };
         let inputs = InputSet::open_with(&paths, &options).unwrap();
-        let mut places = inputs.record_places(usize::MAX);
+        let mut places = RecordPlaces::holding_at_most(usize::MAX);
         let first: Vec<RecordItem> = inputs.records().inspect(|item| places.note(item)).collect();
         let second: Vec<RecordItem> = inputs
             .placed_records(&places)

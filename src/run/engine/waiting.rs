@@ -452,7 +452,7 @@ mod tests {
     fn serial_count(inputs: &InputSet) -> SiteRecords {
         let mut tally = Tally {
             remaining: FxHashMap::default(),
-            places: Some(inputs.record_places(usize::MAX)),
+            places: Some(RecordPlaces::holding_at_most(usize::MAX)),
         };
         tally.count(inputs.records(), &|| false, &|| {}).unwrap();
         tally.into_site_records()
@@ -476,10 +476,10 @@ mod tests {
         );
         let places = serial.places.as_ref().unwrap();
         assert_eq!(places.placed_inputs(), 2);
-        let count_parts = |inputs: &InputSet, parts| {
+        let count_parts = |parts| {
             SiteRecords::count_parts(
                 parts,
-                Some(inputs.record_places(usize::MAX)),
+                Some(RecordPlaces::holding_at_most(usize::MAX)),
                 &|| false,
                 &|| {},
             )
@@ -488,7 +488,7 @@ mod tests {
         let parts = inputs.parts_from(2, 1).unwrap();
         assert_eq!(parts.later.len(), 1);
         assert_eq!(parts.later[0].0, Cut::Input(1));
-        let counted = count_parts(&inputs, parts);
+        let counted = count_parts(parts);
         assert_eq!(counted.remaining, serial.remaining);
         assert_eq!(counted.places.as_ref(), Some(places));
 
@@ -506,7 +506,7 @@ mod tests {
                     .iter()
                     .any(|(cut, _)| matches!(cut, Cut::Within(_)))
             );
-            let counted = count_parts(&inputs, parts);
+            let counted = count_parts(parts);
             assert_eq!(counted.remaining, serial.remaining);
             assert_eq!(counted.places.as_ref(), Some(places));
         }
@@ -539,16 +539,20 @@ mod tests {
                 ),
             ],
         };
-        let counted = count_parts(&inputs, parts());
+        let counted = count_parts(parts());
         assert_eq!(counted.remaining, serial.remaining);
         assert_eq!(counted.places.as_ref(), Some(places));
 
         // With room for no more places than the whole read holds, the part read on to the end
         // takes the whole room back, not its third: every item is still placed.
         let room = places.held();
-        let counted =
-            SiteRecords::count_parts(parts(), Some(inputs.record_places(room)), &|| false, &|| {})
-                .unwrap();
+        let counted = SiteRecords::count_parts(
+            parts(),
+            Some(RecordPlaces::holding_at_most(room)),
+            &|| false,
+            &|| {},
+        )
+        .unwrap();
         assert_eq!(counted.places.as_ref(), Some(places));
     }
 }
