@@ -25,6 +25,10 @@ pub struct BoostSettings {
     pub bins: usize,
     /// Share of the rows each tree is grown on.
     pub row_share: f32,
+    /// Share of the features each tree may split on, drawn afresh for each tree (1: all;
+    /// below, each feature with this probability, and at least one).
+    #[serde(skip_serializing_if = "is_whole")]
+    pub feature_share: f32,
     /// Ensembles fitted, each with its own seed (so its own rows per tree and, above 50,000
     /// rows, its own sample for the bins' cuts), whose log-odds are averaged into one
     /// classifier of `ensembles × trees` trees (1: one).
@@ -34,6 +38,10 @@ pub struct BoostSettings {
 
 fn is_one(ensembles: &usize) -> bool {
     *ensembles == 1
+}
+
+fn is_whole(share: &f32) -> bool {
+    *share >= 1.0
 }
 
 impl Default for BoostSettings {
@@ -46,6 +54,7 @@ impl Default for BoostSettings {
             lambda: 1.0,
             bins: 64,
             row_share: 0.5,
+            feature_share: 1.0,
             ensembles: 1,
         }
     }
@@ -204,8 +213,19 @@ fn fit_one<R: AsRef<[f32]>>(
         let chosen: Vec<u32> = (0..count as u32)
             .filter(|_| settings.row_share >= 1.0 || random.next_f32() < settings.row_share)
             .collect();
+        let features = features_of_tree(width, settings.feature_share, &mut random);
+        let binned_rows = BinnedRows {
+            bins: &binned,
+            width,
+            cuts: &cuts,
+        };
         let tree = grow(
-            &binned, width, &cuts, &chosen, &gradients, &hessians, settings,
+            binned_rows,
+            &chosen,
+            &features,
+            &gradients,
+            &hessians,
+            settings,
         );
         for (at, score) in scores.iter_mut().enumerate() {
             *score += tree_value_binned(&tree, &binned[at * width..(at + 1) * width], &cuts);
@@ -213,6 +233,20 @@ fn fit_one<R: AsRef<[f32]>>(
         trees.push(tree);
     }
     (base, trees)
+}
+
+/// Which of `width` features one tree may split on: all when `share` is 1 (and then no draw
+/// is made, so the rows drawn are those of a fit without this setting), else each with
+/// probability `share`, and at least one.
+fn features_of_tree(width: usize, share: f32, random: &mut SplitMix) -> Vec<bool> {
+    if share >= 1.0 || width == 0 {
+        return vec![true; width];
+    }
+    let mut allowed: Vec<bool> = (0..width).map(|_| random.next_f32() < share).collect();
+    if !allowed.contains(&true) {
+        allowed[(random.next_u64() % width as u64) as usize] = true;
+    }
+    allowed
 }
 
 /// A tree's value for a binned row (the same path the raw row takes).
@@ -280,15 +314,27 @@ struct Open {
     histogram: Vec<Sums>,
 }
 
-fn grow(
-    binned: &[u8],
+/// The training rows cut into bins: `width` bin numbers a row, and each feature's cuts.
+#[derive(Clone, Copy)]
+struct BinnedRows<'a> {
+    bins: &'a [u8],
     width: usize,
-    cuts: &[Vec<f32>],
+    cuts: &'a [Vec<f32>],
+}
+
+fn grow(
+    binned_rows: BinnedRows<'_>,
     rows: &[u32],
+    features: &[bool],
     gradients: &[f32],
     hessians: &[f32],
     settings: &BoostSettings,
 ) -> Tree {
+    let BinnedRows {
+        bins: binned,
+        width,
+        cuts,
+    } = binned_rows;
     let (offsets, bins) = bin_offsets(cuts);
     let build =
         |members: &[u32]| histogram(binned, width, &offsets, bins, members, gradients, hessians);
@@ -322,10 +368,13 @@ fn grow(
             &histogram,
             &offsets,
             cuts,
-            members.len() as u32,
+            features,
+            Sums {
+                gradient,
+                hessian,
+                rows: members.len() as u32,
+            },
             settings,
-            gradient,
-            hessian,
         ) else {
             continue;
         };
@@ -376,19 +425,28 @@ fn grow(
     Tree { nodes }
 }
 
+/// The split of most gain of a node whose rows sum to `node`, on a feature of `features`,
+/// with at least [`BoostSettings::min_leaf_rows`] rows each side.
 fn best_split(
     histogram: &[Sums],
     offsets: &[usize],
     cuts: &[Vec<f32>],
-    members: u32,
+    features: &[bool],
+    node: Sums,
     settings: &BoostSettings,
-    gradient: f64,
-    hessian: f64,
 ) -> Option<Split> {
+    let Sums {
+        gradient,
+        hessian,
+        rows: members,
+    } = node;
     let lambda = f64::from(settings.lambda);
     let parent = gradient * gradient / (hessian + lambda);
     let mut best: Option<Split> = None;
     for (feature, feature_cuts) in cuts.iter().enumerate() {
+        if !features[feature] {
+            continue;
+        }
         let mut left = Sums::default();
         for cut in 0..feature_cuts.len() {
             let sums = histogram[offsets[feature] + cut];
@@ -539,6 +597,74 @@ mod tests {
             for tree in &trees {
                 assert_eq!(tree.value(row), tree_value_binned(tree, &binned, &cuts));
             }
+        }
+    }
+
+    #[test]
+    fn each_tree_splits_only_on_the_features_drawn_for_it() {
+        // Feature 0 alone decides; feature 1 is noise and feature 2 a weak echo of 0.
+        let mut random = SplitMix::new(11);
+        let rows: Vec<Vec<f32>> = (0..3000)
+            .map(|_| {
+                let x = random.next_f32();
+                vec![x, random.next_f32(), x + random.next_f32()]
+            })
+            .collect();
+        let labels: Vec<f32> = rows.iter().map(|row| f32::from(row[0] > 0.5)).collect();
+        let weights = vec![1.0; rows.len()];
+        let split_features = |settings: &BoostSettings| {
+            let Classifier::Trees { trees, .. } = fit(&rows, &labels, &weights, settings, 5) else {
+                unreachable!()
+            };
+            trees
+                .iter()
+                .map(|tree| {
+                    let mut used: Vec<u16> = (tree.nodes.iter())
+                        .filter(|node| node.feature != Node::LEAF)
+                        .map(|node| node.feature)
+                        .collect();
+                    used.sort_unstable();
+                    used.dedup();
+                    used
+                })
+                .collect::<Vec<_>>()
+        };
+        let all = BoostSettings {
+            trees: 30,
+            depth: 2,
+            ..BoostSettings::default()
+        };
+        // With every feature, the deciding one is in every tree's root.
+        assert!(split_features(&all).iter().all(|used| used.contains(&0)));
+        let a_third = BoostSettings {
+            feature_share: 0.34,
+            ..all
+        };
+        let used = split_features(&a_third);
+        // Some trees were not given feature 0 and split on the others instead …
+        assert!(
+            used.iter()
+                .any(|used| !used.contains(&0) && !used.is_empty())
+        );
+        // … and no tree splits on more features than it could have been given here.
+        let mut draws = SplitMix::new(5);
+        for used in &used {
+            let _rows_of_this_tree: Vec<bool> = (0..rows.len())
+                .map(|_| draws.next_f32() < a_third.row_share)
+                .collect();
+            let allowed = features_of_tree(3, a_third.feature_share, &mut draws);
+            assert!(used.iter().all(|&feature| allowed[usize::from(feature)]));
+        }
+    }
+
+    #[test]
+    fn all_features_make_no_draw_and_a_small_share_still_gives_one() {
+        let (mut drawn, mut untouched) = (SplitMix::new(9), SplitMix::new(9));
+        assert_eq!(features_of_tree(4, 1.0, &mut drawn), vec![true; 4]);
+        assert_eq!(drawn.next_u64(), untouched.next_u64());
+        for seed in 0..50 {
+            let allowed = features_of_tree(4, 0.01, &mut SplitMix::new(seed));
+            assert!(allowed.contains(&true), "seed {seed}");
         }
     }
 }

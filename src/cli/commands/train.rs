@@ -80,6 +80,13 @@ pub struct TrainArgs {
     /// Trees: learning rate (default 0.15).
     #[arg(long, value_name = "RATE", value_parser = share)]
     learning_rate: Option<f64>,
+    /// Trees: the share of the features each tree may split on, drawn for each tree, at
+    /// least one; 1 is every feature, nothing drawn (default 1).
+    #[arg(long, value_name = "SHARE", value_parser = share)]
+    feature_share: Option<f64>,
+    /// Trees: rows a leaf holds at least (default 20).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    min_leaf_rows: Option<u64>,
     /// Trees: fit N ensembles, with seeds --seed to --seed + N − 1 (each its own rows per
     /// tree and, above 50,000 blocks, its own sample for the bins' cuts; the pages sampled
     /// stay --seed's), and average their log-odds into one model of N × --trees trees:
@@ -112,6 +119,8 @@ pub fn run(args: TrainArgs) -> Result<()> {
             (args.trees.is_some(), "--trees"),
             (args.depth.is_some(), "--depth"),
             (args.learning_rate.is_some(), "--learning-rate"),
+            (args.feature_share.is_some(), "--feature-share"),
+            (args.min_leaf_rows.is_some(), "--min-leaf-rows"),
         ];
         if let Some((_, flag)) = given.iter().find(|(given, _)| *given) {
             clap::Error::raw(
@@ -139,6 +148,12 @@ pub fn run(args: TrainArgs) -> Result<()> {
             learning_rate: args
                 .learning_rate
                 .map_or(defaults.learning_rate, |rate| rate as f32),
+            feature_share: args
+                .feature_share
+                .map_or(defaults.feature_share, |share| share as f32),
+            min_leaf_rows: args
+                .min_leaf_rows
+                .map_or(defaults.min_leaf_rows, |rows| rows as usize),
             ensembles: args.ensemble as usize,
             ..defaults
         },
@@ -294,6 +309,8 @@ mod tests {
             ("trees", defaults.trees.to_string()),
             ("depth", defaults.depth.to_string()),
             ("learning_rate", defaults.learning_rate.to_string()),
+            ("feature_share", defaults.feature_share.to_string()),
+            ("min_leaf_rows", defaults.min_leaf_rows.to_string()),
         ] {
             let help = help(id);
             assert!(
