@@ -2,8 +2,9 @@
 //! feature histograms: labelled rows in, a [`Classifier::Trees`] out.
 //!
 //! Every feature is cut into at most [`BoostSettings::bins`] bins at quantiles of its values;
-//! a split compares a feature with one of those cuts. Training is single-threaded and its only
-//! random choice (which rows each tree sees) comes from a seeded generator, so the same rows,
+//! a split compares a feature with one of those cuts. Training is single-threaded and its
+//! random choices (which rows each tree sees and, below a [`BoostSettings::feature_share`] of
+//! 1, which features it may split on) come from a seeded generator, so the same rows,
 //! settings and seed give the same trees, bit for bit.
 
 use crate::detect::hybrid::{Classifier, Node, Tree};
@@ -27,10 +28,10 @@ pub struct BoostSettings {
     pub row_share: f32,
     /// Share of the features each tree may split on, drawn afresh for each tree (1: all;
     /// below, each feature with this probability, and at least one).
-    #[serde(skip_serializing_if = "is_whole")]
+    #[serde(skip_serializing_if = "is_every_feature")]
     pub feature_share: f32,
-    /// Ensembles fitted, each with its own seed (so its own rows per tree and, above 50,000
-    /// rows, its own sample for the bins' cuts), whose log-odds are averaged into one
+    /// Ensembles fitted, each with its own seed (so its own rows and features per tree and,
+    /// above 50,000 rows, its own sample for the bins' cuts), whose log-odds are averaged into one
     /// classifier of `ensembles × trees` trees (1: one).
     #[serde(skip_serializing_if = "is_one")]
     pub ensembles: usize,
@@ -40,7 +41,7 @@ fn is_one(ensembles: &usize) -> bool {
     *ensembles == 1
 }
 
-fn is_whole(share: &f32) -> bool {
+fn is_every_feature(share: &f32) -> bool {
     *share >= 1.0
 }
 
@@ -215,7 +216,7 @@ fn fit_one<R: AsRef<[f32]>>(
             .collect();
         let features = features_of_tree(width, settings.feature_share, &mut random);
         let binned_rows = BinnedRows {
-            bins: &binned,
+            bin_numbers: &binned,
             width,
             cuts: &cuts,
         };
@@ -317,7 +318,7 @@ struct Open {
 /// The training rows cut into bins: `width` bin numbers a row, and each feature's cuts.
 #[derive(Clone, Copy)]
 struct BinnedRows<'a> {
-    bins: &'a [u8],
+    bin_numbers: &'a [u8],
     width: usize,
     cuts: &'a [Vec<f32>],
 }
@@ -331,7 +332,7 @@ fn grow(
     settings: &BoostSettings,
 ) -> Tree {
     let BinnedRows {
-        bins: binned,
+        bin_numbers: binned,
         width,
         cuts,
     } = binned_rows;
@@ -425,21 +426,22 @@ fn grow(
     Tree { nodes }
 }
 
-/// The split of most gain of a node whose rows sum to `node`, on a feature of `features`,
-/// with at least [`BoostSettings::min_leaf_rows`] rows each side.
+/// The split of most gain (above 1e-9; on a tie, the first feature and cut) of a node whose
+/// rows sum to `node_sums`, on a feature `features` allows, with at least
+/// [`BoostSettings::min_leaf_rows`] rows each side.
 fn best_split(
     histogram: &[Sums],
     offsets: &[usize],
     cuts: &[Vec<f32>],
     features: &[bool],
-    node: Sums,
+    node_sums: Sums,
     settings: &BoostSettings,
 ) -> Option<Split> {
     let Sums {
         gradient,
         hessian,
         rows: members,
-    } = node;
+    } = node_sums;
     let lambda = f64::from(settings.lambda);
     let parent = gradient * gradient / (hessian + lambda);
     let mut best: Option<Split> = None;
@@ -602,7 +604,7 @@ mod tests {
 
     #[test]
     fn each_tree_splits_only_on_the_features_drawn_for_it() {
-        // Feature 0 alone decides; feature 1 is noise and feature 2 a weak echo of 0.
+        // Feature 0 alone decides; feature 1 is noise and feature 2 a noisy echo of 0.
         let mut random = SplitMix::new(11);
         let rows: Vec<Vec<f32>> = (0..3000)
             .map(|_| {
@@ -634,7 +636,7 @@ mod tests {
             depth: 2,
             ..BoostSettings::default()
         };
-        // With every feature, the deciding one is in every tree's root.
+        // With every feature, every tree splits on the deciding one.
         assert!(split_features(&all).iter().all(|used| used.contains(&0)));
         let a_third = BoostSettings {
             feature_share: 0.34,
@@ -646,22 +648,34 @@ mod tests {
             used.iter()
                 .any(|used| !used.contains(&0) && !used.is_empty())
         );
-        // … and no tree splits on more features than it could have been given here.
+        // … and no tree splits on a feature it was not given. The draws are replayed as
+        // `fit_one` makes them for fewer than 50,000 rows (no sample for the cuts) and a
+        // row share below 1: each tree's rows, then its features.
         let mut draws = SplitMix::new(5);
         for used in &used {
-            let _rows_of_this_tree: Vec<bool> = (0..rows.len())
-                .map(|_| draws.next_f32() < a_third.row_share)
-                .collect();
+            for _ in 0..rows.len() {
+                draws.next_f32();
+            }
             let allowed = features_of_tree(3, a_third.feature_share, &mut draws);
             assert!(used.iter().all(|&feature| allowed[usize::from(feature)]));
         }
     }
 
     #[test]
-    fn all_features_make_no_draw_and_a_small_share_still_gives_one() {
+    fn every_feature_draws_nothing_and_is_not_written_and_a_small_share_gives_one() {
         let (mut drawn, mut untouched) = (SplitMix::new(9), SplitMix::new(9));
         assert_eq!(features_of_tree(4, 1.0, &mut drawn), vec![true; 4]);
         assert_eq!(drawn.next_u64(), untouched.next_u64());
+        // A model's settings are written into it: a model trained without the setting stays
+        // byte for byte what it was before the setting existed.
+        let written = serde_json::to_string(&BoostSettings::default()).expect("written");
+        assert!(!written.contains("feature_share"), "{written}");
+        let half = BoostSettings {
+            feature_share: 0.5,
+            ..BoostSettings::default()
+        };
+        let written = serde_json::to_string(&half).expect("written");
+        assert!(written.contains(r#""feature_share":0.5"#), "{written}");
         for seed in 0..50 {
             let allowed = features_of_tree(4, 0.01, &mut SplitMix::new(seed));
             assert!(allowed.contains(&true), "seed {seed}");

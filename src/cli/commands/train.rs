@@ -80,16 +80,16 @@ pub struct TrainArgs {
     /// Trees: learning rate (default 0.15).
     #[arg(long, value_name = "RATE", value_parser = share)]
     learning_rate: Option<f64>,
-    /// Trees: the share of the features each tree may split on, drawn for each tree, at
-    /// least one; 1 is every feature, nothing drawn (default 1).
+    /// Trees: each tree may split only on features drawn for it, each with probability
+    /// SHARE, at least one; 1 is every feature, nothing drawn (default 1).
     #[arg(long, value_name = "SHARE", value_parser = share)]
     feature_share: Option<f64>,
     /// Trees: rows a leaf holds at least (default 20).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     min_leaf_rows: Option<u64>,
     /// Trees: fit N ensembles, with seeds --seed to --seed + N − 1 (each its own rows per
-    /// tree and, above 50,000 blocks, its own sample for the bins' cuts; the pages sampled
-    /// stay --seed's), and average their log-odds into one model of N × --trees trees:
+    /// tree, its own features per tree with --feature-share and, above 50,000 blocks, its
+    /// own sample for the bins' cuts; the pages sampled stay --seed's), and average their log-odds into one model of N × --trees trees:
     /// decisions turn less on the seed (docs/MEASUREMENTS.md, cross-validation).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     ensemble: u64,
