@@ -204,6 +204,11 @@ fn fit_one<R: AsRef<[f32]>>(
     let mut gradients = vec![0f32; count];
     let mut hessians = vec![0f32; count];
     let mut trees = Vec::with_capacity(settings.trees);
+    let binned_rows = BinnedRows {
+        bin_numbers: &binned,
+        width,
+        cuts: &cuts,
+    };
 
     for _ in 0..settings.trees {
         for at in 0..count {
@@ -215,11 +220,6 @@ fn fit_one<R: AsRef<[f32]>>(
             .filter(|_| settings.row_share >= 1.0 || random.next_f32() < settings.row_share)
             .collect();
         let features = features_of_tree(width, settings.feature_share, &mut random);
-        let binned_rows = BinnedRows {
-            bin_numbers: &binned,
-            width,
-            cuts: &cuts,
-        };
         let tree = grow(
             binned_rows,
             &chosen,

@@ -89,8 +89,9 @@ pub struct TrainArgs {
     min_leaf_rows: Option<u64>,
     /// Trees: fit N ensembles, with seeds --seed to --seed + N − 1 (each its own rows per
     /// tree, its own features per tree with --feature-share and, above 50,000 blocks, its
-    /// own sample for the bins' cuts; the pages sampled stay --seed's), and average their log-odds into one model of N × --trees trees:
-    /// decisions turn less on the seed (docs/MEASUREMENTS.md, cross-validation).
+    /// own sample for the bins' cuts; the pages sampled stay --seed's), and average their
+    /// log-odds into one model of N × --trees trees: decisions turn less on the seed
+    /// (docs/MEASUREMENTS.md, cross-validation).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     ensemble: u64,
     /// The keep threshold written into the model (chosen in leave-one-site-out runs:
