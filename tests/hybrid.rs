@@ -198,12 +198,15 @@ fn the_built_in_model_decides_a_site_seen_once() {
 #[test]
 fn cross_validation_holds_every_site_out() {
     let dir = tempfile::tempdir().unwrap();
-    let held_out = dir.path().join("cv.jsonl");
+    // Named .gz, the file is gzip, as `eval --predictions` reads it.
+    let held_out = dir.path().join("cv.jsonl.gz");
     train(
         &dir.path().join("m.json"),
         &["--cross-validate", held_out.to_str().unwrap()],
     );
-    let lines = std::fs::read_to_string(&held_out).unwrap();
+    let mut lines = String::new();
+    let file = std::fs::File::open(&held_out).unwrap();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut lines).unwrap();
     let folds: std::collections::BTreeSet<String> = lines
         .lines()
         .map(|line| {
@@ -241,6 +244,23 @@ fn cross_validation_holds_every_site_out() {
         f1("none")
     );
     assert_eq!(report["labelled_pages_missing"], 0);
+}
+
+/// A held-out file that cannot be written fails before the training, not after it, and
+/// leaves no model behind.
+#[test]
+fn an_unwritable_held_out_file_fails_before_the_training_and_writes_no_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.json");
+    let unwritable = dir.path().join("no such folder").join("cv.jsonl");
+    let output = train_output(&model, &["--cross-validate", unwritable.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(stderr.contains("cannot create"), "{stderr}");
+    assert!(stderr.contains("no such folder"), "{stderr}");
+    assert!(output.stdout.is_empty(), "nothing was trained");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "no model, no temporary file: {left:?}");
 }
 
 #[test]

@@ -106,7 +106,7 @@ pub struct RunArgs {
     #[command(flatten)]
     input: InputArgs,
     /// Write one JSON line per record passed over or page cut short (input, offset, url,
-    /// reason, detail) to this file.
+    /// reason, detail) to this file (gzip or zstd when named .gz or .zst).
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub skip_log: Option<PathBuf>,
     /// Two-pass detectors: MiB of pages held while waiting for their decision; beyond it,

@@ -30,14 +30,14 @@ mod interrupt;
 mod print;
 mod progress;
 
-use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Parser;
 
 use indexer::eval;
 use indexer::index::OpenIndex;
+use indexer::output::{Compression, OutputError, OutputFile};
 use indexer::report::BuildSummary;
 use indexer::run;
 
@@ -118,7 +118,9 @@ fn report_skips(skip_log: Option<&std::path::Path>, summary: &BuildSummary) -> R
             serde_json::to_writer(&mut lines, record)?;
             lines.push(b'\n');
         }
-        write_atomically(path, &lines).with_context(|| format!("writing {}", path.display()))?;
+        let mut file = OutputFile::create(path, false)?;
+        file.write_record(&lines)?;
+        file.commit()?;
     }
     let rest = match skip_log {
         Some(path) => format!("listed in {}", path.display()),
@@ -187,33 +189,20 @@ fn print_warnings(summary: &BuildSummary) {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder, renamed over `path`
-/// only when complete; straight to `path` when it is a device or a pipe (`/dev/stdout`).
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    if indexer::output::is_special(path) {
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)?
-            .write_all(bytes)?;
-        return Ok(());
-    }
-    let folder = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(folder)?;
-    file.write_all(bytes)?;
-    file.as_file().sync_all()?;
-    // A temporary file is private to its owner; the output is an ordinary file, as
-    // `OutputFile` leaves its own.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        file.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
-    }
-    file.persist(path).map_err(|error| error.error)?;
-    Ok(())
+/// Writes `bytes` to `path` as they are, whatever its name says, atomically
+/// ([`OutputFile`]: a temporary file beside it, renamed over `path` once whole; straight to a
+/// device or a pipe such as `/dev/stdout`).
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), OutputError> {
+    write_whole(
+        OutputFile::create_as(path, Compression::None, false)?,
+        bytes,
+    )
+}
+
+/// Writes `bytes` to `file`, begun before, and gives it its name.
+fn write_whole(mut file: OutputFile, bytes: &[u8]) -> Result<(), OutputError> {
+    file.write_record(bytes)?;
+    file.commit().map(drop)
 }
 
 /// Content labels and snippet labels from their patterns; at least one labelled page.

@@ -72,6 +72,16 @@ impl OutputFile {
     /// Starts writing `path` (compressed as its name says; a gzip member per record when
     /// `member_per_record`), under a temporary name in the same folder.
     pub fn create(path: &Path, member_per_record: bool) -> Result<OutputFile, OutputError> {
+        OutputFile::create_as(path, Compression::of_path(path), member_per_record)
+    }
+
+    /// Starts writing `path` compressed as `compression`, whatever its name says (a model
+    /// file, read back as plain JSON whatever it is called).
+    pub fn create_as(
+        path: &Path,
+        compression: Compression,
+        member_per_record: bool,
+    ) -> Result<OutputFile, OutputError> {
         let create = |source: io::Error| OutputError::Create {
             path: path.to_path_buf(),
             source,
@@ -100,7 +110,7 @@ impl OutputFile {
             (Some(temporary), file)
         };
         let file = BufWriter::with_capacity(256 << 10, file);
-        let encoder = match (Compression::of_path(path), member_per_record) {
+        let encoder = match (compression, member_per_record) {
             (Compression::None, _) => Encoder::Plain(file),
             (Compression::Gzip, true) => Encoder::GzipMembers(file),
             (Compression::Gzip, false) => {

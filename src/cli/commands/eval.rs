@@ -5,11 +5,12 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 
 use indexer::detect::DetectorKind;
 use indexer::eval;
+use indexer::output::OutputFile;
 use indexer::run::{DEFAULT_DETECTOR, PagesPerSite, Sampling};
 
 use crate::cli::choice::choice;
@@ -74,7 +75,8 @@ pub struct EvalArgs {
     chart: Option<PathBuf>,
     /// Also write every known-item query to this file, a JSON line each: the index (and
     /// its pages per site), the kind (title or phrase), the query, the page's URL, its rank
-    /// (null: not in the first ten) and the first result.
+    /// (null: not in the first ten) and the first result (gzip or zstd when named .gz or
+    /// .zst).
     #[arg(long, value_name = "FILE")]
     queries: Option<PathBuf>,
     #[command(flatten)]
@@ -98,15 +100,10 @@ pub fn run(args: EvalArgs) -> Result<()> {
         labels: &labels,
         snippets: &snippets,
     };
-    // Created before the indexes are built, so a path that cannot be written fails at once,
-    // not after the whole evaluation.
-    let queries_file = args
-        .queries
-        .map(|path| {
-            let file = std::fs::File::create(&path)
-                .with_context(|| format!("creating {}", path.display()))?;
-            anyhow::Ok((path, file))
-        })
+    // Begun before the indexes are built, so a path that cannot be written fails at once,
+    // not after the whole evaluation; it gets its name only when whole.
+    let queries_file = (args.queries.as_deref())
+        .map(|path| OutputFile::create(path, false))
         .transpose()?;
     let plan = eval::EvalPlan {
         detectors: &args.detectors,
@@ -146,17 +143,15 @@ pub fn run(args: EvalArgs) -> Result<()> {
         print!("{markdown}");
     }
     if let Some(path) = args.report {
-        crate::cli::write_atomically(&path, markdown.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        crate::cli::write_atomically(&path, markdown.as_bytes())?;
     }
     if let Some(path) = args.chart {
-        crate::cli::write_atomically(&path, eval::chart_svg(&figures)?.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        crate::cli::write_atomically(&path, eval::chart_svg(&figures)?.as_bytes())?;
     }
-    if let Some((path, file)) = queries_file {
-        figures
-            .write_queries(std::io::BufWriter::new(file))
-            .with_context(|| format!("writing {}", path.display()))?;
+    if let Some(file) = queries_file {
+        let mut lines = Vec::new();
+        figures.write_queries(&mut lines)?;
+        crate::cli::write_whole(file, &lines)?;
     }
     Ok(())
 }

@@ -6,12 +6,13 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 
 use indexer::detect::DetectorKind;
 use indexer::eval;
 use indexer::learn::{self, BoostSettings, Evidence, Family};
+use indexer::output::{Compression, OutputFile};
 use indexer::run::{BuildOptions, PagesPerSite, Progress, Sampling};
 
 use crate::cli::choice::choice;
@@ -19,7 +20,7 @@ use crate::cli::detectors::share;
 use crate::cli::flags::{Inputs, RunArgs, TruthArgs};
 use crate::cli::interrupt::stop_on_interrupt;
 use crate::cli::progress::TerminalProgress;
-use crate::cli::{load_truth, write_atomically};
+use crate::cli::{load_truth, write_whole};
 
 /// `train`'s flags.
 #[derive(Args)]
@@ -100,8 +101,8 @@ pub struct TrainArgs {
     threshold: f64,
     /// Also hold out each site in turn (sites with fewer than 20 labelled pages in ten
     /// folds of sites), fit on the rest, and write the held-out pages' kept text to this
-    /// file as JSON lines {"url","text","fold"} — the figures to quote for unseen sites.
-    /// As many folds are fitted at once as --threads says (each holds its own copy of the
+    /// file as JSON lines {"url","text","fold"} (gzip or zstd when named .gz or .zst) — the
+    /// figures to quote for unseen sites. As many folds are fitted at once as --threads says (each holds its own copy of the
     /// training rows); the lines are the same whatever the number.
     #[arg(long)]
     cross_validate: Option<PathBuf>,
@@ -168,24 +169,29 @@ pub fn run(args: TrainArgs) -> Result<()> {
         ..learn::TrainOptions::default()
     };
     let inputs = &args.inputs.inputs;
+    let out = &args.out;
+    // Both files are begun before the training, so a path that cannot be written fails at
+    // once, not after it; each gets its name only when whole.
+    let model_file = OutputFile::create_as(out, Compression::None, false)?;
+    let held_out_file = (args.cross_validate.as_ref())
+        .map(|path| OutputFile::create(path, false).map(|file| (path, file)))
+        .transpose()?;
     let progress = TerminalProgress::new();
     let started = std::time::Instant::now();
     let collected = learn::collect(inputs, &labels, &snippets, &options, &progress)?;
     let model = learn::fit(&collected.dataset(|_| true), &options, inputs);
-    let out = &args.out;
-    write_atomically(out, model.to_json().as_bytes())
-        .with_context(|| format!("writing {}", out.display()))?;
-    if let Some(path) = &args.cross_validate {
+    write_whole(model_file, model.to_json().as_bytes())?;
+    if let Some((path, mut file)) = held_out_file {
         let held_out = learn::cross_validate(&collected, &options, |fold, at, folds| {
             progress.start_pass(&format!("cross-validation {}/{folds}: {fold}", at + 1));
         });
         progress.finish();
-        let mut lines = Vec::new();
         for page in &held_out {
-            serde_json::to_writer(&mut lines, page)?;
-            lines.push(b'\n');
+            let mut line = serde_json::to_vec(page)?;
+            line.push(b'\n');
+            file.write_record(&line)?;
         }
-        write_atomically(path, &lines).with_context(|| format!("writing {}", path.display()))?;
+        file.commit()?;
         notice!(
             "wrote {} held-out pages to {}",
             held_out.len(),
