@@ -275,6 +275,39 @@ fn a_closed_pipe_ends_extract_quietly() {
     }
 }
 
+/// `-o` naming a link to `/dev/stdout` writes to the process's standard output even when a
+/// shell has sent that to an ordinary file (the link then ends at the file): the output is not
+/// renamed over the link, which would leave the link replaced (as root, `/dev/stdout` itself)
+/// and the redirected file empty.
+#[cfg(unix)]
+#[test]
+fn an_output_linked_to_stdout_goes_to_the_redirected_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("out.jsonl");
+    std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
+    let redirected = dir.path().join("redirected.jsonl");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(["extract", "-q", "--detector", "none", "-o"])
+        .arg(&link)
+        .arg(common::repo().join("data/rustbook.warc.gz"))
+        .stdout(std::fs::File::create(&redirected).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let kind = std::fs::symlink_metadata(&link).unwrap().file_type();
+    assert!(kind.is_symlink(), "the link was replaced");
+    let lines = std::fs::read_to_string(&redirected).unwrap();
+    assert!(lines.lines().count() > 10, "{lines}");
+    assert!(
+        lines.lines().all(|line| line.starts_with("{\"url\":")),
+        "{lines}"
+    );
+}
+
 /// `-o` and `--skip-log` naming a named pipe (as `/dev/stdout` or `/dev/null` would be: not a
 /// file) write to it: the output is not renamed over it, which would leave a file where the
 /// pipe was (or, run as root, where `/dev/null` was).

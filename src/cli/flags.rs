@@ -49,7 +49,7 @@ impl DetectorChoice {
 /// The labelled pages of `eval` and `train`.
 #[derive(Args)]
 pub struct TruthArgs {
-    /// Label files with `content_text` (JSON lines, .gz allowed); glob patterns are
+    /// Label files with `content_text` (JSON lines, .gz or .zst allowed); glob patterns are
     /// expanded (quote them, or the shell expands them first).
     #[arg(long)]
     pub labels: Vec<String>,

@@ -193,14 +193,7 @@ fn print_warnings(summary: &BuildSummary) {
 /// ([`OutputFile`]: a temporary file beside it, renamed over `path` once whole; straight to a
 /// device or a pipe such as `/dev/stdout`).
 fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), OutputError> {
-    write_whole(
-        OutputFile::create_as(path, Compression::None, false)?,
-        bytes,
-    )
-}
-
-/// Writes `bytes` to `file`, begun before, and gives it its name.
-fn write_whole(mut file: OutputFile, bytes: &[u8]) -> Result<(), OutputError> {
+    let mut file = OutputFile::create_as(path, Compression::None, false)?;
     file.write_record(bytes)?;
     file.commit().map(drop)
 }

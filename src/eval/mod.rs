@@ -159,10 +159,12 @@ fn for_each_line(
             message,
         };
         let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
-        let reader: Box<dyn Read> = if path.extension().is_some_and(|ext| ext == "gz") {
-            Box::new(flate2::read::MultiGzDecoder::new(file))
-        } else {
-            Box::new(file)
+        let reader: Box<dyn Read> = match crate::output::Compression::of_path(path) {
+            crate::output::Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(file)),
+            crate::output::Compression::Zstd => {
+                Box::new(zstd::stream::read::Decoder::new(file).map_err(|e| fail(e.to_string()))?)
+            }
+            crate::output::Compression::None => Box::new(file),
         };
         for (number, line) in BufReader::new(reader).lines().enumerate() {
             let line = line.map_err(|e| fail(e.to_string()))?;
@@ -177,7 +179,7 @@ fn for_each_line(
     Ok(())
 }
 
-/// The URL of every line of label or snippet files (JSON lines, gzip when named `.gz`).
+/// The URL of every line of label or snippet files (JSON lines, gzip or zstd when named `.gz` or `.zst`).
 pub fn load_urls(paths: &[PathBuf]) -> Result<Vec<String>, EvalError> {
     let mut urls = Vec::new();
     for_each_line(paths, |value| {

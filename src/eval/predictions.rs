@@ -79,6 +79,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn files_named_gz_and_zst_are_read_through_their_compression() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = b"{\"url\": \"u1\", \"text\": \"kept\"}\n";
+        let zst = dir.path().join("cv.jsonl.zst");
+        std::fs::write(&zst, zstd::encode_all(&line[..], 3).unwrap()).unwrap();
+        let gz = dir.path().join("cv.jsonl.gz");
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut encoder, line).unwrap();
+        std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
+        for path in [zst, gz] {
+            let predictions = load_predictions("cv", &path).unwrap();
+            assert_eq!(predictions.text_at("u1", None), Some("kept"), "{path:?}");
+        }
+    }
+
+    #[test]
     fn lines_count_at_their_pages_per_site_and_lines_without_at_every_size() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cv.jsonl");

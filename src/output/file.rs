@@ -62,10 +62,37 @@ pub struct OutputFile {
 }
 
 /// Whether `path` names something that is neither a file nor a folder (a device such as
-/// `/dev/null` or `/dev/stdout`, a named pipe, a socket), through any links: output for it is
-/// written straight to it, not renamed over it.
+/// `/dev/null`, a named pipe, a socket), through any links, or is a link into `/dev` or
+/// `/proc` — `/dev/stdout` is one, to `/proc/self/fd/1`, and ends at an ordinary file when
+/// the shell redirects the output to one: output for it is written straight to it, not
+/// renamed over it (which would replace the link, or the device).
 pub fn is_special(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|metadata| !metadata.is_file() && !metadata.is_dir())
+    if std::fs::metadata(path).is_ok_and(|metadata| !metadata.is_file() && !metadata.is_dir()) {
+        return true;
+    }
+    let mut link = path.to_path_buf();
+    // As many links as Linux follows in one path.
+    for _ in 0..40 {
+        if link.starts_with("/dev") || link.starts_with("/proc") {
+            return true;
+        }
+        match std::fs::read_link(&link) {
+            Ok(target) => link = link.parent().map_or(target.clone(), |at| at.join(&target)),
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
+/// The error of a temporary file's creation without the ` at path "…"` that `tempfile` adds
+/// to its text (the message names the output's own path; the temporary name means nothing to
+/// the user). `tempfile` keeps no other way to the operating system's error.
+fn without_temporary_name(error: io::Error) -> io::Error {
+    let text = error.to_string();
+    match text.rfind(" at path \"") {
+        Some(at) => io::Error::new(error.kind(), &text[..at]),
+        None => error,
+    }
 }
 
 impl OutputFile {
@@ -73,6 +100,16 @@ impl OutputFile {
     /// `member_per_record`), under a temporary name in the same folder.
     pub fn create(path: &Path, member_per_record: bool) -> Result<OutputFile, OutputError> {
         OutputFile::create_as(path, Compression::of_path(path), member_per_record)
+    }
+
+    /// Fails as [`create`](Self::create) would if `path` cannot be written, and leaves
+    /// nothing: for a command to say so before its work rather than after it, and to begin
+    /// the file only once it has something to write. A device or pipe is not opened.
+    pub fn check_writable(path: &Path) -> Result<(), OutputError> {
+        if is_special(path) {
+            return Ok(());
+        }
+        OutputFile::create_as(path, Compression::None, false).map(drop)
     }
 
     /// Starts writing `path` compressed as `compression`, whatever its name says (a model
@@ -105,7 +142,7 @@ impl OutputFile {
                 .prefix(&format!(".{name}."))
                 .suffix(".partial")
                 .tempfile_in(folder)
-                .map_err(create)?;
+                .map_err(|error| create(without_temporary_name(error)))?;
             let file = temporary.reopen().map_err(create)?;
             (Some(temporary), file)
         };
@@ -225,6 +262,46 @@ mod tests {
             .read_to_end(&mut decoded)
             .unwrap();
         assert_eq!(decoded, b"first\nsecond\n");
+    }
+
+    #[test]
+    fn a_check_of_a_writable_path_leaves_nothing_and_of_another_names_only_it() {
+        let dir = tempfile::tempdir().unwrap();
+        OutputFile::check_writable(&dir.path().join("model.json")).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let unwritable = dir.path().join("no such folder").join("model.json");
+        let error = OutputFile::check_writable(&unwritable)
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("cannot create "), "{error}");
+        assert!(error.contains("no such folder/model.json"), "{error}");
+        assert!(
+            !error.contains(".partial"),
+            "the temporary name is left out: {error}"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_into_dev_and_proc_are_special_and_other_links_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        std::fs::write(&file, "").unwrap();
+        let to_file = dir.path().join("to_file");
+        std::os::unix::fs::symlink(&file, &to_file).unwrap();
+        let to_stdout = dir.path().join("to_stdout");
+        std::os::unix::fs::symlink("/dev/stdout", &to_stdout).unwrap();
+        let to_link = dir.path().join("to_link");
+        std::os::unix::fs::symlink("to_stdout", &to_link).unwrap();
+        assert!(!is_special(&file));
+        assert!(!is_special(&to_file));
+        assert!(!is_special(&dir.path().join("not yet written")));
+        assert!(is_special(&to_stdout));
+        assert!(
+            is_special(&to_link),
+            "a relative link to a link to /dev/stdout"
+        );
+        assert!(is_special(Path::new("/dev/null")));
     }
 
     #[test]

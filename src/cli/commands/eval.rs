@@ -26,7 +26,8 @@ pub struct EvalArgs {
     #[command(flatten)]
     truth: TruthArgs,
     /// Also measure kept text from a file (`NAME=FILE`, JSON lines with `url` and `text`,
-    /// as `extract` or `train --cross-validate` write it) as an index of its own.
+    /// as `extract` or `train --cross-validate` write it; .gz or .zst allowed) as an index of
+    /// its own.
     #[arg(long, value_name = "NAME=FILE")]
     predictions: Vec<String>,
     /// Detectors to measure, comma-separated; `none` is always measured as the baseline.
@@ -100,11 +101,14 @@ pub fn run(args: EvalArgs) -> Result<()> {
         labels: &labels,
         snippets: &snippets,
     };
-    // Begun before the indexes are built, so a path that cannot be written fails at once,
-    // not after the whole evaluation; it gets its name only when whole.
-    let queries_file = (args.queries.as_deref())
-        .map(|path| OutputFile::create(path, false))
-        .transpose()?;
+    // A path that cannot be written fails before the indexes are built, not after the whole
+    // evaluation.
+    for path in [&args.report, &args.chart, &args.queries]
+        .into_iter()
+        .flatten()
+    {
+        OutputFile::check_writable(path)?;
+    }
     let plan = eval::EvalPlan {
         detectors: &args.detectors,
         predictions: &predictions,
@@ -148,10 +152,12 @@ pub fn run(args: EvalArgs) -> Result<()> {
     if let Some(path) = args.chart {
         crate::cli::write_atomically(&path, eval::chart_svg(&figures)?.as_bytes())?;
     }
-    if let Some(file) = queries_file {
+    if let Some(path) = &args.queries {
         let mut lines = Vec::new();
         figures.write_queries(&mut lines)?;
-        crate::cli::write_whole(file, &lines)?;
+        let mut file = OutputFile::create(path, false)?;
+        file.write_record(&lines)?;
+        file.commit()?;
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ use clap::Args;
 use indexer::detect::DetectorKind;
 use indexer::eval;
 use indexer::learn::{self, BoostSettings, Evidence, Family};
-use indexer::output::{Compression, OutputFile};
+use indexer::output::OutputFile;
 use indexer::run::{BuildOptions, PagesPerSite, Progress, Sampling};
 
 use crate::cli::choice::choice;
@@ -20,7 +20,7 @@ use crate::cli::detectors::share;
 use crate::cli::flags::{Inputs, RunArgs, TruthArgs};
 use crate::cli::interrupt::stop_on_interrupt;
 use crate::cli::progress::TerminalProgress;
-use crate::cli::{load_truth, write_whole};
+use crate::cli::{load_truth, write_atomically};
 
 /// `train`'s flags.
 #[derive(Args)]
@@ -102,8 +102,9 @@ pub struct TrainArgs {
     /// Also hold out each site in turn (sites with fewer than 20 labelled pages in ten
     /// folds of sites), fit on the rest, and write the held-out pages' kept text to this
     /// file as JSON lines {"url","text","fold"} (gzip or zstd when named .gz or .zst) — the
-    /// figures to quote for unseen sites. As many folds are fitted at once as --threads says (each holds its own copy of the
-    /// training rows); the lines are the same whatever the number.
+    /// figures to quote for unseen sites. As many folds are fitted at once as --threads says
+    /// (each holds its own copy of the training rows); the lines are the same whatever the
+    /// number.
     #[arg(long)]
     cross_validate: Option<PathBuf>,
     /// Print the result as JSON.
@@ -170,22 +171,22 @@ pub fn run(args: TrainArgs) -> Result<()> {
     };
     let inputs = &args.inputs.inputs;
     let out = &args.out;
-    // Both files are begun before the training, so a path that cannot be written fails at
-    // once, not after it; each gets its name only when whole.
-    let model_file = OutputFile::create_as(out, Compression::None, false)?;
-    let held_out_file = (args.cross_validate.as_ref())
-        .map(|path| OutputFile::create(path, false).map(|file| (path, file)))
-        .transpose()?;
+    // A path that cannot be written fails before the training, not after it.
+    OutputFile::check_writable(out)?;
+    if let Some(path) = &args.cross_validate {
+        OutputFile::check_writable(path)?;
+    }
     let progress = TerminalProgress::new();
     let started = std::time::Instant::now();
     let collected = learn::collect(inputs, &labels, &snippets, &options, &progress)?;
     let model = learn::fit(&collected.dataset(|_| true), &options, inputs);
-    write_whole(model_file, model.to_json().as_bytes())?;
-    if let Some((path, mut file)) = held_out_file {
+    write_atomically(out, model.to_json().as_bytes())?;
+    if let Some(path) = &args.cross_validate {
         let held_out = learn::cross_validate(&collected, &options, |fold, at, folds| {
             progress.start_pass(&format!("cross-validation {}/{folds}: {fold}", at + 1));
         });
         progress.finish();
+        let mut file = OutputFile::create(path, false)?;
         for page in &held_out {
             let mut line = serde_json::to_vec(page)?;
             line.push(b'\n');
