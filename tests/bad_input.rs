@@ -268,6 +268,47 @@ fn stderr_lists_the_first_skips_and_says_where_the_rest_are() {
     assert!(stderr(&quiet).is_empty(), "{}", stderr(&quiet));
 }
 
+/// A skip log that cannot be written fails before the build, which then leaves no index;
+/// `train` and `eval`, which keep no skip log, refuse the flag rather than ignore it.
+#[test]
+fn an_unwritable_skip_log_fails_before_the_build_and_only_commands_that_write_one_take_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = common::repo().join("data/rustbook.warc.gz");
+    let index = dir.path().join("index");
+    let unwritable = dir.path().join("no such folder").join("skips.jsonl");
+    let output = indexer(
+        &[
+            "build",
+            "--index",
+            index.to_str().unwrap(),
+            "--skip-log",
+            unwritable.to_str().unwrap(),
+        ],
+        &[&sample],
+    );
+    let said = stderr(&output);
+    assert!(!output.status.success(), "{said}");
+    assert!(said.contains("cannot create"), "{said}");
+    assert!(said.contains("no such folder"), "{said}");
+    assert!(!index.exists(), "no index was built");
+    let labels = common::repo().join("data/rustbook.labels.jsonl.gz");
+    for command in ["train", "eval"] {
+        let output = indexer(
+            &[
+                command,
+                "--labels",
+                labels.to_str().unwrap(),
+                "--skip-log",
+                dir.path().join("skips.jsonl").to_str().unwrap(),
+            ],
+            &[&sample],
+        );
+        let said = stderr(&output);
+        assert!(!output.status.success(), "{command}: {said}");
+        assert!(said.contains("--skip-log"), "{command}: {said}");
+    }
+}
+
 #[test]
 fn a_fifty_megabyte_page_and_a_hundred_thousand_nested_divs_are_cut_and_counted() {
     let dir = tempfile::tempdir().unwrap();

@@ -276,9 +276,10 @@ fn a_closed_pipe_ends_extract_quietly() {
 }
 
 /// `-o` naming a link to `/dev/stdout` writes to the process's standard output even when a
-/// shell has sent that to an ordinary file (the link then ends at the file): the output is not
-/// renamed over the link, which would leave the link replaced (as root, `/dev/stdout` itself)
-/// and the redirected file empty.
+/// shell has sent that to an ordinary file (the link then ends at the file), after what the
+/// file held when it was opened to append (`>>`): the output is not renamed over the link,
+/// which would leave the link replaced (as root, `/dev/stdout` itself) and the redirected file
+/// as it was, nor written from the file's first byte, as opening `/dev/stdout` again would.
 #[cfg(unix)]
 #[test]
 fn an_output_linked_to_stdout_goes_to_the_redirected_file() {
@@ -286,11 +287,17 @@ fn an_output_linked_to_stdout_goes_to_the_redirected_file() {
     let link = dir.path().join("out.jsonl");
     std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
     let redirected = dir.path().join("redirected.jsonl");
+    let before = "{\"url\":\"written before\"}\n";
+    std::fs::write(&redirected, before).unwrap();
+    let appending = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&redirected)
+        .unwrap();
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_indexer"))
         .args(["extract", "-q", "--detector", "none", "-o"])
         .arg(&link)
         .arg(common::repo().join("data/rustbook.warc.gz"))
-        .stdout(std::fs::File::create(&redirected).unwrap())
+        .stdout(appending)
         .output()
         .unwrap();
     assert!(
@@ -301,7 +308,9 @@ fn an_output_linked_to_stdout_goes_to_the_redirected_file() {
     let kind = std::fs::symlink_metadata(&link).unwrap().file_type();
     assert!(kind.is_symlink(), "the link was replaced");
     let lines = std::fs::read_to_string(&redirected).unwrap();
-    assert!(lines.lines().count() > 10, "{lines}");
+    let start: String = lines.chars().take(200).collect();
+    assert!(lines.starts_with(before), "{start}");
+    assert!(lines.lines().count() > 10, "{start}");
     assert!(
         lines.lines().all(|line| line.starts_with("{\"url\":")),
         "{lines}"

@@ -87,7 +87,28 @@ impl InputArgs {
     }
 }
 
-/// Flags shared by the commands that run detection (`build`, `extract`, `eval`, `train`).
+/// `--skip-log`: a flag of the commands that report what they pass over (`build`, `add`,
+/// `extract`).
+#[derive(Args)]
+pub struct SkipLogArgs {
+    /// Write one JSON line per record passed over or page cut short (input, offset, url,
+    /// reason, detail) to this file (gzip or zstd when named .gz or .zst).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub skip_log: Option<PathBuf>,
+}
+
+impl SkipLogArgs {
+    /// Fails at once when the file asked for cannot be written, not after the run.
+    pub fn check_writable(&self) -> Result<(), indexer::output::OutputError> {
+        match &self.skip_log {
+            Some(path) => indexer::output::OutputFile::check_writable(path),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Flags shared by the commands that run detection (`build`, `add`, `extract`, `eval`,
+/// `train`).
 #[derive(Args)]
 pub struct RunArgs {
     /// Read the input once, deciding each page as it arrives (for crawlers that cannot make
@@ -105,10 +126,6 @@ pub struct RunArgs {
     learning_threads: Option<u16>,
     #[command(flatten)]
     input: InputArgs,
-    /// Write one JSON line per record passed over or page cut short (input, offset, url,
-    /// reason, detail) to this file (gzip or zstd when named .gz or .zst).
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub skip_log: Option<PathBuf>,
     /// Two-pass detectors: MiB of pages held while waiting for their decision; beyond it,
     /// waiting pages are decided with what has been learned so far. Never more than an
     /// eighth of --memory-budget (256 MiB under the default budget).

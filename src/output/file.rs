@@ -62,26 +62,81 @@ pub struct OutputFile {
 }
 
 /// Whether `path` names something that is neither a file nor a folder (a device such as
-/// `/dev/null`, a named pipe, a socket), through any links, or is a link into `/dev` or
-/// `/proc` — `/dev/stdout` is one, to `/proc/self/fd/1`, and ends at an ordinary file when
-/// the shell redirects the output to one: output for it is written straight to it, not
-/// renamed over it (which would replace the link, or the device).
+/// `/dev/null`, a named pipe, a socket), through any links, or names one of this process's
+/// open descriptors ([`stream_of`]: `/dev/stdout`, which ends at an ordinary file when the
+/// shell redirects the output to one): output for it is written straight to it, not renamed
+/// over it (which would replace the device, the pipe or the link).
 pub fn is_special(path: &Path) -> bool {
-    if std::fs::metadata(path).is_ok_and(|metadata| !metadata.is_file() && !metadata.is_dir()) {
-        return true;
-    }
+    std::fs::metadata(path).is_ok_and(|metadata| !metadata.is_file() && !metadata.is_dir())
+        || stream_of(path).is_some()
+}
+
+/// The descriptor of this process that `path` names, itself or through links:
+/// `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N` or
+/// `/proc/PID/fd/N` of this process's PID.
+fn stream_of(path: &Path) -> Option<u32> {
     let mut link = path.to_path_buf();
     // As many links as Linux follows in one path.
     for _ in 0..40 {
-        if link.starts_with("/dev") || link.starts_with("/proc") {
-            return true;
+        if let Some(descriptor) = descriptor_named(&link) {
+            return Some(descriptor);
         }
-        match std::fs::read_link(&link) {
-            Ok(target) => link = link.parent().map_or(target.clone(), |at| at.join(&target)),
-            Err(_) => return false,
+        let target = std::fs::read_link(&link).ok()?;
+        let folder = link.parent().and_then(|folder| folder.canonicalize().ok());
+        link = match folder {
+            Some(folder) => lexically_normal(&folder.join(target)),
+            None => target,
+        };
+    }
+    None
+}
+
+/// The descriptor a stream path names by its text alone.
+fn descriptor_named(path: &Path) -> Option<u32> {
+    let text = path.to_str()?;
+    match text {
+        "/dev/stdin" => return Some(0),
+        "/dev/stdout" => return Some(1),
+        "/dev/stderr" => return Some(2),
+        _ => {}
+    }
+    let own = format!("/proc/{}/fd/", std::process::id());
+    ["/dev/fd/", "/proc/self/fd/", own.as_str()]
+        .into_iter()
+        .find_map(|folder| text.strip_prefix(folder)?.parse().ok())
+}
+
+/// `path` with its `.` and `..` taken out by their text (for a path whose folders are
+/// already free of links, as a canonical folder joined with a link's target is).
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
         }
     }
-    false
+    normal
+}
+
+/// A file open on `path`, a device or pipe or stream written straight to. Standard output
+/// and standard error are written through a copy of the process's own descriptor, so that
+/// the output goes on where the process's writes are (a shell's `>>` appends; opening
+/// `/dev/stdout` again would start at the file's first byte).
+fn open_special(path: &Path) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        match stream_of(path) {
+            Some(1) => return Ok(File::from(io::stdout().as_fd().try_clone_to_owned()?)),
+            Some(2) => return Ok(File::from(io::stderr().as_fd().try_clone_to_owned()?)),
+            _ => {}
+        }
+    }
+    std::fs::OpenOptions::new().write(true).open(path)
 }
 
 /// The error of a temporary file's creation without the ` at path "…"` that `tempfile` adds
@@ -124,11 +179,11 @@ impl OutputFile {
             source,
         };
         let (temporary, file) = if is_special(path) {
-            let file = std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(create)?;
-            (None, file)
+            (None, open_special(path).map_err(create)?)
+        } else if std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_dir()) {
+            // Refused now: the file could not be renamed over it once written.
+            let folder = io::Error::new(io::ErrorKind::IsADirectory, "a folder is there");
+            return Err(create(folder));
         } else {
             let folder = match path.parent() {
                 Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -279,28 +334,47 @@ mod tests {
             !error.contains(".partial"),
             "the temporary name is left out: {error}"
         );
+        let folder = OutputFile::check_writable(dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(folder.contains("a folder is there"), "{folder}");
     }
 
     #[cfg(unix)]
     #[test]
-    fn links_into_dev_and_proc_are_special_and_other_links_are_not() {
+    fn links_to_a_descriptor_of_the_process_are_special_and_other_links_are_not() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("file");
         std::fs::write(&file, "").unwrap();
         let to_file = dir.path().join("to_file");
         std::os::unix::fs::symlink(&file, &to_file).unwrap();
-        let to_stdout = dir.path().join("to_stdout");
-        std::os::unix::fs::symlink("/dev/stdout", &to_stdout).unwrap();
+        // A descriptor of this process open on an ordinary file: the link to it ends at the
+        // file, as `/dev/stdout` does when a shell redirects the output to one.
+        let open = std::fs::File::create(dir.path().join("open")).unwrap();
+        let descriptor = std::os::fd::AsRawFd::as_raw_fd(&open);
+        let to_descriptor = dir.path().join("to_descriptor");
+        std::os::unix::fs::symlink(format!("/proc/self/fd/{descriptor}"), &to_descriptor).unwrap();
         let to_link = dir.path().join("to_link");
-        std::os::unix::fs::symlink("to_stdout", &to_link).unwrap();
+        std::os::unix::fs::symlink("to_descriptor", &to_link).unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let climbing = sub.join("climbing");
+        let up = "../".repeat(sub.canonicalize().unwrap().components().count() - 1);
+        std::os::unix::fs::symlink(format!("{up}proc/self/fd/{descriptor}"), &climbing).unwrap();
         assert!(!is_special(&file));
         assert!(!is_special(&to_file));
         assert!(!is_special(&dir.path().join("not yet written")));
-        assert!(is_special(&to_stdout));
+        assert!(!is_special(Path::new("/dev/shm/not yet written")));
+        assert!(is_special(&to_descriptor));
         assert!(
             is_special(&to_link),
-            "a relative link to a link to /dev/stdout"
+            "a relative link to a link to a descriptor"
         );
+        assert!(
+            is_special(&climbing),
+            "a link up through `..` to a descriptor"
+        );
+        assert!(is_special(Path::new("/dev/stdout")));
         assert!(is_special(Path::new("/dev/null")));
     }
 

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use indexer::report::Redecision;
 use indexer::run::{BuildError, BuildOptions};
 
-use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
+use crate::cli::flags::{DetectorChoice, Inputs, RunArgs, SkipLogArgs};
 use crate::cli::interrupt::stop_on_interrupt;
 use crate::cli::print::print_summary;
 use crate::cli::progress::TerminalProgress;
@@ -29,6 +29,8 @@ pub struct AddArgs {
     pub detector: DetectorChoice,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    skips: SkipLogArgs,
     /// Which sites to decide again whole after the add, from every page of theirs the index
     /// holds (read back from the files it was built from): `grown` (two passes: each site
     /// the add takes past a power of two in pages, so every page is decided with at least
@@ -50,6 +52,7 @@ pub struct AddArgs {
 
 /// Adds the inputs' pages to the index and prints the summary.
 pub fn run(args: AddArgs) -> Result<()> {
+    args.skips.check_writable()?;
     let options = BuildOptions {
         stop: Some(stop_on_interrupt()),
         ..args.run.options(args.detector.chosen(&args.run))?
@@ -63,10 +66,10 @@ pub fn run(args: AddArgs) -> Result<()> {
         &progress,
     );
     if let Err(BuildError::NoPages { summary }) = &added {
-        report_skips(args.run.skip_log.as_deref(), summary)?;
+        report_skips(args.skips.skip_log.as_deref(), summary)?;
     }
     let summary = added.with_context(|| format!("adding to {}", args.index.display()))?;
-    report_skips(args.run.skip_log.as_deref(), &summary)?;
+    report_skips(args.skips.skip_log.as_deref(), &summary)?;
     print_warnings(&summary);
     if args.json {
         println!("{}", crate::cli::print::pretty_json(&summary)?);

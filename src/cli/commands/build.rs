@@ -7,7 +7,7 @@ use clap::Args;
 
 use indexer::run::{BuildError, BuildOptions};
 
-use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
+use crate::cli::flags::{DetectorChoice, Inputs, RunArgs, SkipLogArgs};
 use crate::cli::interrupt::stop_on_interrupt;
 use crate::cli::print::print_summary;
 use crate::cli::progress::TerminalProgress;
@@ -25,6 +25,8 @@ pub struct BuildArgs {
     pub detector: DetectorChoice,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    skips: SkipLogArgs,
     /// Print the build summary as JSON.
     #[arg(long, help_heading = "Output")]
     json: bool,
@@ -36,6 +38,7 @@ pub struct BuildArgs {
 
 /// Builds the index and prints its summary.
 pub fn run(args: BuildArgs) -> Result<()> {
+    args.skips.check_writable()?;
     let options = BuildOptions {
         stop: Some(stop_on_interrupt()),
         ..args.run.options(args.detector.chosen(&args.run))?
@@ -44,10 +47,10 @@ pub fn run(args: BuildArgs) -> Result<()> {
     let built =
         indexer::lifecycle::build_index(&args.inputs.inputs, &args.index, &options, &progress);
     if let Err(BuildError::NoPages { summary }) = &built {
-        report_skips(args.run.skip_log.as_deref(), summary)?;
+        report_skips(args.skips.skip_log.as_deref(), summary)?;
     }
     let summary = built.with_context(|| format!("building {}", args.index.display()))?;
-    report_skips(args.run.skip_log.as_deref(), &summary)?;
+    report_skips(args.skips.skip_log.as_deref(), &summary)?;
     print_warnings(&summary);
     if args.json {
         println!("{}", crate::cli::print::pretty_json(&summary)?);

@@ -16,7 +16,7 @@ use indexer::output::{self, ExtractedPage, OutputCounts, OutputFile, OutputPlan}
 use indexer::report::BuildSummary;
 use indexer::run::{self, BuildOptions};
 
-use crate::cli::flags::{DetectorChoice, Inputs, RunArgs};
+use crate::cli::flags::{DetectorChoice, Inputs, RunArgs, SkipLogArgs};
 use crate::cli::interrupt::stop_on_interrupt;
 use crate::cli::print::{explained_blocks, terminal_safe_json};
 use crate::cli::progress::TerminalProgress;
@@ -83,6 +83,8 @@ pub struct ExtractArgs {
     no_lang: bool,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    skips: SkipLogArgs,
 }
 
 /// `--format`.
@@ -179,6 +181,7 @@ impl DolmaFolder {
 
 /// Writes the kept text of every page, then a one-line summary on stderr.
 pub fn run(args: ExtractArgs) -> Result<()> {
+    args.skips.check_writable()?;
     let format = match args.format {
         FormatArg::Jsonl => output::Format::Jsonl,
         FormatArg::Wet => output::Format::Wet,
@@ -272,7 +275,7 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         Writer::Records(destination) => destination.finish()?,
         Writer::Dolma(folder) => folder.finish()?,
     };
-    report_skips(args.run.skip_log.as_deref(), &summary)?;
+    report_skips(args.skips.skip_log.as_deref(), &summary)?;
     print_warnings(&summary);
     notice!("{}", summary_line(&summary, &counts, &written_to));
     Ok(())
