@@ -291,6 +291,37 @@ fn an_unwritable_skip_log_fails_before_the_build_and_only_commands_that_write_on
     assert!(said.contains("cannot create"), "{said}");
     assert!(said.contains("no such folder"), "{said}");
     assert!(!index.exists(), "no index was built");
+    // A log inside the folder the run makes is written once the folder is there.
+    let inside = index.join("skips.jsonl");
+    let output = indexer(
+        &[
+            "build",
+            "--index",
+            index.to_str().unwrap(),
+            "--skip-log",
+            inside.to_str().unwrap(),
+        ],
+        &[&sample],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(inside.is_file());
+    let dolma = dir.path().join("dolma");
+    let inside = dolma.join("skips.jsonl");
+    let output = indexer(
+        &[
+            "extract",
+            "-q",
+            "--format",
+            "dolma",
+            "-o",
+            dolma.to_str().unwrap(),
+            "--skip-log",
+            inside.to_str().unwrap(),
+        ],
+        &[&sample],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(inside.is_file());
     let labels = common::repo().join("data/rustbook.labels.jsonl.gz");
     for command in ["train", "eval"] {
         let output = indexer(

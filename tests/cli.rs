@@ -275,8 +275,9 @@ fn a_closed_pipe_ends_extract_quietly() {
     }
 }
 
-/// `-o` naming a link to `/dev/stdout` writes to the process's standard output even when a
-/// shell has sent that to an ordinary file (the link then ends at the file), after what the
+/// `-o` naming a link to the process's standard output (`/proc/self/fd/1`, where `/dev/stdout`
+/// leads), given relative to the folder the run starts in, writes to that output even when a
+/// shell has sent it to an ordinary file (the link then ends at the file), after what the
 /// file held when it was opened to append (`>>`): the output is not renamed over the link,
 /// which would leave the link replaced (as root, `/dev/stdout` itself) and the redirected file
 /// as it was, nor written from the file's first byte, as opening `/dev/stdout` again would.
@@ -284,8 +285,11 @@ fn a_closed_pipe_ends_extract_quietly() {
 #[test]
 fn an_output_linked_to_stdout_goes_to_the_redirected_file() {
     let dir = tempfile::tempdir().unwrap();
+    // Named relative to the folder the run starts in, up through `..` from there.
     let link = dir.path().join("out.jsonl");
-    std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
+    let depth = dir.path().canonicalize().unwrap().components().count() - 1;
+    let up = "../".repeat(depth);
+    std::os::unix::fs::symlink(format!("{up}proc/self/fd/1"), &link).unwrap();
     let redirected = dir.path().join("redirected.jsonl");
     let before = "{\"url\":\"written before\"}\n";
     std::fs::write(&redirected, before).unwrap();
@@ -294,9 +298,9 @@ fn an_output_linked_to_stdout_goes_to_the_redirected_file() {
         .open(&redirected)
         .unwrap();
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_indexer"))
-        .args(["extract", "-q", "--detector", "none", "-o"])
-        .arg(&link)
+        .args(["extract", "-q", "--detector", "none", "-o", "out.jsonl"])
         .arg(common::repo().join("data/rustbook.warc.gz"))
+        .current_dir(dir.path())
         .stdout(appending)
         .output()
         .unwrap();

@@ -246,6 +246,18 @@ fn cross_validation_holds_every_site_out() {
     assert_eq!(report["labelled_pages_missing"], 0);
 }
 
+/// A model written to standard output is all that standard output holds: what `train` did is
+/// said on standard error.
+#[test]
+fn a_model_written_to_stdout_is_the_whole_of_stdout() {
+    let output = train_output(Path::new("/dev/stdout"), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let model: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(model.is_object());
+    assert!(stderr.contains("wrote /dev/stdout"), "{stderr}");
+}
+
 /// A held-out file that cannot be written fails before the training, not after it, and
 /// leaves no model behind.
 #[test]

@@ -98,11 +98,18 @@ pub struct SkipLogArgs {
 }
 
 impl SkipLogArgs {
-    /// Fails at once when the file asked for cannot be written, not after the run.
-    pub fn check_writable(&self) -> Result<(), indexer::output::OutputError> {
+    /// Fails at once when the file asked for cannot be written, not after the run — unless
+    /// it lies in `made_by_the_run`, a folder the run makes (an index, a dolma folder), where
+    /// it is checked when written.
+    pub fn check_writable(
+        &self,
+        made_by_the_run: Option<&std::path::Path>,
+    ) -> Result<(), indexer::output::OutputError> {
         match &self.skip_log {
-            Some(path) => indexer::output::OutputFile::check_writable(path),
-            None => Ok(()),
+            Some(path) if !made_by_the_run.is_some_and(|folder| path.starts_with(folder)) => {
+                indexer::output::OutputFile::check_writable(path)
+            }
+            _ => Ok(()),
         }
     }
 }

@@ -71,6 +71,12 @@ pub fn is_special(path: &Path) -> bool {
         || stream_of(path).is_some()
 }
 
+/// Whether `path` names this process's standard output ([`is_special`]): a command writing
+/// a file there says what it did on standard error instead.
+pub fn is_standard_output(path: &Path) -> bool {
+    stream_of(path) == Some(1)
+}
+
 /// The descriptor of this process that `path` names, itself or through links:
 /// `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N` or
 /// `/proc/PID/fd/N` of this process's PID.
@@ -82,7 +88,10 @@ fn stream_of(path: &Path) -> Option<u32> {
             return Some(descriptor);
         }
         let target = std::fs::read_link(&link).ok()?;
-        let folder = link.parent().and_then(|folder| folder.canonicalize().ok());
+        let folder = match link.parent() {
+            Some(folder) if folder.as_os_str().is_empty() => Path::new(".").canonicalize().ok(),
+            folder => folder.and_then(|folder| folder.canonicalize().ok()),
+        };
         link = match folder {
             Some(folder) => lexically_normal(&folder.join(target)),
             None => target,
@@ -159,10 +168,16 @@ impl OutputFile {
 
     /// Fails as [`create`](Self::create) would if `path` cannot be written, and leaves
     /// nothing: for a command to say so before its work rather than after it, and to begin
-    /// the file only once it has something to write. A device or pipe is not opened.
+    /// the file only once it has something to write. A device, pipe or stream is not
+    /// opened, only looked for.
     pub fn check_writable(path: &Path) -> Result<(), OutputError> {
         if is_special(path) {
-            return Ok(());
+            return std::fs::metadata(path)
+                .map(drop)
+                .map_err(|source| OutputError::Create {
+                    path: path.to_path_buf(),
+                    source,
+                });
         }
         OutputFile::create_as(path, Compression::None, false).map(drop)
     }
@@ -180,7 +195,7 @@ impl OutputFile {
         };
         let (temporary, file) = if is_special(path) {
             (None, open_special(path).map_err(create)?)
-        } else if std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_dir()) {
+        } else if std::fs::metadata(path).is_ok_and(|metadata| metadata.is_dir()) {
             // Refused now: the file could not be renamed over it once written.
             let folder = io::Error::new(io::ErrorKind::IsADirectory, "a folder is there");
             return Err(create(folder));
@@ -338,6 +353,17 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(folder.contains("a folder is there"), "{folder}");
+        #[cfg(unix)]
+        {
+            let to_folder = dir.path().join("to_folder");
+            std::os::unix::fs::symlink(dir.path(), &to_folder).unwrap();
+            let folder = OutputFile::check_writable(&to_folder)
+                .unwrap_err()
+                .to_string();
+            assert!(folder.contains("a folder is there"), "{folder}");
+            // A descriptor the process does not hold is looked for, not taken on trust.
+            assert!(OutputFile::check_writable(Path::new("/dev/fd/987654")).is_err());
+        }
     }
 
     #[cfg(unix)]

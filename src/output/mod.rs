@@ -19,7 +19,7 @@ mod language;
 mod page;
 mod wet;
 
-pub use file::{Compression, OutputFile, is_special};
+pub use file::{Compression, OutputFile, is_special, is_standard_output};
 pub use language::{
     DetectedLanguage, detect_language, detect_language_in, language_code, language_filter,
     language_of,

@@ -52,7 +52,7 @@ pub struct AddArgs {
 
 /// Adds the inputs' pages to the index and prints the summary.
 pub fn run(args: AddArgs) -> Result<()> {
-    args.skips.check_writable()?;
+    args.skips.check_writable(Some(&args.index))?;
     let options = BuildOptions {
         stop: Some(stop_on_interrupt()),
         ..args.run.options(args.detector.chosen(&args.run))?

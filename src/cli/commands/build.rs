@@ -38,7 +38,7 @@ pub struct BuildArgs {
 
 /// Builds the index and prints its summary.
 pub fn run(args: BuildArgs) -> Result<()> {
-    args.skips.check_writable()?;
+    args.skips.check_writable(Some(&args.index))?;
     let options = BuildOptions {
         stop: Some(stop_on_interrupt()),
         ..args.run.options(args.detector.chosen(&args.run))?

@@ -181,12 +181,16 @@ impl DolmaFolder {
 
 /// Writes the kept text of every page, then a one-line summary on stderr.
 pub fn run(args: ExtractArgs) -> Result<()> {
-    args.skips.check_writable()?;
     let format = match args.format {
         FormatArg::Jsonl => output::Format::Jsonl,
         FormatArg::Wet => output::Format::Wet,
         FormatArg::Dolma => output::Format::Dolma,
     };
+    let dolma_folder = args
+        .output
+        .as_deref()
+        .filter(|_| format == output::Format::Dolma);
+    args.skips.check_writable(dolma_folder)?;
     anyhow::ensure!(
         format != output::Format::Dolma || args.output.is_some(),
         "--format dolma writes a folder (documents/ and attributes/indexer/): give it with --output DIR"

@@ -200,6 +200,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         );
     }
     let seconds = started.elapsed().as_secs_f64();
+    let said;
     if args.json {
         let mut summary = serde_json::json!({
             "model": out,
@@ -213,15 +214,21 @@ pub fn run(args: TrainArgs) -> Result<()> {
         if let Some(sampling) = &options.sampling {
             summary["pages_per_site"] = serde_json::json!(sampling.pages_per_site);
         }
-        println!("{}", crate::cli::print::pretty_json(&summary)?);
+        said = crate::cli::print::pretty_json(&summary)?;
     } else {
-        println!(
+        said = format!(
             "wrote {} ({}; {} of {} blocks content) in {seconds:.1}s",
             out.display(),
             model.describe(),
             model.provenance.content_blocks,
             model.provenance.blocks,
         );
+    }
+    // A model written to standard output is all that standard output holds.
+    if indexer::output::is_standard_output(out) {
+        eprintln!("{said}");
+    } else {
+        println!("{said}");
     }
     // Sampled below whole sites, most labelled pages are left out on purpose.
     let whole_sites = (options.sampling.as_ref())
