@@ -118,9 +118,7 @@ fn report_skips(skip_log: Option<&std::path::Path>, summary: &BuildSummary) -> R
             serde_json::to_writer(&mut lines, record)?;
             lines.push(b'\n');
         }
-        let mut file = OutputFile::create(path, false)?;
-        file.write_record(&lines)?;
-        file.commit()?;
+        write_atomically(path, &lines, Compression::of_path(path))?;
     }
     let rest = match skip_log {
         Some(path) => format!("listed in {}", path.display()),
@@ -189,11 +187,15 @@ fn print_warnings(summary: &BuildSummary) {
     }
 }
 
-/// Writes `bytes` to `path` as they are, whatever its name says, atomically
-/// ([`OutputFile`]: a temporary file beside it, renamed over `path` once whole; straight to a
-/// device or a pipe such as `/dev/stdout`).
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), OutputError> {
-    let mut file = OutputFile::create_as(path, Compression::None, false)?;
+/// Writes `bytes` to `path` compressed as `compression` (`Compression::of_path` for what its
+/// name says), atomically ([`OutputFile`]: a temporary file beside it, renamed over `path`
+/// once whole; straight to a device or a pipe such as `/dev/stdout`).
+fn write_atomically(
+    path: &std::path::Path,
+    bytes: &[u8],
+    compression: Compression,
+) -> Result<(), OutputError> {
+    let mut file = OutputFile::create_as(path, compression, false)?;
     file.write_record(bytes)?;
     file.commit().map(drop)
 }
@@ -245,7 +247,7 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("report.md");
         std::fs::write(&path, "an older, longer report").unwrap();
-        super::write_atomically(&path, b"# new").unwrap();
+        super::write_atomically(&path, b"# new", Compression::None).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "# new");
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o644, "{mode:o}");

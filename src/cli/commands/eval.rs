@@ -10,7 +10,7 @@ use clap::Args;
 
 use indexer::detect::DetectorKind;
 use indexer::eval;
-use indexer::output::OutputFile;
+use indexer::output::{Compression, OutputFile};
 use indexer::run::{DEFAULT_DETECTOR, PagesPerSite, Sampling};
 
 use crate::cli::choice::choice;
@@ -147,17 +147,16 @@ pub fn run(args: EvalArgs) -> Result<()> {
         print!("{markdown}");
     }
     if let Some(path) = args.report {
-        crate::cli::write_atomically(&path, markdown.as_bytes())?;
+        crate::cli::write_atomically(&path, markdown.as_bytes(), Compression::None)?;
     }
     if let Some(path) = args.chart {
-        crate::cli::write_atomically(&path, eval::chart_svg(&figures)?.as_bytes())?;
+        let chart = eval::chart_svg(&figures)?;
+        crate::cli::write_atomically(&path, chart.as_bytes(), Compression::None)?;
     }
     if let Some(path) = &args.queries {
         let mut lines = Vec::new();
         figures.write_queries(&mut lines)?;
-        let mut file = OutputFile::create(path, false)?;
-        file.write_record(&lines)?;
-        file.commit()?;
+        crate::cli::write_atomically(path, &lines, Compression::of_path(path))?;
     }
     Ok(())
 }

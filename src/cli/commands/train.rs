@@ -12,7 +12,7 @@ use clap::Args;
 use indexer::detect::DetectorKind;
 use indexer::eval;
 use indexer::learn::{self, BoostSettings, Evidence, Family};
-use indexer::output::OutputFile;
+use indexer::output::{Compression, OutputFile};
 use indexer::run::{BuildOptions, PagesPerSite, Progress, Sampling};
 
 use crate::cli::choice::choice;
@@ -180,7 +180,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let collected = learn::collect(inputs, &labels, &snippets, &options, &progress)?;
     let model = learn::fit(&collected.dataset(|_| true), &options, inputs);
-    write_atomically(out, model.to_json().as_bytes())?;
+    write_atomically(out, model.to_json().as_bytes(), Compression::None)?;
     if let Some(path) = &args.cross_validate {
         let held_out = learn::cross_validate(&collected, &options, |fold, at, folds| {
             progress.start_pass(&format!("cross-validation {}/{folds}: {fold}", at + 1));
