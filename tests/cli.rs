@@ -321,6 +321,36 @@ fn an_output_linked_to_stdout_goes_to_the_redirected_file() {
     );
 }
 
+/// `-o /dev/fd/3`, with descriptor 3 opened by the shell to append to a file (`3>>`), writes
+/// after what the file held: through a copy of the descriptor, not the file opened again
+/// (which starts at its first byte).
+#[cfg(unix)]
+#[test]
+fn an_output_naming_an_open_descriptor_appends_where_the_shell_opened_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let appended = dir.path().join("appended.jsonl");
+    let before = "{\"url\":\"written before\"}\n";
+    std::fs::write(&appended, before).unwrap();
+    let output = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(r#"exec "$0" extract -q --detector none -o /dev/fd/3 "$1" 3>>"$2""#)
+        .arg(env!("CARGO_BIN_EXE_indexer"))
+        .arg(common::repo().join("data/rustbook.warc.gz"))
+        .arg(&appended)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines = std::fs::read_to_string(&appended).unwrap();
+    let start: String = lines.chars().take(200).collect();
+    assert!(lines.starts_with(before), "{start}");
+    assert!(lines.lines().count() > 10, "{start}");
+    assert!(output.stdout.is_empty());
+}
+
 /// `-o` and `--skip-log` naming a named pipe (as `/dev/stdout` or `/dev/null` would be: not a
 /// file) write to it: the output is not renamed over it, which would leave a file where the
 /// pipe was (or, run as root, where `/dev/null` was).

@@ -230,3 +230,114 @@ fn a_second_build_of_the_same_index_fails_fast_and_harms_nothing() {
     assert_searchable(&index);
     assert_eq!(generations(&index), 1);
 }
+
+/// `train` on the sample with `extra`, writing its model to `model`.
+fn spawn_train(model: &Path, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .arg("train")
+        .arg("--labels")
+        .arg(common::repo().join("data/*.labels.jsonl.gz"))
+        .arg("--out")
+        .arg(model)
+        .args(extra)
+        .args(sample())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start indexer")
+}
+
+/// Waits for `child` to end (at most 30 s after the signal): its exit code and stderr.
+fn ended(child: &mut Child) -> (Option<i32>, String) {
+    let signalled = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if signalled.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("still running 30 s after SIGINT");
+        }
+        sleep(Duration::from_millis(20));
+    }
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    (status.code(), stderr)
+}
+
+/// CPU time `pid` has used (user + system), from `/proc`.
+#[cfg(target_os = "linux")]
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command's name, which is in parentheses: utime and stime are
+    // the 12th and 13th of them, in clock ticks (100 a second on Linux).
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks = |at: usize| fields.get(at).and_then(|f| f.parse::<f64>().ok());
+    ticks(11)
+        .zip(ticks(12))
+        .map_or(0.0, |(user, system)| (user + system) / 100.0)
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn sigint_stops_train_while_it_fits_and_writes_no_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.json");
+    // Reading and labelling the sample takes well under a second of CPU; 100,000 trees
+    // take minutes. Two seconds of CPU in, the trees are being fitted.
+    let mut child = spawn_train(&model, &["--trees", "100000", "--threads", "1"]);
+    let started = Instant::now();
+    while cpu_seconds(child.id()) < 2.0 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "train ended before it was stopped"
+        );
+        assert!(started.elapsed() < Duration::from_secs(60), "no CPU used");
+        sleep(Duration::from_millis(20));
+    }
+    signal(&child, "-INT");
+    let (code, stderr) = ended(&mut child);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stderr.contains("was not written: interrupted"), "{stderr}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing left"
+    );
+}
+
+#[test]
+fn sigint_stops_train_while_it_cross_validates_and_writes_no_held_out_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.json");
+    let held_out = dir.path().join("held-out.jsonl");
+    // The model is written before the cross-validation starts, whose three folds each fit
+    // as many trees again.
+    let mut child = spawn_train(
+        &model,
+        &[
+            "--trees",
+            "5000",
+            "--cross-validate",
+            held_out.to_str().unwrap(),
+        ],
+    );
+    let started = Instant::now();
+    while !model.exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "train ended before it was stopped"
+        );
+        assert!(started.elapsed() < Duration::from_secs(120), "no model");
+        sleep(Duration::from_millis(5));
+    }
+    signal(&child, "-INT");
+    let (code, stderr) = ended(&mut child);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        stderr.contains("the held-out pages were not written"),
+        "{stderr}"
+    );
+    assert!(!held_out.exists());
+    let written: Value = serde_json::from_slice(&std::fs::read(&model).unwrap()).unwrap();
+    assert!(written.is_object(), "the model written before is whole");
+}

@@ -83,6 +83,10 @@ fn finish(outcome: Result<()>) -> ExitCode {
                         cause.downcast_ref(),
                         Some(indexer::shard::PartitionError::Interrupted)
                     )
+                    || matches!(
+                        cause.downcast_ref(),
+                        Some(indexer::learn::TrainError::Interrupted)
+                    )
             });
             ExitCode::from(if interrupted { INTERRUPTED } else { 1 })
         }

@@ -122,45 +122,55 @@ struct Split {
 /// …, averaged on the log-odds. Averaging lowers how much a decision turns on the seed's
 /// draws; the classifier stays a sum of trees, with each ensemble's leaves and base scaled
 /// by `1 / ensembles`, so it is evaluated as one ensemble is.
+///
+/// `stopped` is asked before each tree; when it says yes the fit gives up and gives `None`.
 pub fn fit<R: AsRef<[f32]>>(
     rows: &[R],
     labels: &[f32],
     weights: &[f32],
     settings: &BoostSettings,
     seed: u64,
-) -> Classifier {
+    stopped: &dyn Fn() -> bool,
+) -> Option<Classifier> {
     let ensembles = settings.ensembles.max(1);
     if ensembles == 1 {
-        let (base, trees) = fit_one(rows, labels, weights, settings, seed);
-        return Classifier::Trees { base, trees };
+        let (base, trees) = fit_one(rows, labels, weights, settings, seed, stopped)?;
+        return Some(Classifier::Trees { base, trees });
     }
     let share = 1.0 / ensembles as f32;
     let mut average_base = 0.0;
     let mut all_trees = Vec::with_capacity(ensembles * settings.trees);
     for ensemble in 0..ensembles as u64 {
-        let (base, mut trees) =
-            fit_one(rows, labels, weights, settings, seed.wrapping_add(ensemble));
+        let (base, mut trees) = fit_one(
+            rows,
+            labels,
+            weights,
+            settings,
+            seed.wrapping_add(ensemble),
+            stopped,
+        )?;
         average_base += base * share;
         for node in trees.iter_mut().flat_map(|tree| tree.nodes.iter_mut()) {
             node.value *= share;
         }
         all_trees.append(&mut trees);
     }
-    Classifier::Trees {
+    Some(Classifier::Trees {
         base: average_base,
         trees: all_trees,
-    }
+    })
 }
 
 /// One ensemble of [`BoostSettings::trees`] trees, its draws made by `seed`: its base score
-/// and its trees.
+/// and its trees (`None` when `stopped` says yes before a tree).
 fn fit_one<R: AsRef<[f32]>>(
     rows: &[R],
     labels: &[f32],
     weights: &[f32],
     settings: &BoostSettings,
     seed: u64,
-) -> (f32, Vec<Tree>) {
+    stopped: &dyn Fn() -> bool,
+) -> Option<(f32, Vec<Tree>)> {
     let count = rows.len();
     let width = rows.first().map_or(0, |row| row.as_ref().len());
     let bins = settings.bins.clamp(2, 256);
@@ -211,6 +221,9 @@ fn fit_one<R: AsRef<[f32]>>(
     };
 
     for _ in 0..settings.trees {
+        if stopped() {
+            return None;
+        }
         for at in 0..count {
             let p = crate::detect::hybrid::model::sigmoid(scores[at]);
             gradients[at] = (p - labels[at]) * weights[at];
@@ -233,7 +246,7 @@ fn fit_one<R: AsRef<[f32]>>(
         }
         trees.push(tree);
     }
-    (base, trees)
+    Some((base, trees))
 }
 
 /// Which of `width` features one tree may split on: all when `share` is 1 (and then no draw
@@ -478,6 +491,46 @@ mod tests {
     use super::*;
     use crate::detect::hybrid::model::sigmoid;
 
+    /// A fit nothing stops.
+    fn fit_whole(
+        rows: &[Vec<f32>],
+        labels: &[f32],
+        weights: &[f32],
+        settings: &BoostSettings,
+        seed: u64,
+    ) -> Classifier {
+        fit(rows, labels, weights, settings, seed, &|| false).expect("not stopped")
+    }
+
+    #[test]
+    fn a_fit_asks_before_each_tree_whether_to_stop_and_gives_up_when_told() {
+        let rows: Vec<Vec<f32>> = (0..200).map(|at| vec![at as f32]).collect();
+        let labels: Vec<f32> = (0..200).map(|at| f32::from(at >= 100)).collect();
+        let weights = vec![1.0; rows.len()];
+        let settings = BoostSettings {
+            trees: 30,
+            ensembles: 2,
+            ..BoostSettings::default()
+        };
+        let asked = std::cell::Cell::new(0);
+        let never = || {
+            asked.set(asked.get() + 1);
+            false
+        };
+        assert!(fit(&rows, &labels, &weights, &settings, 1, &never).is_some());
+        assert_eq!(asked.get(), 60, "once a tree, in each ensemble");
+        asked.set(0);
+        let at_the_fortieth = || {
+            asked.set(asked.get() + 1);
+            asked.get() == 40
+        };
+        assert_eq!(
+            fit(&rows, &labels, &weights, &settings, 1, &at_the_fortieth),
+            None
+        );
+        assert_eq!(asked.get(), 40, "no tree is grown once told to stop");
+    }
+
     fn score(classifier: &Classifier, row: &[f32]) -> f32 {
         match classifier {
             Classifier::Trees { base, trees } => {
@@ -504,14 +557,14 @@ mod tests {
             depth: 3,
             ..BoostSettings::default()
         };
-        let model = fit(&rows, &labels, &weights, &settings, 1);
+        let model = fit_whole(&rows, &labels, &weights, &settings, 1);
         let right = rows
             .iter()
             .zip(&labels)
             .filter(|(row, y)| (sigmoid(score(&model, row)) >= 0.5) == (**y == 1.0))
             .count();
         assert!(right as f64 / rows.len() as f64 > 0.97, "{right}");
-        assert_eq!(fit(&rows, &labels, &weights, &settings, 1), model);
+        assert_eq!(fit_whole(&rows, &labels, &weights, &settings, 1), model);
     }
 
     #[test]
@@ -534,9 +587,9 @@ mod tests {
             ensembles: 3,
             ..one
         };
-        let averaged = fit(&rows, &labels, &weights, &three, 5);
+        let averaged = fit_whole(&rows, &labels, &weights, &three, 5);
         let singles: Vec<Classifier> = (5..8)
-            .map(|seed| fit(&rows, &labels, &weights, &one, seed))
+            .map(|seed| fit_whole(&rows, &labels, &weights, &one, seed))
             .collect();
         assert_ne!(singles[0], singles[1], "the seeds draw other rows");
         for row in rows.iter().take(200) {
@@ -584,7 +637,8 @@ mod tests {
             bins: 8,
             ..BoostSettings::default()
         };
-        let Classifier::Trees { trees, .. } = fit(&rows, &labels, &weights, &settings, 3) else {
+        let Classifier::Trees { trees, .. } = fit_whole(&rows, &labels, &weights, &settings, 3)
+        else {
             unreachable!()
         };
         let cuts: Vec<Vec<f32>> = (0..2)
@@ -615,7 +669,8 @@ mod tests {
         let labels: Vec<f32> = rows.iter().map(|row| f32::from(row[0] > 0.5)).collect();
         let weights = vec![1.0; rows.len()];
         let split_features = |settings: &BoostSettings| {
-            let Classifier::Trees { trees, .. } = fit(&rows, &labels, &weights, settings, 5) else {
+            let Classifier::Trees { trees, .. } = fit_whole(&rows, &labels, &weights, settings, 5)
+            else {
                 unreachable!()
             };
             trees

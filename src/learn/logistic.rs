@@ -27,12 +27,14 @@ impl Default for LogisticSettings {
 }
 
 /// Fits the regression to `rows` with `labels` (1 content, 0 not) and per-row `weights`.
+/// `stopped` is asked before each step; when it says yes the fit gives up and gives `None`.
 pub fn fit<R: AsRef<[f32]>>(
     rows: &[R],
     labels: &[f32],
     weights: &[f32],
     settings: &LogisticSettings,
-) -> Classifier {
+    stopped: &dyn Fn() -> bool,
+) -> Option<Classifier> {
     let width = rows.first().map_or(0, |row| row.as_ref().len());
     let total: f64 = weights.iter().map(|&w| f64::from(w)).sum::<f64>().max(1e-9);
     let mut mean = vec![0f64; width];
@@ -69,6 +71,9 @@ pub fn fit<R: AsRef<[f32]>>(
     let mut bias = 0f64;
     let mut gradient = vec![0f64; width];
     for _ in 0..settings.iterations {
+        if stopped() {
+            return None;
+        }
         gradient.iter_mut().for_each(|g| *g = 0.0);
         let mut bias_gradient = 0f64;
         for ((row, &y), &w) in standard.iter().zip(labels).zip(weights) {
@@ -90,12 +95,12 @@ pub fn fit<R: AsRef<[f32]>>(
             *b -= step * (g / total + f64::from(settings.lambda) * *b);
         }
     }
-    Classifier::Logistic {
+    Some(Classifier::Logistic {
         bias: bias as f32,
         weights: weights_out.iter().map(|&b| b as f32).collect(),
         mean,
         scale,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -111,7 +116,14 @@ mod tests {
             .collect();
         let labels: Vec<f32> = rows.iter().map(|r| f32::from(r[0] > 5.0)).collect();
         let weights = vec![1.0; rows.len()];
-        let model = fit(&rows, &labels, &weights, &LogisticSettings::default());
+        let model = fit(
+            &rows,
+            &labels,
+            &weights,
+            &LogisticSettings::default(),
+            &|| false,
+        )
+        .expect("not stopped");
         let Classifier::Logistic {
             bias,
             weights,
@@ -135,5 +147,8 @@ mod tests {
             })
             .count();
         assert!(right > 1900, "{right}");
+        let settings = LogisticSettings::default();
+        let stopped = fit(&rows, &labels, &vec![1.0; 2000], &settings, &|| true);
+        assert_eq!(stopped, None, "told to stop before its first step");
     }
 }

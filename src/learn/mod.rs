@@ -150,6 +150,9 @@ pub enum TrainError {
         /// Of them, pages found in the input.
         found: usize,
     },
+    /// [`BuildOptions::stop`] was set while a model was being fitted.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// What a page's labels say about its blocks.
@@ -500,8 +503,13 @@ fn record(
     Ok(labelled)
 }
 
-/// Fits a model to `dataset`.
-pub fn fit(dataset: &Dataset<'_>, options: &TrainOptions, inputs: &[PathBuf]) -> Model {
+/// Fits a model to `dataset`; [`TrainError::Interrupted`] when `options.build.stop` is set
+/// before the fit ends (it is polled between trees, or steps of a regression).
+pub fn fit(
+    dataset: &Dataset<'_>,
+    options: &TrainOptions,
+    inputs: &[PathBuf],
+) -> Result<Model, TrainError> {
     let unused: Vec<usize> = features::names()
         .iter()
         .enumerate()
@@ -524,13 +532,14 @@ pub fn fit(dataset: &Dataset<'_>, options: &TrainOptions, inputs: &[PathBuf]) ->
             })
             .collect();
         fit_rows(&blanked, dataset, options)
-    };
+    }
+    .ok_or(TrainError::Interrupted)?;
     let settings = match options.family {
         Family::Trees => serde_json::to_string(&options.boost),
         Family::Logistic => serde_json::to_string(&options.logistic),
     }
     .unwrap_or_default();
-    Model::new(
+    Ok(Model::new(
         classifier,
         options.threshold,
         Provenance {
@@ -569,7 +578,7 @@ pub fn fit(dataset: &Dataset<'_>, options: &TrainOptions, inputs: &[PathBuf]) ->
                 without(&options.without_features),
             ),
         },
-    )
+    ))
 }
 
 /// How `page_weights` weighs pages, for a model's provenance: ", 1381 pages weighed × 0.25"
@@ -598,12 +607,14 @@ fn without(features: &[String]) -> String {
     }
 }
 
-/// The chosen family fitted to `rows` with the labels and weights of `dataset`.
+/// The chosen family fitted to `rows` with the labels and weights of `dataset` (`None`
+/// when stopped).
 fn fit_rows<R: AsRef<[f32]>>(
     rows: &[R],
     dataset: &Dataset<'_>,
     options: &TrainOptions,
-) -> crate::detect::hybrid::Classifier {
+) -> Option<crate::detect::hybrid::Classifier> {
+    let stopped = || options.build.stopped();
     match options.family {
         Family::Trees => boost::fit(
             rows,
@@ -611,10 +622,15 @@ fn fit_rows<R: AsRef<[f32]>>(
             &dataset.weights,
             &options.boost,
             options.seed,
+            &stopped,
         ),
-        Family::Logistic => {
-            logistic::fit(rows, &dataset.labels, &dataset.weights, &options.logistic)
-        }
+        Family::Logistic => logistic::fit(
+            rows,
+            &dataset.labels,
+            &dataset.weights,
+            &options.logistic,
+            &stopped,
+        ),
     }
 }
 
@@ -673,12 +689,13 @@ pub fn folds(collected: &Collected) -> HashMap<String, String> {
 /// ([`DecisionRules`](crate::detect::hybrid::DecisionRules)). The folds are fitted on
 /// [`BuildOptions::threads`](crate::run::BuildOptions::threads) threads at once (each
 /// holds its own binned copy of the rows); the lines are the same on any number.
-/// `each_fold` is told each fold as it starts (for progress).
+/// `each_fold` is told each fold as it starts (for progress). [`TrainError::Interrupted`]
+/// when `options.build.stop` is set before the last fold is decided.
 pub fn cross_validate(
     collected: &Collected,
     options: &TrainOptions,
     each_fold: impl FnMut(&str, usize, usize) + Send,
-) -> Vec<HeldOut> {
+) -> Result<Vec<HeldOut>, TrainError> {
     let fold_of = folds(collected);
     let mut names: Vec<&String> = fold_of.values().collect();
     names.sort();
@@ -689,27 +706,31 @@ pub fn cross_validate(
     let work = || {
         let mut lines = Vec::new();
         loop {
+            if options.build.stopped() {
+                return Err(TrainError::Interrupted);
+            }
             let at = next.fetch_add(1, Ordering::Relaxed);
             let Some(fold) = names.get(at) else {
-                return lines;
+                return Ok(lines);
             };
             (each_fold.lock().unwrap_or_else(PoisonError::into_inner))(fold, at, names.len());
-            lines.extend(held_out_fold(collected, options, &fold_of, fold));
+            lines.extend(held_out_fold(collected, options, &fold_of, fold)?);
         }
     };
     let threads = options.build.threads.clamp(1, names.len().max(1));
     let mut held_out: Vec<HeldOut> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| worker.join().unwrap_or_else(|panic| resume_unwind(panic)))
-            .collect()
-    });
+        let mut held_out = Vec::new();
+        for worker in workers {
+            held_out.extend(worker.join().unwrap_or_else(|panic| resume_unwind(panic))?);
+        }
+        Ok::<_, TrainError>(held_out)
+    })?;
     if let Some(sampling) = &options.sampling {
         held_out.extend(whole_site_copies(collected, &held_out, sampling));
     }
     held_out.sort_by(|a, b| (&a.url, a.pages_per_site).cmp(&(&b.url, b.pages_per_site)));
-    held_out
+    Ok(held_out)
 }
 
 /// The held-out lines of one fold: its pages decided by a model fitted on every other fold.
@@ -718,11 +739,11 @@ fn held_out_fold(
     options: &TrainOptions,
     fold_of: &HashMap<String, String>,
     fold: &str,
-) -> Vec<HeldOut> {
+) -> Result<Vec<HeldOut>, TrainError> {
     let rules = options.build.settings.hybrid.rules;
     let in_fold = |page: &LabelledPage| fold_of.get(&page.group).map(String::as_str) == Some(fold);
     let dataset = collected.dataset(|page| !in_fold(page));
-    let model = fit(&dataset, options, &[]);
+    let model = fit(&dataset, options, &[])?;
     let mut lines = Vec::new();
     for page in collected.pages.iter().filter(|page| in_fold(page)) {
         let rows: Vec<&[f32]> = page.rows.iter().map(Vec::as_slice).collect();
@@ -749,7 +770,7 @@ fn held_out_fold(
             fold: fold.to_string(),
         });
     }
-    lines
+    Ok(lines)
 }
 
 /// A site no larger than a size is read whole only at the largest size
@@ -805,7 +826,7 @@ pub fn train(
     progress: &dyn Progress,
 ) -> Result<Model, TrainError> {
     let collected = collect(inputs, labels, snippets, options, progress)?;
-    Ok(fit(&collected.dataset(|_| true), options, inputs))
+    fit(&collected.dataset(|_| true), options, inputs)
 }
 
 #[cfg(test)]

@@ -208,7 +208,7 @@ fn pages_of_held_out_draws_are_decided_but_never_learned_from() {
         family: Family::Logistic,
         ..TrainOptions::default()
     };
-    let held_out = cross_validate(&with, &options, |_, _, _| {});
+    let held_out = cross_validate(&with, &options, |_, _, _| {}).unwrap();
     assert_eq!(
         held_out.len(),
         45,
@@ -248,7 +248,8 @@ fn folds_fitted_on_several_threads_give_the_lines_of_one() {
         let started = Mutex::new(Vec::new());
         let held_out = cross_validate(&collected, &options, |fold, _, folds| {
             started.lock().unwrap().push((fold.to_string(), folds));
-        });
+        })
+        .unwrap();
         let mut started = started.into_inner().unwrap();
         started.sort();
         let json: Vec<String> = held_out
@@ -265,6 +266,55 @@ fn folds_fitted_on_several_threads_give_the_lines_of_one() {
     );
     assert_eq!(lines(3), (one.clone(), started.clone()));
     assert_eq!(lines(2), (one, started));
+}
+
+#[test]
+fn a_stop_asked_for_ends_fitting_and_cross_validation_with_interrupted() {
+    let width = crate::detect::hybrid::features::count();
+    let mut pages = Vec::new();
+    for site in ["a.example", "b.example", "c.example"] {
+        for n in 0..20 {
+            let mut page = page(site, n, None);
+            page.rows = vec![vec![n as f32; width], vec![0.5; width]];
+            page.labels = vec![Some(f32::from(n % 2 == 0)), Some(0.0)];
+            page.texts = vec![format!("text {n}"), "menu".into()];
+            page.in_comments = vec![false; 2];
+            pages.push(page);
+        }
+    }
+    let collected = Collected {
+        pages,
+        labelled_given: 60,
+    };
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut options = TrainOptions::default();
+    options.boost.trees = 8;
+    options.build.threads = 1;
+    options.build.stop = Some(Arc::clone(&stop));
+    let dataset = collected.dataset(|_| true);
+    assert!(fit(&dataset, &options, &[]).is_ok());
+    // Asked for as the second fold starts: its fit gives up, and no third fold starts.
+    let mut started = 0;
+    let held_out = cross_validate(&collected, &options, |_, _, _| {
+        started += 1;
+        if started == 2 {
+            stop.store(true, Ordering::Relaxed);
+        }
+    });
+    assert!(
+        matches!(held_out, Err(TrainError::Interrupted)),
+        "{held_out:?}"
+    );
+    assert_eq!(started, 2);
+    assert!(matches!(
+        fit(&dataset, &options, &[]),
+        Err(TrainError::Interrupted)
+    ));
+    options.family = Family::Logistic;
+    assert!(matches!(
+        fit(&dataset, &options, &[]),
+        Err(TrainError::Interrupted)
+    ));
 }
 
 #[test]
@@ -351,7 +401,7 @@ fn a_feature_trained_without_is_never_split_on_and_named_in_the_provenance() {
     };
     let dataset = collected.dataset(|_| true);
     let split_on = |options: &TrainOptions| {
-        let model = fit(&dataset, options, &[]);
+        let model = fit(&dataset, options, &[]).unwrap();
         let Classifier::Trees { trees, .. } = &model.classifier else {
             unreachable!()
         };

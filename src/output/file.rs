@@ -131,9 +131,9 @@ fn lexically_normal(path: &Path) -> PathBuf {
     normal
 }
 
-/// A file open on `path`, a device or pipe or stream written straight to. Standard output
-/// and standard error are written through a copy of the process's own descriptor, so that
-/// the output goes on where the process's writes are (a shell's `>>` appends; opening
+/// A file open on `path`, a device or pipe or stream written straight to. A descriptor of
+/// this process (`/dev/stdout`, `/dev/fd/3`) is written through a copy of it, so that the
+/// output goes on where the process's writes are (a shell's `>>` appends; opening
 /// `/dev/stdout` again would start at the file's first byte).
 fn open_special(path: &Path) -> io::Result<File> {
     #[cfg(unix)]
@@ -142,10 +142,49 @@ fn open_special(path: &Path) -> io::Result<File> {
         match stream_of(path) {
             Some(1) => return Ok(File::from(io::stdout().as_fd().try_clone_to_owned()?)),
             Some(2) => return Ok(File::from(io::stderr().as_fd().try_clone_to_owned()?)),
-            _ => {}
+            Some(descriptor) => return duplicate(descriptor),
+            None => {}
         }
     }
     std::fs::OpenOptions::new().write(true).open(path)
+}
+
+/// Whether this process's descriptor `descriptor` is open for writing (an error when it is
+/// closed or open only for reading, as a write to it would fail).
+#[cfg(unix)]
+fn open_for_writing(descriptor: u32) -> io::Result<()> {
+    let descriptor =
+        i32::try_from(descriptor).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))?;
+    // SAFETY: fcntl reads and writes none of our memory.
+    let flags = unsafe { libc::fcntl(descriptor, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    match flags & libc::O_ACCMODE {
+        libc::O_RDONLY => Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "open only for reading",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A copy of this process's open descriptor `descriptor`, sharing its offset and its mode (a
+/// shell's `3>>file` appends), as `/dev/fd/N` means to a shell: opened again, an ordinary file
+/// would be written from its first byte, and a file open only for reading (an input) written.
+#[cfg(unix)]
+fn duplicate(descriptor: u32) -> io::Result<File> {
+    use std::os::fd::FromRawFd;
+    let descriptor =
+        i32::try_from(descriptor).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))?;
+    // SAFETY: fcntl reads and writes none of our memory; a closed or foreign number fails
+    // with EBADF.
+    let copy = unsafe { libc::fcntl(descriptor, libc::F_DUPFD_CLOEXEC, 0) };
+    if copy < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `copy` is a new descriptor that nothing else owns.
+    Ok(unsafe { File::from_raw_fd(copy) })
 }
 
 /// The error of a temporary file's creation without the ` at path "…"` that `tempfile` adds
@@ -172,12 +211,13 @@ impl OutputFile {
     /// opened, only looked for.
     pub fn check_writable(path: &Path) -> Result<(), OutputError> {
         if is_special(path) {
-            return std::fs::metadata(path)
-                .map(drop)
-                .map_err(|source| OutputError::Create {
-                    path: path.to_path_buf(),
-                    source,
-                });
+            let open = std::fs::metadata(path).map(drop);
+            #[cfg(unix)]
+            let open = open.and_then(|()| stream_of(path).map_or(Ok(()), open_for_writing));
+            return open.map_err(|source| OutputError::Create {
+                path: path.to_path_buf(),
+                source,
+            });
         }
         OutputFile::create_as(path, Compression::None, false).map(drop)
     }
@@ -363,7 +403,55 @@ mod tests {
             assert!(folder.contains("a folder is there"), "{folder}");
             // A descriptor the process does not hold is looked for, not taken on trust.
             assert!(OutputFile::check_writable(Path::new("/dev/fd/987654")).is_err());
+            // One it holds is writable only when opened for writing.
+            let named = |file: &std::fs::File| {
+                PathBuf::from(format!("/dev/fd/{}", std::os::fd::AsRawFd::as_raw_fd(file)))
+            };
+            let writing = std::fs::File::create(dir.path().join("written")).unwrap();
+            OutputFile::check_writable(&named(&writing)).unwrap();
+            let reading = std::fs::File::open(dir.path().join("written")).unwrap();
+            let refused = OutputFile::check_writable(&named(&reading))
+                .unwrap_err()
+                .to_string();
+            assert!(refused.contains("open only for reading"), "{refused}");
         }
+    }
+
+    /// `/dev/fd/N` is written through a copy of descriptor N: after what was written through
+    /// it, not over it, and never into a file it holds open only for reading.
+    #[cfg(unix)]
+    #[test]
+    fn a_descriptor_named_is_written_where_it_stands() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let mut held = std::fs::File::create(&path).unwrap();
+        held.write_all(b"first\n").unwrap();
+        let named = PathBuf::from(format!(
+            "/dev/fd/{}",
+            std::os::fd::AsRawFd::as_raw_fd(&held)
+        ));
+        let mut output = OutputFile::create(&named, false).unwrap();
+        output.write_record(b"second\n").unwrap();
+        output.commit().unwrap();
+        held.write_all(b"third\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "first\nsecond\nthird\n"
+        );
+        let reading = std::fs::File::open(&path).unwrap();
+        let named = PathBuf::from(format!(
+            "/dev/fd/{}",
+            std::os::fd::AsRawFd::as_raw_fd(&reading)
+        ));
+        let written = OutputFile::create(&named, false).and_then(|mut output| {
+            output.write_record(b"over\n")?;
+            output.commit()
+        });
+        assert!(written.is_err());
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "first\nsecond\nthird\n"
+        );
     }
 
     #[cfg(unix)]

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 
 use indexer::detect::DetectorKind;
@@ -179,13 +179,21 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let progress = TerminalProgress::new();
     let started = std::time::Instant::now();
     let collected = learn::collect(inputs, &labels, &snippets, &options, &progress)?;
-    let model = learn::fit(&collected.dataset(|_| true), &options, inputs);
+    let model = learn::fit(&collected.dataset(|_| true), &options, inputs)
+        .with_context(|| format!("{} was not written", out.display()))?;
     write_atomically(out, model.to_json().as_bytes(), Compression::None)?;
     if let Some(path) = &args.cross_validate {
         let held_out = learn::cross_validate(&collected, &options, |fold, at, folds| {
             progress.start_pass(&format!("cross-validation {}/{folds}: {fold}", at + 1));
         });
         progress.finish();
+        let held_out = held_out.with_context(|| {
+            format!(
+                "wrote {}; the held-out pages were not written to {}",
+                out.display(),
+                path.display()
+            )
+        })?;
         let mut file = OutputFile::create(path, false)?;
         for page in &held_out {
             let mut line = serde_json::to_vec(page)?;
