@@ -605,7 +605,7 @@ fn a_truncated_last_record_keeps_the_part_that_was_read() {
     );
     assert_eq!(
         String::from_utf8_lossy(&found.stdout).trim(),
-        "1 page match"
+        "1 page matches"
     );
 
     // The same record cut inside its HTTP headers: nothing usable was read.

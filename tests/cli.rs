@@ -119,6 +119,35 @@ fn compare_shows_fewer_postings_for_bloom() {
     );
 }
 
+/// `export` takes its index as `search` and `stats` do, or with `--index` as `build` names
+/// it; a wrong count of indexes for `compare` and an unknown `--lang` code are argument
+/// errors (exit code 2), as the help's exit codes say.
+#[test]
+fn export_takes_its_index_either_way_and_argument_mistakes_exit_2() {
+    let (bloom, _) = indexes();
+    let bloom = bloom.to_str().unwrap();
+    let given = ok(indexer(&["export", "-q", bloom], NO_INPUTS));
+    let flagged = ok(indexer(&["export", "-q", "--index", bloom], NO_INPUTS));
+    assert_eq!(given.lines().count(), 100);
+    assert_eq!(given, flagged);
+    let data = common::repo().join("data");
+    let data = data.to_str().unwrap();
+    for (args, said) in [
+        (vec!["compare", bloom], "compare takes two indexes"),
+        (
+            vec!["extract", "--lang", "en,xx", data],
+            "unknown language \"xx\"",
+        ),
+        (vec!["export"], "required arguments were not provided"),
+    ] {
+        let output = indexer(&args, NO_INPUTS);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(said), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+}
+
 #[test]
 fn stats_reports_the_stored_build_summary() {
     let (bloom, _) = indexes();

@@ -266,7 +266,13 @@ fn no_absolute_path_of_the_machine_is_shown() {
         api_stats.json()[0]["build"]["inputs"][0],
         "../inputs/hostile.warc"
     );
-    for reply in [&page, &html, &stats, &api_stats] {
+    let search = server.get("/api/search?q=zebra");
+    assert_eq!(
+        search.json()["hits"][0]["warc_filename"],
+        "../inputs/hostile.warc"
+    );
+    let search_html = server.get("/search?q=zebra");
+    for reply in [&page, &html, &stats, &api_stats, &search, &search_html] {
         for secret in &secrets {
             assert!(
                 !reply.body.contains(secret.as_str()),

@@ -305,9 +305,16 @@ fn stats_shows_the_history_of_the_runs() {
         "{text}"
     );
     assert!(text.contains("site b.example"), "{text}");
+    // The summary's figures are the add's, and say so.
+    assert!(text.contains("\nadded          "), "{text}");
+    assert!(!text.contains("\nbuilt          "), "{text}");
+    assert!(text.contains("the figures of the last add alone"), "{text}");
 
     // A build starts the history again.
     build(&index, &crawl);
+    let text = ok(indexer(&["stats", index.to_str().unwrap()], NO_INPUTS));
+    assert!(text.contains("\nbuilt          "), "{text}");
+    assert!(!text.contains("last add"), "{text}");
     let history = stats(&index)["build"]["history"].clone();
     assert_eq!(history.as_array().unwrap().len(), 1);
 }

@@ -135,11 +135,12 @@ pub enum Command {
     /// One index from shard indexes built with the same settings, without indexing again.
     #[command(after_help = COMBINE_EXIT_CODES)]
     Combine(commands::combine::CombineArgs),
-    /// Print the kept text of every HTML page as JSON lines {"url","site","title","text"}.
+    /// Print the kept text of every HTML page as JSON lines: {"url","site","title", the
+    /// record's provenance, language, block counts, "text"} (docs/GUIDE.md, "Formats").
     #[command(after_help = RUN_EXIT_CODES)]
     Extract(commands::extract::ExtractArgs),
-    /// Print every page an index holds as JSON lines {"url","site","title","text"}: its kept
-    /// text as stored, without reading the crawl again.
+    /// Print every page an index holds as JSON lines {"url","site","title", the record's
+    /// provenance, "text"}: its kept text as stored, without reading the crawl again.
     #[command(after_help = INDEX_EXIT_CODES)]
     Export(commands::export::ExportArgs),
 }

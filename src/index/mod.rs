@@ -770,7 +770,10 @@ impl OpenIndex {
             return Err(IndexError::Io {
                 action: "open",
                 path: root.to_path_buf(),
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory"),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "no such directory; build one with `indexer build`",
+                ),
             });
         }
         let name = live_generation_name(root).ok_or_else(|| {

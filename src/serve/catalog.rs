@@ -180,9 +180,18 @@ impl Catalog {
             hits: results
                 .hits
                 .into_iter()
-                .map(|hit| CatalogHit {
-                    index: hit.index,
-                    hit,
+                .map(|mut hit| {
+                    // The source as the page view shows it: never the machine's absolute path.
+                    if let (Some(filename), Some(served)) =
+                        (&hit.provenance.warc_filename, self.indexes.get(hit.index))
+                    {
+                        let shown = shown_source(Path::new(filename), &served.root);
+                        hit.provenance.warc_filename = Some(shown);
+                    }
+                    CatalogHit {
+                        index: hit.index,
+                        hit,
+                    }
                 })
                 .collect(),
             sites,

@@ -29,11 +29,16 @@ pub struct CompareArgs {
 /// Prints the two sides' figures and their ratios.
 pub fn run(args: CompareArgs) -> Result<()> {
     let (a, b) = if args.against.is_empty() {
-        anyhow::ensure!(
-            args.a.len() == 2,
-            "compare takes two indexes, A and B (or A... --against B...), not {}",
-            args.a.len()
-        );
+        if args.a.len() != 2 {
+            clap::Error::raw(
+                clap::error::ErrorKind::WrongNumberOfValues,
+                format!(
+                    "compare takes two indexes, A and B (or A... --against B...), not {}\n",
+                    args.a.len()
+                ),
+            )
+            .exit()
+        }
         (vec![args.a[0].clone()], vec![args.a[1].clone()])
     } else {
         (args.a, args.against)

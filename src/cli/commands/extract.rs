@@ -64,6 +64,7 @@ pub struct ExtractArgs {
         long,
         value_name = "CODES",
         value_delimiter = ',',
+        value_parser = language,
         help_heading = "Output"
     )]
     lang: Vec<String>,
@@ -323,4 +324,13 @@ fn summary_line(summary: &BuildSummary, counts: &OutputCounts, written_to: &str)
         summary.seconds,
         counts.written,
     )
+}
+
+/// `--lang`'s values, one at a time: a language code detected, with a least score if given
+/// (`en`, `deu`, `en:0.65`); an unknown one is an argument error.
+fn language(spec: &str) -> Result<String, String> {
+    match indexer::output::language_filter(spec) {
+        Some(_) => Ok(spec.to_string()),
+        None => Err(indexer::output::OutputError::UnknownLanguage(spec.to_string()).to_string()),
+    }
 }

@@ -134,12 +134,16 @@ pub fn run(args: SearchArgs) -> Result<()> {
         0 => String::new(),
         n => format!(", {}–{} shown", args.offset + 1, args.offset + n),
     };
-    let pages = if results.total == 1 { "page" } else { "pages" };
+    let pages = if results.total == 1 {
+        "page matches"
+    } else {
+        "pages match"
+    };
     let hidden = match results.hidden_duplicates {
         0 => String::new(),
         n => format!(" ({n} of a URL shown from another index not shown again)"),
     };
-    println!("{} {pages} match{shown}{hidden}", results.total);
+    println!("{} {pages}{shown}{hidden}", results.total);
     Ok(())
 }
 

@@ -7,10 +7,10 @@ use anyhow::Result;
 use clap::Args;
 
 use indexer::index::{OpenIndex, stats_of};
-use indexer::report::BuildSummary;
+use indexer::report::{BuildSummary, RunKind};
 
 use crate::cli::open_checked_indexes;
-use crate::cli::print::{print_history, print_stats, print_summary};
+use crate::cli::print::{print_history, print_stats, print_summary, summary_run};
 
 /// `stats`'s flags.
 #[derive(Args)]
@@ -42,6 +42,9 @@ pub fn run(args: StatsArgs) -> Result<()> {
         print_stats(&figures);
         println!();
         print_summary(&summary, args.verbose);
+        if summary_run(&summary) == Some(RunKind::Add) {
+            println!("(the figures of the last add alone; the history below has every run)");
+        }
         println!();
         print_history(&summary.history);
     }

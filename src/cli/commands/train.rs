@@ -102,7 +102,8 @@ pub struct TrainArgs {
     /// Also hold out each site in turn (sites with fewer than 20 labelled pages in ten
     /// folds of sites), fit on the rest, and write the held-out pages' kept text to this
     /// file as JSON lines {"url","text","fold"} (gzip or zstd when named .gz or .zst) — the
-    /// figures to quote for unseen sites. As many folds are fitted at once as --threads says
+    /// figures to quote for unseen sites, by word F1: the text is each kept block on a line,
+    /// without the page's layout. As many folds are fitted at once as --threads says
     /// (each holds its own copy of the training rows); the lines are the same whatever the
     /// number.
     #[arg(long)]
