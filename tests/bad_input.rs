@@ -92,7 +92,27 @@ fn files_with_no_pages_fail_with_a_clear_message() {
             stderr(&output)
         );
         assert!(!index.join("CURRENT").exists());
+        // A first build that fails leaves no folder behind (not even its lock file).
+        assert!(!index.exists(), "{} was left", index.display());
     }
+    // A folder of files that are neither pages nor crawls: the error says what is read.
+    let notes = dir.path().join("notes");
+    std::fs::create_dir(&notes).unwrap();
+    write(&notes, "notes.txt", b"not a page\n");
+    let index = dir.path().join("idx");
+    let output = indexer(&["build", "--index", index.to_str().unwrap()], &[&notes]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("0 records read: a folder's files are read when named .html"),
+        "{}",
+        stderr(&output)
+    );
+    // A folder that was there before is left there, empty as it was.
+    let made = dir.path().join("made-before");
+    std::fs::create_dir(&made).unwrap();
+    let output = indexer(&["build", "--index", made.to_str().unwrap()], &[&cases[1]]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(made.is_dir());
 }
 
 #[test]

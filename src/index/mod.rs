@@ -405,6 +405,8 @@ pub struct Generation {
     directory: PathBuf,
     _lock: File,
     published: bool,
+    /// Whether `root` was made for it: a first build that fails leaves no folder behind.
+    made_root: bool,
 }
 
 impl Generation {
@@ -433,6 +435,7 @@ impl Generation {
                 " and it is not empty; refusing to write into it",
             ));
         }
+        let made_root = !root.exists();
         fs::create_dir_all(root).map_err(io_error("create", root))?;
         let lock_path = root.join(LOCK);
         let lock = File::options()
@@ -471,6 +474,7 @@ impl Generation {
             directory,
             _lock: lock,
             published: false,
+            made_root,
         })
     }
 
@@ -519,6 +523,12 @@ impl Drop for Generation {
     fn drop(&mut self) {
         if !self.published {
             let _ = fs::remove_dir_all(&self.directory);
+            if self.made_root {
+                // Still locked: the lock file goes first, then the folder if nothing else
+                // was put in it.
+                let _ = fs::remove_file(self.root.join(LOCK));
+                let _ = fs::remove_dir(&self.root);
+            }
         }
     }
 }

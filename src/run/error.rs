@@ -55,9 +55,14 @@ pub enum BuildError {
     },
     /// Nothing to index.
     #[error(
-        "no HTML pages found in the input ({} read{}); the previous index, if any, is unchanged",
+        "no HTML pages found in the input ({} read{}{}); the previous index, if any, is unchanged",
         counted(.summary.records, "record"),
-        format_skips(&.summary.skipped)
+        format_skips(&.summary.skipped),
+        if .summary.records == 0 && .summary.skipped.is_empty() {
+            ": a folder's files are read when named .html or .htm, or when they begin as a WARC or ARC file, plain or gzip"
+        } else {
+            ""
+        }
     )]
     NoPages {
         /// What the run read and passed over (with the records for a skip log).
