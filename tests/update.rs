@@ -258,7 +258,10 @@ fn pages_are_deleted_by_url_by_site_and_by_file() {
         .unwrap();
     let output = child.wait_with_output().unwrap();
     let stdout = ok(output);
-    assert!(stdout.contains("deleted        1 document"), "{stdout}");
+    assert!(
+        stdout.contains("deleted        1 document (of the 2 URLs asked for)"),
+        "{stdout}"
+    );
     assert!(stdout.contains("not found      1"), "{stdout}");
     let deleted = delete(&index, &["--url", "http://a.example/404"]);
     assert_eq!(deleted["deleted"], 0);

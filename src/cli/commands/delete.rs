@@ -52,10 +52,18 @@ pub fn run(args: DeleteArgs) -> Result<()> {
     if args.json {
         println!("{}", crate::cli::print::pretty_json(&deleted)?);
     } else {
+        let sites = (targets.iter())
+            .filter(|target| matches!(target, DeleteTarget::Site(_)))
+            .count();
+        let asked: Vec<String> = [(sites, "site"), (targets.len() - sites, "URL")]
+            .into_iter()
+            .filter(|&(count, _)| count > 0)
+            .map(|(count, what)| indexer::report::counted(count as u64, what))
+            .collect();
         println!(
-            "deleted        {} (of {} asked for)",
+            "deleted        {} (of the {} asked for)",
             indexer::report::counted(deleted.deleted, "document"),
-            targets.len()
+            asked.join(" and ")
         );
         println!("not found      {}", deleted.not_found.len());
         for target in deleted.not_found.iter().take(10) {
