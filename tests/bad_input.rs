@@ -107,6 +107,16 @@ fn files_with_no_pages_fail_with_a_clear_message() {
         "{}",
         stderr(&output)
     );
+    // `extract` of it writes nothing and says why, without failing (a shard of a pipeline
+    // may hold nothing).
+    let output = indexer(&["extract"], &[&notes]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(output.stdout.is_empty());
+    assert!(
+        stderr(&output).contains("warning: nothing was read: a folder's files are read"),
+        "{}",
+        stderr(&output)
+    );
     // A folder that was there before is left there, empty as it was.
     let made = dir.path().join("made-before");
     std::fs::create_dir(&made).unwrap();

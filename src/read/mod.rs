@@ -43,6 +43,9 @@ pub use page::page_from_record;
 pub use site::{site_of, site_of_url};
 pub use warc::{FetchTime, PARTIAL_RECORD_FIELD};
 
+/// Which files of a folder are read, for a run that read nothing.
+pub const FOLDER_FILES_READ: &str = "a folder's files are read when named .html or .htm, or when they begin as a WARC or ARC file, plain or gzip";
+
 use std::fmt;
 use std::path::PathBuf;
 

@@ -59,9 +59,9 @@ pub enum BuildError {
         counted(.summary.records, "record"),
         format_skips(&.summary.skipped),
         if .summary.records == 0 && .summary.skipped.is_empty() {
-            ": a folder's files are read when named .html or .htm, or when they begin as a WARC or ARC file, plain or gzip"
+            format!(": {}", crate::read::FOLDER_FILES_READ)
         } else {
-            ""
+            String::new()
         }
     )]
     NoPages {

@@ -283,6 +283,12 @@ pub fn run(args: ExtractArgs) -> Result<()> {
     report_skips(args.skips.skip_log.as_deref(), &summary)?;
     print_warnings(&summary);
     notice!("{}", summary_line(&summary, &counts, &written_to));
+    if summary.records == 0 && summary.skipped.is_empty() {
+        notice!(
+            "warning: nothing was read: {}",
+            indexer::read::FOLDER_FILES_READ
+        );
+    }
     Ok(())
 }
 
