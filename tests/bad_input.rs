@@ -103,7 +103,8 @@ fn files_with_no_pages_fail_with_a_clear_message() {
     let output = indexer(&["build", "--index", index.to_str().unwrap()], &[&notes]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(
-        stderr(&output).contains("0 records read: a folder's files are read when named .html"),
+        stderr(&output)
+            .contains("0 records read: inputs are read when they are WARC, WET or ARC files"),
         "{}",
         stderr(&output)
     );
@@ -113,7 +114,7 @@ fn files_with_no_pages_fail_with_a_clear_message() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(output.stdout.is_empty());
     assert!(
-        stderr(&output).contains("warning: nothing was read: a folder's files are read"),
+        stderr(&output).contains("warning: nothing was read: inputs are read when"),
         "{}",
         stderr(&output)
     );
@@ -251,6 +252,27 @@ fn a_build_that_finds_no_page_still_writes_its_skip_log() {
     assert_eq!(lines[0]["reason"], "not_warc");
     assert!(lines[0]["input"].as_str().unwrap().ends_with("photo.png"));
     assert!(lines[0]["detail"].as_str().unwrap().contains("a PNG image"));
+
+    // A log inside the folder of a first build: the failed build removes its folder, and the
+    // log asked for there is written all the same, beside why the build failed.
+    let index = dir.path().join("new-index");
+    let inside = index.join("skips.jsonl");
+    let output = indexer(
+        &[
+            "build",
+            "--index",
+            index.to_str().unwrap(),
+            "--skip-log",
+            inside.to_str().unwrap(),
+        ],
+        &[&picture],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let said = stderr(&output);
+    assert!(said.contains("no HTML pages found"), "{said}");
+    let logged = std::fs::read_to_string(&inside).expect("the skip log inside the folder");
+    assert_eq!(logged.lines().count(), 1);
+    assert!(!index.join("LOCK").exists());
 }
 
 /// Stderr lists the first five records passed over, where and why, then how many more and

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use indexer::detect::{Detector, DetectorKind, DetectorSettings, DetectorVisitor, Passes};
 use indexer::index::IndexStats;
-use indexer::report::{BuildSummary, Redecision, RunKind, counted, human_bytes};
+use indexer::report::{BuildSummary, Redecision, counted, human_bytes};
 use indexer::run::DecidedPage;
 
 pub fn ratio(a: u64, b: u64) -> Option<f64> {
@@ -293,12 +293,12 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
         "decides each page as it arrives"
     };
     if !summary.tool.is_empty() {
-        let did = match summary_run(summary) {
-            Some(RunKind::Add) => "added",
-            Some(RunKind::Combine) => "combined",
-            _ => "built",
-        };
-        println!("{did:<15}{} by {}", summary.started, summary.tool);
+        println!(
+            "{:<15}{} by {}",
+            summary.made_by(),
+            summary.started,
+            summary.tool
+        );
     }
     println!("detector       {} ({passes})", summary.detector);
     if !settings_pairs(&summary.settings).is_empty() {
@@ -413,15 +413,6 @@ pub fn print_summary(summary: &BuildSummary, verbose: bool) {
         },
         counted(summary.threads as u64, "thread")
     );
-}
-
-/// The kind of run whose figures `summary` holds: the history's last run that read pages (a
-/// `delete` keeps the summary before it), `None` for a summary without a history (as an
-/// index older than histories keeps).
-pub fn summary_run(summary: &BuildSummary) -> Option<RunKind> {
-    (summary.history.iter().rev())
-        .map(|run| run.kind)
-        .find(|&kind| kind != RunKind::Delete)
 }
 
 /// What a run did with site models, when it did anything.

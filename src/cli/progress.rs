@@ -42,6 +42,31 @@ impl TerminalProgress {
     }
 }
 
+impl TerminalProgress {
+    /// `done` of `total` steps of work that reads no input (a model's trees being fitted),
+    /// with the time left at the pace so far.
+    pub fn steps_done(&self, done: usize, total: usize, noun: &str) {
+        if self.bar.is_hidden() {
+            return;
+        }
+        let seconds = self
+            .pass_started
+            .lock()
+            .map(|started| started.elapsed().as_secs_f64())
+            .unwrap_or(0.0);
+        let left = match done {
+            0 => String::new(),
+            done => format!(
+                ", about {} left",
+                duration(seconds * (total - done.min(total)) as f64 / done as f64)
+            ),
+        };
+        self.bar
+            .set_message(format!("{done} of {total} {noun}{left}"));
+        self.bar.tick();
+    }
+}
+
 impl Progress for TerminalProgress {
     fn start_pass(&self, name: &str) {
         self.records.store(0, Ordering::Relaxed);
@@ -51,6 +76,11 @@ impl Progress for TerminalProgress {
         if let Ok(mut started) = self.pass_started.lock() {
             *started = Instant::now();
         }
+        // A pass after the run's end (train fits after reading) shows again.
+        if self.bar.is_finished() {
+            self.bar.reset();
+        }
+        self.bar.set_message("");
         self.bar.set_prefix(name.to_string());
     }
 

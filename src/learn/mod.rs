@@ -503,12 +503,14 @@ fn record(
     Ok(labelled)
 }
 
-/// Fits a model to `dataset`; [`TrainError::Interrupted`] when `options.build.stop` is set
-/// before the fit ends (it is polled between trees, or steps of a regression).
+/// Fits a model to `dataset`, telling `each_step` before each tree (or step of a
+/// regression) how many of how many are done; [`TrainError::Interrupted`] when
+/// `options.build.stop` is set before the fit ends (it is polled at the same points).
 pub fn fit(
     dataset: &Dataset<'_>,
     options: &TrainOptions,
     inputs: &[PathBuf],
+    each_step: &dyn Fn(usize, usize),
 ) -> Result<Model, TrainError> {
     let unused: Vec<usize> = features::names()
         .iter()
@@ -517,7 +519,7 @@ pub fn fit(
         .map(|(at, _)| at)
         .collect();
     let classifier = if unused.is_empty() {
-        fit_rows(&dataset.rows, dataset, options)
+        fit_rows(&dataset.rows, dataset, options, each_step)
     } else {
         // The features left out (an ablation, or `without_features`) are blanked in a copy.
         let blanked: Vec<Vec<f32>> = dataset
@@ -531,7 +533,7 @@ pub fn fit(
                 row
             })
             .collect();
-        fit_rows(&blanked, dataset, options)
+        fit_rows(&blanked, dataset, options, each_step)
     }
     .ok_or(TrainError::Interrupted)?;
     let settings = match options.family {
@@ -613,8 +615,19 @@ fn fit_rows<R: AsRef<[f32]>>(
     rows: &[R],
     dataset: &Dataset<'_>,
     options: &TrainOptions,
+    each_step: &dyn Fn(usize, usize),
 ) -> Option<crate::detect::hybrid::Classifier> {
-    let stopped = || options.build.stopped();
+    let steps = match options.family {
+        Family::Trees => options.boost.trees * options.boost.ensembles.max(1),
+        Family::Logistic => options.logistic.iterations,
+    };
+    let done = std::cell::Cell::new(0);
+    // Asked before each tree or step: the one place that knows how far the fit has come.
+    let stopped = || {
+        each_step(done.get(), steps);
+        done.set(done.get() + 1);
+        options.build.stopped()
+    };
     match options.family {
         Family::Trees => boost::fit(
             rows,
@@ -706,13 +719,13 @@ pub fn cross_validate(
     let work = || {
         let mut lines = Vec::new();
         loop {
-            if options.build.stopped() {
-                return Err(TrainError::Interrupted);
-            }
             let at = next.fetch_add(1, Ordering::Relaxed);
             let Some(fold) = names.get(at) else {
                 return Ok(lines);
             };
+            if options.build.stopped() {
+                return Err(TrainError::Interrupted);
+            }
             (each_fold.lock().unwrap_or_else(PoisonError::into_inner))(fold, at, names.len());
             lines.extend(held_out_fold(collected, options, &fold_of, fold)?);
         }
@@ -743,7 +756,7 @@ fn held_out_fold(
     let rules = options.build.settings.hybrid.rules;
     let in_fold = |page: &LabelledPage| fold_of.get(&page.group).map(String::as_str) == Some(fold);
     let dataset = collected.dataset(|page| !in_fold(page));
-    let model = fit(&dataset, options, &[])?;
+    let model = fit(&dataset, options, &[], &|_, _| {})?;
     let mut lines = Vec::new();
     for page in collected.pages.iter().filter(|page| in_fold(page)) {
         let rows: Vec<&[f32]> = page.rows.iter().map(Vec::as_slice).collect();
@@ -826,7 +839,7 @@ pub fn train(
     progress: &dyn Progress,
 ) -> Result<Model, TrainError> {
     let collected = collect(inputs, labels, snippets, options, progress)?;
-    fit(&collected.dataset(|_| true), options, inputs)
+    fit(&collected.dataset(|_| true), options, inputs, &|_, _| {})
 }
 
 #[cfg(test)]

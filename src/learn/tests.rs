@@ -292,7 +292,18 @@ fn a_stop_asked_for_ends_fitting_and_cross_validation_with_interrupted() {
     options.build.threads = 1;
     options.build.stop = Some(Arc::clone(&stop));
     let dataset = collected.dataset(|_| true);
-    assert!(fit(&dataset, &options, &[]).is_ok());
+    // Told before each tree how many of how many are done.
+    let told = Mutex::new(Vec::new());
+    assert!(
+        fit(&dataset, &options, &[], &|done, of| told
+            .lock()
+            .unwrap()
+            .push((done, of)))
+        .is_ok()
+    );
+    let trees = 8 * options.boost.ensembles.max(1);
+    let each_tree: Vec<(usize, usize)> = (0..trees).map(|done| (done, trees)).collect();
+    assert_eq!(told.into_inner().unwrap(), each_tree);
     // Asked for as the second fold starts: its fit gives up, and no third fold starts.
     let mut started = 0;
     let held_out = cross_validate(&collected, &options, |_, _, _| {
@@ -307,12 +318,12 @@ fn a_stop_asked_for_ends_fitting_and_cross_validation_with_interrupted() {
     );
     assert_eq!(started, 2);
     assert!(matches!(
-        fit(&dataset, &options, &[]),
+        fit(&dataset, &options, &[], &|_, _| {}),
         Err(TrainError::Interrupted)
     ));
     options.family = Family::Logistic;
     assert!(matches!(
-        fit(&dataset, &options, &[]),
+        fit(&dataset, &options, &[], &|_, _| {}),
         Err(TrainError::Interrupted)
     ));
 }
@@ -401,7 +412,7 @@ fn a_feature_trained_without_is_never_split_on_and_named_in_the_provenance() {
     };
     let dataset = collected.dataset(|_| true);
     let split_on = |options: &TrainOptions| {
-        let model = fit(&dataset, options, &[]).unwrap();
+        let model = fit(&dataset, options, &[], &|_, _| {}).unwrap();
         let Classifier::Trees { trees, .. } = &model.classifier else {
             unreachable!()
         };

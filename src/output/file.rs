@@ -175,11 +175,12 @@ fn open_for_writing(descriptor: u32) -> io::Result<()> {
 #[cfg(unix)]
 fn duplicate(descriptor: u32) -> io::Result<File> {
     use std::os::fd::FromRawFd;
+    open_for_writing(descriptor)?;
     let descriptor =
         i32::try_from(descriptor).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))?;
     // SAFETY: fcntl reads and writes none of our memory; a closed or foreign number fails
-    // with EBADF.
-    let copy = unsafe { libc::fcntl(descriptor, libc::F_DUPFD_CLOEXEC, 0) };
+    // with EBADF. The copy is numbered 3 or above, never a closed standard stream's number.
+    let copy = unsafe { libc::fcntl(descriptor, libc::F_DUPFD_CLOEXEC, 3) };
     if copy < 0 {
         return Err(io::Error::last_os_error());
     }

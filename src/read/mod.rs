@@ -43,8 +43,8 @@ pub use page::page_from_record;
 pub use site::{site_of, site_of_url};
 pub use warc::{FetchTime, PARTIAL_RECORD_FIELD};
 
-/// Which files of a folder are read, for a run that read nothing.
-pub const FOLDER_FILES_READ: &str = "a folder's files are read when named .html or .htm, or when they begin as a WARC or ARC file, plain or gzip";
+/// What inputs are read, for a run that read nothing.
+pub const INPUTS_READ: &str = "inputs are read when they are WARC, WET or ARC files (plain or gzip), .html or .htm files, or folders holding them";
 
 use std::fmt;
 use std::path::PathBuf;

@@ -267,6 +267,25 @@ pub fn format_skips(skipped: &BTreeMap<String, u64>) -> String {
 }
 
 impl BuildSummary {
+    /// The kind of run whose figures this summary holds: the history's last run that read
+    /// pages (a `delete` keeps the summary before it); `None` without a history (as an index
+    /// older than histories keeps).
+    pub fn run_kind(&self) -> Option<RunKind> {
+        (self.history.iter().rev())
+            .map(|run| run.kind)
+            .find(|&kind| kind != RunKind::Delete)
+    }
+
+    /// How [`run_kind`](Self::run_kind) says what made these figures: "built", "added" or
+    /// "combined".
+    pub fn made_by(&self) -> &'static str {
+        match self.run_kind() {
+            Some(RunKind::Add) => "added",
+            Some(RunKind::Combine) => "combined",
+            _ => "built",
+        }
+    }
+
     /// Counts `skip` by reason and keeps it for the skip log (a WARC record that is not a page
     /// is only counted).
     pub(crate) fn count_skip(&mut self, skip: &crate::read::Skip) {

@@ -59,7 +59,7 @@ pub enum BuildError {
         counted(.summary.records, "record"),
         format_skips(&.summary.skipped),
         if .summary.records == 0 && .summary.skipped.is_empty() {
-            format!(": {}", crate::read::FOLDER_FILES_READ)
+            format!(": {}", crate::read::INPUTS_READ)
         } else {
             String::new()
         }

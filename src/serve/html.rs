@@ -115,9 +115,13 @@ pub fn search_page(results: Option<&CatalogResults>, site: Option<&str>) -> Stri
     };
     let _ = write!(
         body,
-        "<p class=meta id=total>{} page{} match{shown}</p>",
+        "<p class=meta id=total>{} {}{shown}</p>",
         results.total,
-        if results.total == 1 { "" } else { "s" }
+        if results.total == 1 {
+            "page matches"
+        } else {
+            "pages match"
+        }
     );
     if !results.sites.is_empty() {
         body.push_str("<div class=sites>");
@@ -360,7 +364,10 @@ pub fn stats_page(catalog: &Catalog) -> String {
         let _ = write!(body, "<h2 id=\"index-{at}\">{}</h2>", escape(&served.name));
         let rows = [
             ("detector", summary.detector.clone()),
-            ("built", format!("{} by {}", summary.started, summary.tool)),
+            (
+                summary.made_by(),
+                format!("{} by {}", summary.started, summary.tool),
+            ),
             (
                 "pages",
                 format!(

@@ -47,7 +47,19 @@ pub fn run(args: BuildArgs) -> Result<()> {
     let built =
         indexer::lifecycle::build_index(&args.inputs.inputs, &args.index, &options, &progress);
     if let Err(BuildError::NoPages { summary }) = &built {
-        report_skips(args.skips.skip_log.as_deref(), summary)?;
+        // A first build that found nothing removed the folder it made; a log asked for
+        // inside that folder makes it again, and a log that cannot be written does not hide
+        // why the build failed.
+        let skip_log = args.skips.skip_log.as_deref();
+        if let Some(folder) = skip_log.and_then(std::path::Path::parent)
+            && folder.starts_with(&args.index)
+            && !folder.exists()
+        {
+            let _ = std::fs::create_dir_all(folder);
+        }
+        if let Err(error) = report_skips(skip_log, summary) {
+            notice!("warning: {error:#}");
+        }
     }
     let summary = built.with_context(|| format!("building {}", args.index.display()))?;
     report_skips(args.skips.skip_log.as_deref(), &summary)?;

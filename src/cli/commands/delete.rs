@@ -60,10 +60,13 @@ pub fn run(args: DeleteArgs) -> Result<()> {
             .filter(|&(count, _)| count > 0)
             .map(|(count, what)| indexer::report::counted(count as u64, what))
             .collect();
+        let asked = match asked.as_slice() {
+            [] => "nothing asked for".to_string(),
+            asked => format!("of the {} asked for", asked.join(" and ")),
+        };
         println!(
-            "deleted        {} (of the {} asked for)",
+            "deleted        {} ({asked})",
             indexer::report::counted(deleted.deleted, "document"),
-            asked.join(" and ")
         );
         println!("not found      {}", deleted.not_found.len());
         for target in deleted.not_found.iter().take(10) {

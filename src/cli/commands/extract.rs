@@ -284,10 +284,7 @@ pub fn run(args: ExtractArgs) -> Result<()> {
     print_warnings(&summary);
     notice!("{}", summary_line(&summary, &counts, &written_to));
     if summary.records == 0 && summary.skipped.is_empty() {
-        notice!(
-            "warning: nothing was read: {}",
-            indexer::read::FOLDER_FILES_READ
-        );
+        notice!("warning: nothing was read: {}", indexer::read::INPUTS_READ);
     }
     Ok(())
 }

@@ -10,7 +10,7 @@ use indexer::index::{OpenIndex, stats_of};
 use indexer::report::{BuildSummary, RunKind};
 
 use crate::cli::open_checked_indexes;
-use crate::cli::print::{print_history, print_stats, print_summary, summary_run};
+use crate::cli::print::{print_history, print_stats, print_summary};
 
 /// `stats`'s flags.
 #[derive(Args)]
@@ -42,7 +42,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
         print_stats(&figures);
         println!();
         print_summary(&summary, args.verbose);
-        if summary_run(&summary) == Some(RunKind::Add) {
+        if summary.run_kind() == Some(RunKind::Add) {
             println!("(the figures of the last add alone; the history below has every run)");
         }
         println!();

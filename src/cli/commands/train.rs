@@ -180,8 +180,21 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let progress = TerminalProgress::new();
     let started = std::time::Instant::now();
     let collected = learn::collect(inputs, &labels, &snippets, &options, &progress)?;
-    let model = learn::fit(&collected.dataset(|_| true), &options, inputs)
-        .with_context(|| format!("{} was not written", out.display()))?;
+    let steps = match args.family {
+        Family::Trees => "trees",
+        Family::Logistic => "steps",
+    };
+    progress.start_pass("fitting");
+    let model = learn::fit(
+        &collected.dataset(|_| true),
+        &options,
+        inputs,
+        &|done, of| {
+            progress.steps_done(done, of, steps);
+        },
+    );
+    progress.finish();
+    let model = model.with_context(|| format!("{} was not written", out.display()))?;
     write_atomically(out, model.to_json().as_bytes(), Compression::None)?;
     if let Some(path) = &args.cross_validate {
         let held_out = learn::cross_validate(&collected, &options, |fold, at, folds| {
