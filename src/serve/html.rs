@@ -677,7 +677,7 @@ mod tests {
         assert!(!prev && next, "more pages match than shown");
         assert!(only.contains("25 pages match on a.example"));
         let one = search_page(Some(&results(0, 1, 1)), None);
-        assert!(one.contains("1 page match</p>") && !one.contains("<nav"));
+        assert!(one.contains("1 page matches</p>") && !one.contains("<nav"));
     }
 
     #[test]
