@@ -43,6 +43,12 @@ fn warc_response(url: &str, status: &str, html: &[u8]) -> Vec<u8> {
     record
 }
 
+/// `build --index INDEX --skip-log LOG INPUT`.
+fn build_with_skip_log(index: &Path, log: &Path, input: &Path) -> Output {
+    let (index, log) = (index.to_str().unwrap(), log.to_str().unwrap());
+    indexer(&["build", "--index", index, "--skip-log", log], &[input])
+}
+
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
@@ -222,16 +228,7 @@ fn a_build_that_finds_no_page_still_writes_its_skip_log() {
     let dir = tempfile::tempdir().unwrap();
     let picture = write(dir.path(), "photo.png", PNG);
     let log = dir.path().join("skips.jsonl");
-    let output = indexer(
-        &[
-            "build",
-            "--index",
-            dir.path().join("idx").to_str().unwrap(),
-            "--skip-log",
-            log.to_str().unwrap(),
-        ],
-        &[&picture],
-    );
+    let output = build_with_skip_log(&dir.path().join("idx"), &log, &picture);
     assert_no_panic(&output);
     assert_eq!(output.status.code(), Some(1));
     let said = stderr(&output);
@@ -257,16 +254,7 @@ fn a_build_that_finds_no_page_still_writes_its_skip_log() {
     // log asked for there is written all the same, beside why the build failed.
     let index = dir.path().join("new-index");
     let inside = index.join("skips.jsonl");
-    let output = indexer(
-        &[
-            "build",
-            "--index",
-            index.to_str().unwrap(),
-            "--skip-log",
-            inside.to_str().unwrap(),
-        ],
-        &[&picture],
-    );
+    let output = build_with_skip_log(&index, &inside, &picture);
     assert_eq!(output.status.code(), Some(1));
     let said = stderr(&output);
     assert!(said.contains("no HTML pages found"), "{said}");
@@ -328,16 +316,7 @@ fn an_unwritable_skip_log_fails_before_the_build_and_only_commands_that_write_on
     let sample = common::repo().join("data/rustbook.warc.gz");
     let index = dir.path().join("index");
     let unwritable = dir.path().join("no such folder").join("skips.jsonl");
-    let output = indexer(
-        &[
-            "build",
-            "--index",
-            index.to_str().unwrap(),
-            "--skip-log",
-            unwritable.to_str().unwrap(),
-        ],
-        &[&sample],
-    );
+    let output = build_with_skip_log(&index, &unwritable, &sample);
     let said = stderr(&output);
     assert!(!output.status.success(), "{said}");
     assert!(said.contains("cannot create"), "{said}");
@@ -345,16 +324,7 @@ fn an_unwritable_skip_log_fails_before_the_build_and_only_commands_that_write_on
     assert!(!index.exists(), "no index was built");
     // A log inside the folder the run makes is written once the folder is there.
     let inside = index.join("skips.jsonl");
-    let output = indexer(
-        &[
-            "build",
-            "--index",
-            index.to_str().unwrap(),
-            "--skip-log",
-            inside.to_str().unwrap(),
-        ],
-        &[&sample],
-    );
+    let output = build_with_skip_log(&index, &inside, &sample);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(inside.is_file());
     let dolma = dir.path().join("dolma");

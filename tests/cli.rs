@@ -340,14 +340,20 @@ fn an_output_linked_to_stdout_goes_to_the_redirected_file() {
     );
     let kind = std::fs::symlink_metadata(&link).unwrap().file_type();
     assert!(kind.is_symlink(), "the link was replaced");
-    let lines = std::fs::read_to_string(&redirected).unwrap();
-    let start: String = lines.chars().take(200).collect();
-    assert!(lines.starts_with(before), "{start}");
-    assert!(lines.lines().count() > 10, "{start}");
+    let lines = written_after(&redirected, before);
     assert!(
         lines.lines().all(|line| line.starts_with("{\"url\":")),
         "{lines}"
     );
+}
+
+/// What `path` holds, checked to be `before` followed by an extraction's lines.
+fn written_after(path: &Path, before: &str) -> String {
+    let lines = std::fs::read_to_string(path).unwrap();
+    let start: String = lines.chars().take(200).collect();
+    assert!(lines.starts_with(before), "{start}");
+    assert!(lines.lines().count() > 10, "{start}");
+    lines
 }
 
 /// `-o /dev/fd/3`, with descriptor 3 opened by the shell to append to a file (`3>>`), writes
@@ -373,10 +379,7 @@ fn an_output_naming_an_open_descriptor_appends_where_the_shell_opened_it() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let lines = std::fs::read_to_string(&appended).unwrap();
-    let start: String = lines.chars().take(200).collect();
-    assert!(lines.starts_with(before), "{start}");
-    assert!(lines.lines().count() > 10, "{start}");
+    written_after(&appended, before);
     assert!(output.stdout.is_empty());
 }
 

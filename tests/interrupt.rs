@@ -247,6 +247,22 @@ fn spawn_train(model: &Path, extra: &[&str]) -> Child {
         .expect("start indexer")
 }
 
+/// Waits until `reached` holds, failing if `child` ends first or after `seconds`.
+fn wait_running(child: &mut Child, seconds: u64, reached: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !reached() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "train ended before it was stopped"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(seconds),
+            "not reached in {seconds} s"
+        );
+        sleep(Duration::from_millis(5));
+    }
+}
+
 /// Waits for `child` to end (at most 30 s after the signal): its exit code and stderr.
 fn ended(child: &mut Child) -> (Option<i32>, String) {
     let signalled = Instant::now();
@@ -285,15 +301,8 @@ fn sigint_stops_train_while_it_fits_and_writes_no_model() {
     // Reading and labelling the sample takes well under a second of CPU; 100,000 trees
     // take minutes. Two seconds of CPU in, the trees are being fitted.
     let mut child = spawn_train(&model, &["--trees", "100000", "--threads", "1"]);
-    let started = Instant::now();
-    while cpu_seconds(child.id()) < 2.0 {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "train ended before it was stopped"
-        );
-        assert!(started.elapsed() < Duration::from_secs(60), "no CPU used");
-        sleep(Duration::from_millis(20));
-    }
+    let id = child.id();
+    wait_running(&mut child, 60, || cpu_seconds(id) >= 2.0);
     signal(&child, "-INT");
     let (code, stderr) = ended(&mut child);
     assert_eq!(code, Some(130), "{stderr}");
@@ -321,15 +330,7 @@ fn sigint_stops_train_while_it_cross_validates_and_writes_no_held_out_file() {
             held_out.to_str().unwrap(),
         ],
     );
-    let started = Instant::now();
-    while !model.exists() {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "train ended before it was stopped"
-        );
-        assert!(started.elapsed() < Duration::from_secs(120), "no model");
-        sleep(Duration::from_millis(5));
-    }
+    wait_running(&mut child, 120, || model.exists());
     signal(&child, "-INT");
     let (code, stderr) = ended(&mut child);
     assert_eq!(code, Some(130), "{stderr}");

@@ -43,17 +43,21 @@ impl TerminalProgress {
 }
 
 impl TerminalProgress {
+    /// Seconds since the current pass started.
+    fn pass_seconds(&self) -> f64 {
+        self.pass_started
+            .lock()
+            .map(|started| started.elapsed().as_secs_f64())
+            .unwrap_or(0.0)
+    }
+
     /// `done` of `total` steps of work that reads no input (a model's trees being fitted),
     /// with the time left at the pace so far.
     pub fn steps_done(&self, done: usize, total: usize, noun: &str) {
         if self.bar.is_hidden() {
             return;
         }
-        let seconds = self
-            .pass_started
-            .lock()
-            .map(|started| started.elapsed().as_secs_f64())
-            .unwrap_or(0.0);
+        let seconds = self.pass_seconds();
         let left = match done {
             0 => String::new(),
             done => format!(
@@ -91,12 +95,7 @@ impl Progress for TerminalProgress {
             .fetch_add(html_bytes as u64, Ordering::Relaxed)
             + html_bytes as u64;
         if records.is_multiple_of(32) && !self.bar.is_hidden() {
-            let seconds = self
-                .pass_started
-                .lock()
-                .map(|started| started.elapsed().as_secs_f64())
-                .unwrap_or(0.0)
-                .max(1e-6);
+            let seconds = self.pass_seconds().max(1e-6);
             let (position, total) = (
                 self.position.load(Ordering::Relaxed),
                 self.total.load(Ordering::Relaxed),

@@ -721,12 +721,10 @@ pub fn cross_validate(
         loop {
             let at = next.fetch_add(1, Ordering::Relaxed);
             let Some(fold) = names.get(at) else {
-                return Ok(lines);
+                return Ok::<_, TrainError>(lines);
             };
-            if options.build.stopped() {
-                return Err(TrainError::Interrupted);
-            }
             (each_fold.lock().unwrap_or_else(PoisonError::into_inner))(fold, at, names.len());
+            // A stop asked for ends the fold's fit before its next tree.
             lines.extend(held_out_fold(collected, options, &fold_of, fold)?);
         }
     };

@@ -149,10 +149,10 @@ fn open_special(path: &Path) -> io::Result<File> {
     std::fs::OpenOptions::new().write(true).open(path)
 }
 
-/// Whether this process's descriptor `descriptor` is open for writing (an error when it is
-/// closed or open only for reading, as a write to it would fail).
+/// This process's descriptor `descriptor` as the system numbers it, when it is open for
+/// writing (an error when it is closed or open only for reading, as a write to it would fail).
 #[cfg(unix)]
-fn open_for_writing(descriptor: u32) -> io::Result<()> {
+fn open_for_writing(descriptor: u32) -> io::Result<i32> {
     let descriptor =
         i32::try_from(descriptor).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))?;
     // SAFETY: fcntl reads and writes none of our memory.
@@ -165,7 +165,7 @@ fn open_for_writing(descriptor: u32) -> io::Result<()> {
             io::ErrorKind::PermissionDenied,
             "open only for reading",
         )),
-        _ => Ok(()),
+        _ => Ok(descriptor),
     }
 }
 
@@ -175,9 +175,7 @@ fn open_for_writing(descriptor: u32) -> io::Result<()> {
 #[cfg(unix)]
 fn duplicate(descriptor: u32) -> io::Result<File> {
     use std::os::fd::FromRawFd;
-    open_for_writing(descriptor)?;
-    let descriptor =
-        i32::try_from(descriptor).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))?;
+    let descriptor = open_for_writing(descriptor)?;
     // SAFETY: fcntl reads and writes none of our memory; a closed or foreign number fails
     // with EBADF. The copy is numbered 3 or above, never a closed standard stream's number.
     let copy = unsafe { libc::fcntl(descriptor, libc::F_DUPFD_CLOEXEC, 3) };
@@ -214,7 +212,9 @@ impl OutputFile {
         if is_special(path) {
             let open = std::fs::metadata(path).map(drop);
             #[cfg(unix)]
-            let open = open.and_then(|()| stream_of(path).map_or(Ok(()), open_for_writing));
+            let open = open.and_then(|()| {
+                stream_of(path).map_or(Ok(()), |descriptor| open_for_writing(descriptor).map(drop))
+            });
             return open.map_err(|source| OutputError::Create {
                 path: path.to_path_buf(),
                 source,
