@@ -35,6 +35,18 @@ impl FileRecords {
     }
 }
 
+impl FileRecords {
+    /// The same records, their blocks read as `blocks` says (an ARC file's always read).
+    pub(crate) fn with_blocks(self, blocks: super::Blocks) -> FileRecords {
+        match (self, blocks) {
+            (FileRecords::Warc(records), super::Blocks::MayBeLeftOut) => {
+                FileRecords::Warc(records.leaving_out_blocks())
+            }
+            (records, _) => records,
+        }
+    }
+}
+
 impl Iterator for FileRecords {
     type Item = Result<Record, Skip>;
 

@@ -36,7 +36,7 @@ mod source;
 mod warc;
 
 pub use inputs::{
-    Cut, InputOptions, InputSet, MemberRecord, PLACE_BYTES, Parts, PlacedItem, ReadLimits,
+    Blocks, Cut, InputOptions, InputSet, MemberRecord, PLACE_BYTES, Parts, PlacedItem, ReadLimits,
     RecordItem, RecordLocation, RecordPlaces, UrlSample, Walk,
 };
 pub use page::page_from_record;
@@ -315,6 +315,16 @@ pub enum ReadError {
 /// as zeros where a file's are read again from the file.
 #[doc(hidden)]
 pub fn records_in_bytes(bytes: &[u8], max_record_bytes: usize) -> Vec<Result<Record, Skip>> {
+    records_in_bytes_with(bytes, max_record_bytes, Blocks::Read)
+}
+
+/// [`records_in_bytes`], their blocks read as `blocks` says.
+#[doc(hidden)]
+pub fn records_in_bytes_with(
+    bytes: &[u8],
+    max_record_bytes: usize,
+    blocks: Blocks,
+) -> Vec<Result<Record, Skip>> {
     if bytes.is_empty() {
         return Vec::new();
     }
@@ -325,7 +335,9 @@ pub fn records_in_bytes(bytes: &[u8], max_record_bytes: usize) -> Vec<Result<Rec
         unsafe { memmap2::Mmap::map(&file) }
     });
     match map {
-        Ok(map) => framing::FileRecords::starting_at(map, 0, 0, max_record_bytes).collect(),
+        Ok(map) => framing::FileRecords::starting_at(map, 0, 0, max_record_bytes)
+            .with_blocks(blocks)
+            .collect(),
         Err(error) => vec![Err(Skip::new(
             SkipReason::UnreadableFile,
             None,

@@ -3,7 +3,8 @@
 //!
 //! In: a [`memmap2::Mmap`]. Out: a [`Stream`], a buffered window over the decompressed
 //! bytes with the few operations the WARC parser needs (peek, consume, copy out, skip,
-//! push back), plus a mapping from stream positions to file offsets.
+//! push back, pass over the rest of a gzip member undecoded), plus a mapping from stream
+//! positions to file offsets.
 //!
 //! Gzip members are decoded one at a time, so the offset of the member that holds a record
 //! is known, and a member that fails to decode can be stepped over: decoding resumes at the
@@ -21,6 +22,19 @@ const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 
 /// How much the [`Stream`] asks its source for at a time.
 const CHUNK: usize = 256 * 1024;
+
+/// How much a [`Stream`] that [`fills_in_small_steps`](Stream::fills_in_small_steps) asks
+/// for at a time: a record's WARC headers, a few hundred bytes, and some of its block.
+const SMALL_STEP: usize = 4 * 1024;
+
+/// Bytes after a record's block and before the end of its gzip member (the blank line that
+/// ends a record, `\r\n\r\n`) that [`Stream::pass_over_to_member_end`] takes as read.
+const MAX_RECORD_TRAILER: u64 = 4;
+
+/// Blocks in a row that [`Stream::pass_over_to_member_end`] could not pass over before it
+/// stops trying: in a file whose members do not end with its records, trying costs more
+/// than it saves.
+const MAX_FAILED_PASSES: u32 = 8;
 
 /// Bytes of a mapped file read between two releases of its pages.
 const RELEASE_EVERY: usize = 32 << 20;
@@ -227,9 +241,9 @@ impl GzipMembers {
 /// Offset of the next plausible gzip member header at or after `from`.
 fn find_member(map: &[u8], from: usize) -> Option<usize> {
     let rest = map.get(from..)?;
-    rest.windows(4)
-        .position(|w| w[..3] == GZIP_MAGIC && w[3] & 0xe0 == 0)
-        .map(|i| from + i)
+    memchr::memmem::find_iter(rest, &GZIP_MAGIC)
+        .find(|&at| rest.get(at + 3).is_some_and(|flags| flags & 0xe0 == 0))
+        .map(|at| from + at)
 }
 
 /// Whether a file starts like gzip.
@@ -318,6 +332,10 @@ pub(crate) struct Stream {
     released: usize,
     /// [`Stream::leading_junk`].
     leading_junk: u64,
+    /// Each fill asks for [`SMALL_STEP`] bytes rather than [`CHUNK`].
+    small_steps: bool,
+    /// Blocks in a row not passed over by [`Stream::pass_over_to_member_end`].
+    failed_passes: u32,
 }
 
 impl Stream {
@@ -387,7 +405,16 @@ impl Stream {
             eof: false,
             released: offset / PAGE * PAGE,
             leading_junk,
+            small_steps: false,
+            failed_passes: 0,
         }
+    }
+
+    /// Makes each fill decode [`SMALL_STEP`] bytes rather than [`CHUNK`], so that a reader
+    /// that wants a record's headers and [passes over](Self::pass_over_to_member_end) its
+    /// block does not decode the block first.
+    pub(crate) fn fills_in_small_steps(&mut self) {
+        self.small_steps = true;
     }
 
     /// Bytes of junk before the first gzip member of a gzip file that does not start as
@@ -467,10 +494,16 @@ impl Stream {
             self.end -= self.start;
             self.start = 0;
         }
-        if self.buf.len() < self.end + CHUNK {
-            self.buf.resize(self.end + CHUNK, 0);
+        let step = if self.small_steps { SMALL_STEP } else { CHUNK };
+        if self.buf.len() < self.end + step {
+            self.buf.resize(self.end + step, 0);
         }
-        let target = &mut self.buf[self.end..];
+        let stop = if self.small_steps {
+            self.end + step
+        } else {
+            self.buf.len()
+        };
+        let target = &mut self.buf[self.end..stop];
         let result = match &mut self.source {
             Source::Plain(cursor) => cursor.read(target).map_err(|e| {
                 // Reading from a slice cannot fail; keep the type honest anyway.
@@ -618,6 +651,108 @@ impl Stream {
         self.advance(n, |_| {})
     }
 
+    /// Moves past the next `n` bytes without decoding them, when they end the gzip member
+    /// being decoded: when a gzip header past what the decoder has read follows a trailer
+    /// whose size puts the member's end at most [`MAX_RECORD_TRAILER`] bytes past them, and
+    /// that next member decodes to a WARC record (or the file's members end there). Returns
+    /// `false`, having moved nothing, when no such end is found: a plain file, `n` already
+    /// decoded, a record spread over several members.
+    ///
+    /// The bytes between the `n` and the member's end are given as blank (a record's
+    /// trailing blank line), not as they are, and nothing passed over is checked: not the
+    /// member's checksum, nor whether the block holds a record that a wrong `Content-Length`
+    /// runs over (a full read looks for one when the bytes after the block are not blank).
+    /// For a reader that wants the records' headers only, such as a count of each site's
+    /// records.
+    ///
+    /// After [`MAX_FAILED_PASSES`] blocks in a row that it could not pass over (a plain file,
+    /// a gzip file of one member), it stops trying, and the stream fills in large steps again.
+    pub(crate) fn pass_over_to_member_end(&mut self, n: u64) -> bool {
+        if self.failed_passes >= MAX_FAILED_PASSES {
+            return false;
+        }
+        let buffered = (self.end - self.start) as u64;
+        let passed = self.jump_to_member_end(n);
+        if passed {
+            self.failed_passes = 0;
+        } else if n > buffered {
+            self.failed_passes += 1;
+            if self.failed_passes == MAX_FAILED_PASSES {
+                self.small_steps = false;
+            }
+        }
+        passed
+    }
+
+    /// One try of [`pass_over_to_member_end`](Self::pass_over_to_member_end): finds where the
+    /// member ends, and moves there.
+    fn jump_to_member_end(&mut self, n: u64) -> bool {
+        let buffered = (self.end - self.start) as u64;
+        let Source::Gzip(members) = &mut self.source else {
+            return false;
+        };
+        let (Some(decoder), Some(&(member_start, _))) =
+            (&members.decoder, members.member_starts.back())
+        else {
+            return false;
+        };
+        let Some(target) = self.pos.checked_add(n).filter(|_| n > buffered) else {
+            return false;
+        };
+        let read_to = decoder.get_ref().pos;
+        let to_decode = target - members.produced;
+        // Deflate stores what it cannot compress in blocks of at most 65,535 bytes, each
+        // with a 5-byte header: what is left of the member is at most about that much.
+        let bound = to_decode.saturating_add(to_decode / 8192 + 1024);
+        let bound = usize::try_from(bound).unwrap_or(usize::MAX);
+        let map: &[u8] = &members.map;
+        let data_end = members.members_end.min(map.len());
+        let search_end = read_to.saturating_add(bound).min(data_end);
+        // Where the member ends if it ends at `at`, by the size in the 4 bytes before.
+        let ends_at = |at: usize| {
+            let size = map.get(at.checked_sub(4)?..at)?;
+            let size = u32::from_le_bytes(size.try_into().ok()?);
+            Some(member_start + u64::from(size))
+        };
+        let ends_block = |at: usize| {
+            at >= read_to
+                && ends_at(at)
+                    .is_some_and(|end| end >= target && end - target <= MAX_RECORD_TRAILER)
+        };
+        // A gzip member that decodes to a record: what a reading of the block would meet
+        // after it (one that ran on past its length is searched for where a record starts).
+        let starts_record = |at: usize| {
+            let mut version = [0u8; 5];
+            let decoded = GzDecoder::new(&map[at..]).read_exact(&mut version);
+            decoded.is_ok() && &version == b"WARC/"
+        };
+        // The compressed bytes may hold gzip headers of their own (a gzip body stored as it
+        // came): each candidate is tried.
+        let searched = &map[..(search_end + 4).min(map.len())];
+        let candidates = std::iter::successors(find_member(searched, read_to), |&at| {
+            find_member(searched, at + 1)
+        });
+        let next = candidates
+            .take_while(|&at| at <= search_end)
+            .find(|&at| ends_block(at) && starts_record(at))
+            .or_else(|| (search_end == data_end && ends_block(data_end)).then_some(data_end));
+        let Some((next, Some(member_end))) = next.map(|at| (at, ends_at(at))) else {
+            return false;
+        };
+        members.decoder = None;
+        members.member_offset = next;
+        members.produced = member_end;
+        let trailer = (member_end - target) as usize;
+        self.start = 0;
+        self.end = trailer;
+        if self.buf.len() < trailer {
+            self.buf.resize(trailer, 0);
+        }
+        self.buf[..trailer].copy_from_slice(&b"\r\n\r\n"[4 - trailer..]);
+        self.pos = target;
+        true
+    }
+
     /// Consumes the next `n` bytes, handing each stretch of them to `on_bytes` before it is
     /// consumed. Returns `false` if the stream ends first.
     fn advance(&mut self, n: u64, mut on_bytes: impl FnMut(&[u8])) -> Result<bool, Fault> {
@@ -747,6 +882,115 @@ mod tests {
             Stream::members_between(map, second, file.len() as u64, stream.into_buffer());
         assert_eq!(read_all(&mut stream), b"second\nthird\n");
         assert_eq!(stream.data_end(), file.len() as u64);
+    }
+
+    #[test]
+    fn a_block_that_ends_its_member_is_passed_over_where_the_trailer_says() {
+        let block: Vec<u8> = (0..30_000u32)
+            .flat_map(|i| format!("{i} ").into_bytes())
+            .collect();
+        let first = gzip(&[b"head\n".as_slice(), &block, b"\r\n\r\n"].concat());
+        let file = [first.clone(), gzip(b"WARC/next\n")].concat();
+        let map = Arc::new(map_of(&file));
+        let stream = || {
+            let mut stream = Stream::members_between(Arc::clone(&map), 0, u64::MAX, Vec::new());
+            stream.fills_in_small_steps();
+            stream.ensure(5).unwrap();
+            stream.consume(5);
+            stream
+        };
+        let n = block.len() as u64;
+
+        let mut passing = stream();
+        assert!(passing.available().len() < block.len());
+        assert!(passing.pass_over_to_member_end(n));
+        assert_eq!(passing.position(), 5 + n);
+        assert_eq!(passing.available(), b"\r\n\r\n");
+        passing.consume(4);
+        passing.ensure(1).unwrap();
+        assert_eq!(passing.file_offset(), first.len() as u64);
+        assert_eq!(read_all(&mut passing), b"WARC/next\n");
+
+        // Its trailing blank line passed over too: nothing is left of the member.
+        let mut whole = stream();
+        assert!(whole.pass_over_to_member_end(n + 4));
+        assert_eq!(whole.available(), b"");
+        assert_eq!(read_all(&mut whole), b"WARC/next\n");
+
+        // Bytes that stop short of the member's end, or run past it, are not passed over.
+        for n in [n - 1, n - 10, n + 5] {
+            let mut reading = stream();
+            assert!(!reading.pass_over_to_member_end(n));
+            assert_eq!(reading.position(), 5);
+            let mut rest = Vec::new();
+            reading
+                .read_into(n.min(block.len() as u64), &mut rest)
+                .unwrap();
+            assert_eq!(rest[..], block[..rest.len()]);
+        }
+
+        // Nor a length past any file's.
+        assert!(!stream().pass_over_to_member_end(u64::MAX));
+
+        // The last member of a file, or of a stream's members, ends where they end.
+        for (bytes, end) in [
+            (first.clone(), u64::MAX),
+            (file.clone(), first.len() as u64),
+        ] {
+            let map = Arc::new(map_of(&bytes));
+            let mut last = Stream::members_between(map, 0, end, Vec::new());
+            last.fills_in_small_steps();
+            last.ensure(5).unwrap();
+            last.consume(5);
+            assert!(last.pass_over_to_member_end(n));
+            last.consume(4);
+            assert_eq!(read_all(&mut last), b"");
+            assert_eq!(last.data_end(), first.len() as u64);
+        }
+
+        // A gzip body stored as it came, whose own gzip headers come first, is passed over.
+        let mut state = 1u64;
+        let noise: Vec<u8> = (0..100_000)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (state >> 56) as u8
+            })
+            .collect();
+        let gzip_at = |level: u32, bytes: &[u8]| {
+            let level = flate2::Compression::new(level);
+            let mut encoder = flate2::write::GzEncoder::new(Vec::new(), level);
+            encoder.write_all(bytes).unwrap();
+            encoder.finish().unwrap()
+        };
+        let stored: Vec<u8> = [gzip_at(0, &noise), gzip(b"inner")].concat();
+        // Deflate stores what it cannot compress as it is.
+        let outer = gzip_at(6, &[b"head\n".as_slice(), &stored, b"\r\n\r\n"].concat());
+        assert!(
+            find_member(&outer, 1).is_some(),
+            "the body's gzip headers are stored"
+        );
+        let map = Arc::new(map_of(&[outer.clone(), gzip(b"WARC/next\n")].concat()));
+        let mut nested = Stream::members_between(map, 0, u64::MAX, Vec::new());
+        nested.fills_in_small_steps();
+        nested.ensure(5).unwrap();
+        nested.consume(5);
+        assert!(nested.pass_over_to_member_end(stored.len() as u64));
+        nested.consume(4);
+        nested.ensure(1).unwrap();
+        assert_eq!(nested.file_offset(), outer.len() as u64);
+
+        // Nor are a plain file's bytes.
+        let mut plain = Stream::new(map_of(&block));
+        plain.fills_in_small_steps();
+        assert!(!plain.pass_over_to_member_end(block.len() as u64));
+        // Which, after a few such tries, fills in large steps again.
+        for _ in 1..MAX_FAILED_PASSES {
+            assert!(plain.small_steps);
+            assert!(!plain.pass_over_to_member_end(block.len() as u64));
+        }
+        assert!(!plain.small_steps);
     }
 
     #[test]

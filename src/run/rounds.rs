@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use crate::read::{InputSet, Parts, PlacedItem, Record, RecordPlaces, Skip, site_of};
+use crate::read::{Blocks, InputSet, Parts, PlacedItem, Record, RecordPlaces, Skip, site_of};
 use crate::report::BuildSummary;
 use crate::run::partition::{PartitionWriter, Partitions};
 use crate::run::{BuildError, BuildOptions, Progress, RunPlan};
@@ -61,6 +61,18 @@ impl<'a> RecordSource<'a> {
         }
     }
 
+    /// The items of [`records`](Self::records) for a read that wants their headers only (a
+    /// count of each site's records): the inputs leave blocks out where their gzip framing
+    /// allows ([`Blocks::MayBeLeftOut`]).
+    pub(super) fn records_to_count(
+        self,
+    ) -> Box<dyn Iterator<Item = Result<Record, Skip>> + Send + 'a> {
+        match self {
+            RecordSource::Input(inputs) => Box::new(inputs.records_with(Blocks::MayBeLeftOut)),
+            RecordSource::Partition(..) => self.records(),
+        }
+    }
+
     /// Places for a read of this source to note ([`RecordPlaces::note`]), at most `most`:
     /// `None` for a round's partition, whose records a round reads once.
     pub(super) fn record_places(self, most: usize) -> Option<RecordPlaces> {
@@ -70,11 +82,12 @@ impl<'a> RecordSource<'a> {
         }
     }
 
-    /// The records cut in at most `parts` parts, to be read at once ([`InputSet::parts`]);
-    /// `None` for a round's partition, and for an input too small to be worth it.
-    pub(super) fn parts(self, parts: usize) -> Option<Parts<'a>> {
+    /// The records of [`records_to_count`](Self::records_to_count) cut in at most `parts`
+    /// parts, to be read at once ([`InputSet::parts`]); `None` for a round's partition, and
+    /// for an input too small to be worth it.
+    pub(super) fn parts_to_count(self, parts: usize) -> Option<Parts<'a>> {
         match self {
-            RecordSource::Input(inputs) => inputs.parts(parts),
+            RecordSource::Input(inputs) => inputs.parts(parts, Blocks::MayBeLeftOut),
             RecordSource::Partition(..) => None,
         }
     }

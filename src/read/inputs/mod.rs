@@ -73,6 +73,24 @@ impl FromIterator<String> for UrlSample {
     }
 }
 
+/// Whether a read gives each record's block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Blocks {
+    /// Every record comes with its block.
+    #[default]
+    Read,
+    /// A record of a gzip WARC file whose block ends its gzip member comes out with an empty
+    /// block, the member passed over without being decoded where its trailer says where it
+    /// ends. For a read that needs the records' headers only, such as a count of each site's
+    /// records: a well-formed file gives the items of [`Blocks::Read`], in the same order, at
+    /// the same places. What is passed over is not checked: a member that fails its checksum
+    /// gives a record, not a skip, and a record that a wrong `Content-Length` hides in a
+    /// block is not met. In a damaged file, headers decoded in small steps may be met before
+    /// damage that a larger step meets first: there the read may meet records a full read
+    /// loses (the shared fuzzed files: some more, never fewer of a site's).
+    MayBeLeftOut,
+}
+
 /// Caps on what reading holds in memory at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadLimits {
@@ -252,9 +270,18 @@ impl InputSet {
     /// decompressed file in memory. Under a [`InputOptions::sample`], records of other URLs
     /// do not come out at all.
     pub fn records(&self) -> impl Iterator<Item = Result<Record, Skip>> + Send + '_ {
+        self.records_with(Blocks::Read)
+    }
+
+    /// [`records`](Self::records), their blocks read as `blocks` says.
+    pub fn records_with(
+        &self,
+        blocks: Blocks,
+    ) -> impl Iterator<Item = Result<Record, Skip>> + Send + '_ {
         Records {
             inputs: self.inputs.iter(),
             limits: self.limits,
+            blocks,
             current: None,
             index: 0,
             sample: self.sample.as_deref(),
@@ -268,13 +295,23 @@ impl InputSet {
     /// otherwise at a record start in the input that holds that place, found by looking (a
     /// gzip member that decodes to a WARC version line, or a version line after a blank
     /// line), not by reading up to it.
-    pub fn parts(&self, parts: usize) -> Option<Parts<'_>> {
+    /// Their blocks are read as `blocks` says.
+    pub fn parts(&self, parts: usize, blocks: Blocks) -> Option<Parts<'_>> {
         let most = self.total_bytes() / MIN_PART_BYTES;
-        self.parts_from(parts.min(usize::try_from(most).unwrap_or(usize::MAX)), 2)
+        self.parts_from(
+            parts.min(usize::try_from(most).unwrap_or(usize::MAX)),
+            2,
+            blocks,
+        )
     }
 
     /// [`parts`](Self::parts) of an input of at least `min_bytes` (tests cut small ones).
-    pub(crate) fn parts_from(&self, parts: usize, min_bytes: u64) -> Option<Parts<'_>> {
+    pub(crate) fn parts_from(
+        &self,
+        parts: usize,
+        min_bytes: u64,
+        blocks: Blocks,
+    ) -> Option<Parts<'_>> {
         let total = self.total_bytes();
         if parts < 2 || total < min_bytes.max(2) {
             return None;
@@ -282,7 +319,8 @@ impl InputSet {
         let mut later: Vec<(Cut, Box<dyn Iterator<Item = RecordItem> + Send + '_>)> = Vec::new();
         for part in 1..parts as u64 {
             let wanted = total / parts as u64 * part;
-            let Some((cut, records)) = self.cut_near(wanted, total / (2 * parts as u64)) else {
+            let Some((cut, records)) = self.cut_near(wanted, total / (2 * parts as u64), blocks)
+            else {
                 continue;
             };
             if later.last().is_none_or(|(last, _)| last.lies_before(&cut)) {
@@ -290,7 +328,7 @@ impl InputSet {
             }
         }
         (!later.is_empty()).then(|| Parts {
-            first: Box::new(self.records()),
+            first: Box::new(self.records_with(blocks)),
             later,
         })
     }
@@ -303,6 +341,7 @@ impl InputSet {
         &self,
         wanted: u64,
         slack: u64,
+        blocks: Blocks,
     ) -> Option<(Cut, Box<dyn Iterator<Item = RecordItem> + Send + '_>)> {
         let nearest_start =
             (1..self.inputs.len()).min_by_key(|&at| self.starts[at].abs_diff(wanted));
@@ -311,7 +350,7 @@ impl InputSet {
         {
             return Some((
                 Cut::Input(at as u32),
-                Box::new(self.records_after(at, None)),
+                Box::new(self.records_after(at, None, blocks)),
             ));
         }
         let holding = self.starts.iter().rposition(|&start| start <= wanted)?;
@@ -327,23 +366,30 @@ impl InputSet {
         let from = usize::try_from(wanted - self.starts[holding]).ok()?;
         let offset = record_start_near(&map, from)?;
         let file_records =
-            FileRecords::starting_at(map, offset, holding as u32, self.limits.max_record_bytes);
+            FileRecords::starting_at(map, offset, holding as u32, self.limits.max_record_bytes)
+                .with_blocks(blocks);
         let cut = Cut::Within(RecordLocation {
             input: holding as u32,
             offset,
         });
         Some((
             cut,
-            Box::new(self.records_after(holding + 1, Some(file_records))),
+            Box::new(self.records_after(holding + 1, Some(file_records), blocks)),
         ))
     }
 
     /// The records of `current` (input `next` − 1, read from where it stands), then of every
     /// input from `next` on.
-    fn records_after(&self, next: usize, current: Option<FileRecords>) -> Records<'_> {
+    fn records_after(
+        &self,
+        next: usize,
+        current: Option<FileRecords>,
+        blocks: Blocks,
+    ) -> Records<'_> {
         Records {
             inputs: self.inputs[next..].iter(),
             limits: self.limits,
+            blocks,
             current,
             index: next as u32,
             sample: self.sample.as_deref(),
@@ -475,6 +521,7 @@ impl RecordLocation {
 struct Records<'a> {
     inputs: std::slice::Iter<'a, Input>,
     limits: ReadLimits,
+    blocks: Blocks,
     current: Option<FileRecords>,
     /// Index of the next input.
     index: u32,
@@ -507,7 +554,7 @@ impl Iterator for Records<'_> {
             self.index += 1;
             match input {
                 Input::Warc { path, .. } => match open_warc(path, number, self.limits) {
-                    Ok(Some(records)) => self.current = Some(records),
+                    Ok(Some(records)) => self.current = Some(records.with_blocks(self.blocks)),
                     Ok(None) => {}
                     Err(skip) => return Some(Err(skip)),
                 },

@@ -83,6 +83,9 @@ pub(crate) struct WarcRecords {
     /// is found, or as the reason the whole file is unreadable if none is.
     damage_before_first_record: Option<(u64, String)>,
     finished: bool,
+    /// Blocks that end their gzip member are passed over, not read
+    /// ([`Blocks::MayBeLeftOut`](crate::read::Blocks::MayBeLeftOut)).
+    leave_out_blocks: bool,
 }
 
 impl WarcRecords {
@@ -102,7 +105,16 @@ impl WarcRecords {
             at_line_start: true,
             damage_before_first_record,
             finished: false,
+            leave_out_blocks: false,
         }
+    }
+
+    /// The same records, each whose block ends its gzip member with an empty block: see
+    /// [`Blocks::MayBeLeftOut`](crate::read::Blocks::MayBeLeftOut).
+    pub(crate) fn leaving_out_blocks(mut self) -> Self {
+        self.stream.fills_in_small_steps();
+        self.leave_out_blocks = true;
+        self
     }
 
     /// The buffer its stream decoded into ([`Stream::into_buffer`]).
@@ -296,7 +308,13 @@ impl WarcRecords {
             Disposition::Keep(_) => SkipReason::TooLarge,
             Disposition::PassOver => SkipReason::NonPageRecord,
         };
-        match self.stream.skip(length) {
+        let passed = self.leave_out_blocks && self.stream.pass_over_to_member_end(length);
+        let skipped = if passed {
+            Ok(true)
+        } else {
+            self.stream.skip(length)
+        };
+        match skipped {
             Ok(true) => {
                 let junk = self.junk_before_next_record();
                 let alone = own_members && matches!(junk, Ok(Some(0)));
@@ -325,9 +343,14 @@ impl WarcRecords {
         let offset = head.offset;
         // Grow with the data rather than trusting the header for the allocation.
         let mut block = Vec::with_capacity(usize::try_from(length).unwrap_or(0).min(1 << 20));
-        let complete = match self.stream.read_into(length, &mut block) {
-            Ok(complete) => complete,
-            Err(fault) => return self.fault(fault, head.url, offset),
+        let passed = self.leave_out_blocks && self.stream.pass_over_to_member_end(length);
+        let complete = if passed {
+            true
+        } else {
+            match self.stream.read_into(length, &mut block) {
+                Ok(complete) => complete,
+                Err(fault) => return self.fault(fault, head.url, offset),
+            }
         };
         let junk = if complete {
             // The gzip member holding the block's end (the file offset of a plain file's

@@ -61,11 +61,14 @@ pub(super) struct CompleteSite {
 }
 
 impl SiteRecords {
-    /// Counts the records of each site that `source` yields — the same records, in the same
-    /// order, that the read will see — by the site each will arrive with, skips included (a
-    /// record is counted where [`last_of_site`](Self::last_of_site) will place it, or
-    /// nowhere). With two threads or more, the source is read in as many parts at once when
-    /// it can be cut ([`RecordSource::parts`]); the count is the same.
+    /// Counts the records of each site that `source` yields — the records, in the same order,
+    /// that the read will see; in a damaged file, maybe more ([`Blocks::MayBeLeftOut`]) — by
+    /// the site each will arrive with, skips included (a record is counted where
+    /// [`last_of_site`](Self::last_of_site) will place it, or nowhere). With two threads or
+    /// more, the source is read in as many parts at once when it can be cut
+    /// ([`RecordSource::parts_to_count`]); the count is the same.
+    ///
+    /// [`Blocks::MayBeLeftOut`]: crate::read::Blocks::MayBeLeftOut
     ///
     /// Counting the input itself, it also notes where each item lies ([`RecordPlaces`]), at
     /// most `most_places` of them.
@@ -77,7 +80,7 @@ impl SiteRecords {
         counted: &(dyn Fn() + Sync),
     ) -> Result<Self, BuildError> {
         let parts = if threads >= 2 {
-            source.parts(threads)
+            source.parts_to_count(threads)
         } else {
             None
         };
@@ -89,7 +92,7 @@ impl SiteRecords {
                     remaining: FxHashMap::default(),
                     places,
                 };
-                tally.count(source.records(), stopped, counted)?;
+                tally.count(source.records_to_count(), stopped, counted)?;
                 Ok(tally.into_site_records())
             }
         }
@@ -447,7 +450,7 @@ impl<O: Send> Waiting<O> {
 mod tests {
     use super::*;
     use crate::read::test_support::fixture;
-    use crate::read::{InputSet, RecordLocation, Skip, SkipReason};
+    use crate::read::{Blocks, InputSet, RecordLocation, Skip, SkipReason};
 
     fn serial_count(inputs: &InputSet) -> SiteRecords {
         let mut tally = Tally {
@@ -485,7 +488,7 @@ mod tests {
             )
             .unwrap()
         };
-        let parts = inputs.parts_from(2, 1).unwrap();
+        let parts = inputs.parts_from(2, 1, Blocks::MayBeLeftOut).unwrap();
         assert_eq!(parts.later.len(), 1);
         assert_eq!(parts.later[0].0, Cut::Input(1));
         let counted = count_parts(parts);
@@ -494,7 +497,7 @@ mod tests {
 
         // Cuts within the files too: their places are put together from the parts.
         for wanted in [3, 5, 8] {
-            let parts = inputs.parts_from(wanted, 1).unwrap();
+            let parts = inputs.parts_from(wanted, 1, Blocks::MayBeLeftOut).unwrap();
             assert!(
                 parts.later.len() >= wanted - 2,
                 "{} parts",
