@@ -33,9 +33,7 @@ impl FileRecords {
             FileRecords::Warc(WarcRecords::new(stream, input, max_record_bytes))
         }
     }
-}
 
-impl FileRecords {
     /// The same records, their blocks read as `blocks` says (an ARC file's always read).
     pub(crate) fn with_blocks(self, blocks: super::Blocks) -> FileRecords {
         match (self, blocks) {

@@ -671,11 +671,14 @@ impl Stream {
         if self.failed_passes >= MAX_FAILED_PASSES {
             return false;
         }
-        let buffered = (self.end - self.start) as u64;
+        if n <= (self.end - self.start) as u64 {
+            // Already decoded: nothing to pass over, and nothing said about the file.
+            return false;
+        }
         let passed = self.jump_to_member_end(n);
         if passed {
             self.failed_passes = 0;
-        } else if n > buffered {
+        } else {
             self.failed_passes += 1;
             if self.failed_passes == MAX_FAILED_PASSES {
                 self.small_steps = false;
@@ -684,10 +687,9 @@ impl Stream {
         passed
     }
 
-    /// One try of [`pass_over_to_member_end`](Self::pass_over_to_member_end): finds where the
-    /// member ends, and moves there.
+    /// One try of [`pass_over_to_member_end`](Self::pass_over_to_member_end) over `n` bytes
+    /// more than are decoded: finds where the member ends, and moves there.
     fn jump_to_member_end(&mut self, n: u64) -> bool {
-        let buffered = (self.end - self.start) as u64;
         let Source::Gzip(members) = &mut self.source else {
             return false;
         };
@@ -696,7 +698,7 @@ impl Stream {
         else {
             return false;
         };
-        let Some(target) = self.pos.checked_add(n).filter(|_| n > buffered) else {
+        let Some(target) = self.pos.checked_add(n) else {
             return false;
         };
         let read_to = decoder.get_ref().pos;
