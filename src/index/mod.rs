@@ -405,8 +405,9 @@ pub struct Generation {
     directory: PathBuf,
     _lock: File,
     published: bool,
-    /// Whether `root` was made for it: a first build that fails leaves no folder behind.
-    made_root: bool,
+    /// The outermost folder made for it (`root` or an ancestor), when `root` was not there:
+    /// a first build that fails leaves no folder behind, not even the parents it made.
+    made_from: Option<PathBuf>,
 }
 
 impl Generation {
@@ -435,7 +436,11 @@ impl Generation {
                 " and it is not empty; refusing to write into it",
             ));
         }
-        let made_root = !root.exists();
+        let made_from = root
+            .ancestors()
+            .take_while(|folder| !folder.as_os_str().is_empty() && !folder.exists())
+            .last()
+            .map(Path::to_path_buf);
         fs::create_dir_all(root).map_err(io_error("create", root))?;
         let lock_path = root.join(LOCK);
         let lock = File::options()
@@ -474,7 +479,7 @@ impl Generation {
             directory,
             _lock: lock,
             published: false,
-            made_root,
+            made_from,
         })
     }
 
@@ -523,11 +528,15 @@ impl Drop for Generation {
     fn drop(&mut self) {
         if !self.published {
             let _ = fs::remove_dir_all(&self.directory);
-            if self.made_root {
-                // Still locked: the lock file goes first, then the folder if nothing else
-                // was put in it.
+            if let Some(made_from) = &self.made_from {
+                // Still locked: the lock file goes first, then each folder made, innermost
+                // first, while nothing else was put in it.
                 let _ = fs::remove_file(self.root.join(LOCK));
-                let _ = fs::remove_dir(&self.root);
+                for folder in self.root.ancestors() {
+                    if fs::remove_dir(folder).is_err() || folder == made_from {
+                        break;
+                    }
+                }
             }
         }
     }
