@@ -51,7 +51,7 @@ fn run_extract(
     sender: SyncSender<Message>,
 ) {
     let mut counts = OutputCounts::default();
-    let result = run::extract(&inputs, &options, &NoProgress, &mut |decided| {
+    let result = run::extract(&inputs, &options, plan.rendered_ahead(), &NoProgress, &mut |decided| {
         let page = ExtractedPage::of(&decided, plan.detect_language, plan.text);
         let left_out = plan.left_out(&page);
         counts.count(&page, left_out);

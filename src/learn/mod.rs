@@ -469,7 +469,13 @@ fn record(
         pages: Arc::clone(&recorded),
         only: Some(Arc::new(only)),
     };
-    run::extract(inputs, &run, progress, &mut |_| Ok(()))?;
+    run::extract(
+        inputs,
+        &run,
+        run::RenderedAhead::Nothing,
+        progress,
+        &mut |_| Ok(()),
+    )?;
     let mut pages: Vec<RecordedPage> = std::mem::take(
         &mut *recorded
             .lock()

@@ -28,7 +28,7 @@ use crate::read::{InputSet, Record, RecordLocation};
 use crate::report::{RedecidedFigures, Redecision};
 use crate::run::{
     BuildError, BuildOptions, DecidedPage, Output, PartitionWriter, Progress, ReadJob,
-    RecordSource, RunPlan, SiteModelStore, scratch_error,
+    RecordSource, RenderedAhead, RunPlan, SiteModelStore, scratch_error,
 };
 
 /// Whether a site of `before` indexed pages that an add gives `added` new URLs is decided
@@ -223,7 +223,7 @@ pub(super) fn redecide_sites(
     // Most pages decided again come back with the decisions they had and are not written:
     // their kept text is rendered by the sink for those that are, not by the workers for all.
     let plan = RunPlan {
-        renders_kept_text: false,
+        rendered_ahead: RenderedAhead::Nothing,
         ..RunPlan::new(options, &inputs, Output::Index)
     };
     let mut sink = IndexSink::new(writer, &inputs);

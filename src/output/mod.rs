@@ -30,6 +30,8 @@ pub use wet::{conversion_record, hashed_uuid, warcinfo_record};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::run::RenderedAhead;
+
 /// What `extract` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
@@ -144,6 +146,17 @@ impl OutputPlan {
         OutputPlan {
             main_content_only,
             ..self
+        }
+    }
+
+    /// What a read can prepare of each page on its workers for this plan
+    /// ([`crate::run::extract`]): the kept text as lines, and its language when it is
+    /// detected; nothing when the text is written as Markdown.
+    pub fn rendered_ahead(&self) -> RenderedAhead {
+        match (self.text, self.detect_language) {
+            (TextForm::Markdown { .. }, _) => RenderedAhead::Nothing,
+            (TextForm::Lines, false) => RenderedAhead::KeptText,
+            (TextForm::Lines, true) => RenderedAhead::KeptTextAndLanguage,
         }
     }
 

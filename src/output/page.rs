@@ -65,9 +65,12 @@ impl ExtractedPage {
             Some(time) => Some(rfc3339(time.0)),
             None => decided.date.clone(),
         };
-        let language = detect_language
-            .then(|| super::language::detect_language(&text))
-            .flatten();
+        let language = match form {
+            _ if !detect_language => None,
+            // The lines' language, detected where the page was decided when it was.
+            TextForm::Lines => decided.kept_text_language(),
+            TextForm::Markdown { .. } => super::language::detect_language(&text),
+        };
         ExtractedPage {
             url: decided.page.url.clone(),
             site: decided.page.site.clone(),

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::detect::{DecisionRecord, Verdict};
+use crate::output::DetectedLanguage;
 use crate::read::{FetchTime, RecordLocation};
 use crate::segment::SegmentedPage;
 
@@ -39,10 +40,40 @@ pub struct DecidedPage {
     /// A stable 64-bit hash of the page's decoded HTML.
     pub digest: u64,
     /// [`kept_text`](Self::kept_text), when it was rendered where the page was decided (on
-    /// a worker: [`RunPlan::renders_kept_text`](crate::run::RunPlan::renders_kept_text));
+    /// a worker: [`RunPlan::rendered_ahead`](crate::run::RunPlan::rendered_ahead));
     /// `None` has it rendered when asked. Set by the read that decided the page: it follows
     /// the verdicts as they were decided, so only the read sets it.
     pub(crate) rendered_text: Option<String>,
+    /// The language of [`rendered_text`](Self::rendered_text), when it was detected where
+    /// the page was decided ([`RenderedAhead::KeptTextAndLanguage`]); `None` has it detected
+    /// when asked.
+    pub(crate) rendered_language: Option<Option<DetectedLanguage>>,
+}
+
+/// What a two-pass read prepares of each page where it decides it, on the workers, so that
+/// the one thread that receives pages in order only hands them on: what the caller will ask
+/// of every page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RenderedAhead {
+    /// Nothing: the caller renders what it needs.
+    #[default]
+    Nothing,
+    /// The kept text as lines ([`DecidedPage::kept_text`]).
+    KeptText,
+    /// The kept text as lines and its language ([`DecidedPage::kept_text_language`]).
+    KeptTextAndLanguage,
+}
+
+impl RenderedAhead {
+    /// Whether the kept text is rendered ahead.
+    pub fn kept_text(self) -> bool {
+        self != RenderedAhead::Nothing
+    }
+
+    /// Whether the kept text's language is detected ahead.
+    pub fn language(self) -> bool {
+        self == RenderedAhead::KeptTextAndLanguage
+    }
 }
 
 impl DecidedPage {
@@ -52,6 +83,16 @@ impl DecidedPage {
         match &self.rendered_text {
             Some(text) => Cow::Borrowed(text),
             None => Cow::Owned(Verdict::kept_text(&self.page, &self.verdicts)),
+        }
+    }
+
+    /// The language of the kept text as lines ([`crate::output::detect_language`] of
+    /// [`kept_text`](Self::kept_text)): the one detected where the page was decided when it
+    /// was, detected now otherwise.
+    pub fn kept_text_language(&self) -> Option<DetectedLanguage> {
+        match self.rendered_language {
+            Some(language) => language,
+            None => crate::output::detect_language(&self.kept_text()),
         }
     }
 

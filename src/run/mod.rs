@@ -30,7 +30,7 @@ mod sample;
 mod single;
 mod site_models;
 
-pub use decided::DecidedPage;
+pub use decided::{DecidedPage, RenderedAhead};
 pub use error::BuildError;
 pub use options::{
     BuildOptions, DEFAULT_DETECTOR, DEFAULT_ONE_PASS_DETECTOR, NeedsOnePassDetector, NoProgress,
@@ -57,14 +57,16 @@ use rounds::split_into_rounds;
 
 /// Runs detection over `inputs` and hands every decided page to `emit`: in input order, or,
 /// when the memory budget splits the sites into rounds, in input order within each round.
+/// A two-pass read prepares what `rendered_ahead` says of each page on the workers.
 pub fn extract(
     inputs: &[PathBuf],
     options: &BuildOptions,
+    rendered_ahead: RenderedAhead,
     progress: &dyn Progress,
     emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
 ) -> Result<BuildSummary, BuildError> {
     let (input_set, started) = begin_run(inputs, options)?;
-    let plan = RunPlan::new(options, &input_set, Output::Caller);
+    let plan = RunPlan::new(options, &input_set, Output::Caller(rendered_ahead));
     let scratch = if plan.rounds {
         let temporary = std::env::temp_dir();
         let dir = tempfile::Builder::new()
@@ -336,13 +338,15 @@ mod tests {
         }
     }
 
-    /// Every page `extract` hands over, in order, and its summary.
+    /// Every page `extract` hands over, in order, and its summary; each page's kept text
+    /// and its language prepared on the workers, as `indexer extract` asks.
     fn extracted(
         inputs: &[PathBuf],
         options: &BuildOptions,
     ) -> Result<(Vec<DecidedPage>, BuildSummary), BuildError> {
         let mut pages = Vec::new();
-        let summary = extract(inputs, options, &NoProgress, &mut |page| {
+        let ahead = RenderedAhead::KeptTextAndLanguage;
+        let summary = extract(inputs, options, ahead, &NoProgress, &mut |page| {
             pages.push(page);
             Ok(())
         })?;

@@ -6,7 +6,7 @@ use crate::detect::Passes;
 use crate::index::IndexBuild;
 use crate::read::{InputSet, PLACE_BYTES};
 use crate::report::BuildSummary;
-use crate::run::BuildOptions;
+use crate::run::{BuildOptions, RenderedAhead};
 
 /// Memory the run needs besides detector state and waiting pages (buffers, pages in flight
 /// on the workers), bytes, with up to [`THREADS_IN_BASE_MEMORY`] segmenting threads.
@@ -30,8 +30,9 @@ const ASSUMED_EXPANSION: f64 = 8.0;
 pub enum Output {
     /// A tantivy index: its writer takes threads and part of the memory budget.
     Index,
-    /// The caller's sink (`extract`): nothing reserved.
-    Caller,
+    /// The caller's sink (`extract`): nothing reserved, and each page prepared on the
+    /// workers as the caller says it will ask for it.
+    Caller(RenderedAhead),
 }
 
 /// How a run uses its threads and memory, resolved once from the options and the input.
@@ -50,10 +51,11 @@ pub struct RunPlan {
     pub index_threads: usize,
     /// Bytes the index writer buffers (0 when extracting).
     pub writer_heap: usize,
-    /// Whether a two-pass read renders each page's kept text where it decides the page, on
-    /// the workers, rather than leaving it to the caller's sink on the one thread that
-    /// receives pages in order: an index build indexes that text for every page.
-    pub renders_kept_text: bool,
+    /// What a two-pass read renders of each page where it decides the page, on the workers,
+    /// rather than leaving it to the caller's sink on the one thread that receives pages in
+    /// order: the kept text for an index build, which indexes it for every page; what the
+    /// caller says for any other.
+    pub rendered_ahead: RenderedAhead,
     /// Whether the kept text is only ever written as lines, never as Markdown (an index
     /// build): a page waiting for a two-pass decision then lets go of what only Markdown
     /// writes, its links' targets ([`crate::segment::Layout::pack`]).
@@ -93,7 +95,7 @@ impl RunPlan {
             options.detector.passes()
         };
         let (index_threads, writer_heap) = match output {
-            Output::Caller => (0, 0),
+            Output::Caller(_) => (0, 0),
             Output::Index => {
                 let indexes_while_parsing =
                     passes == Passes::One || options.detector.decides_site_by_site();
@@ -135,7 +137,10 @@ impl RunPlan {
             learning_threads,
             index_threads,
             writer_heap,
-            renders_kept_text: output == Output::Index,
+            rendered_ahead: match output {
+                Output::Index => RenderedAhead::KeptText,
+                Output::Caller(rendered_ahead) => rendered_ahead,
+            },
             writes_lines_only: output == Output::Index,
             batch_memory,
             most_places: places_memory / PLACE_BYTES,

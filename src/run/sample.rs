@@ -489,10 +489,16 @@ mod tests {
             };
             options.input.sample = Some(std::sync::Arc::clone(&sample));
             let mut read = Vec::new();
-            let summary = crate::run::extract(&inputs, &options, &NoProgress, &mut |page| {
-                read.push(page.page.url);
-                Ok(())
-            })
+            let summary = crate::run::extract(
+                &inputs,
+                &options,
+                crate::run::RenderedAhead::Nothing,
+                &NoProgress,
+                &mut |page| {
+                    read.push(page.page.url);
+                    Ok(())
+                },
+            )
             .unwrap();
             read.sort();
             assert_eq!(read, sorted(&sample, &whole), "budget {memory_budget}");

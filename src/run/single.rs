@@ -105,6 +105,7 @@ fn decide_with<D: Detector>(
         plain_text: origin.plain_text,
         digest: origin.digest,
         rendered_text: None,
+        rendered_language: None,
     })
 }
 

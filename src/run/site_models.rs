@@ -146,7 +146,7 @@ mod tests {
     use crate::run::engine::ReadJob;
     use crate::run::rounds::RecordSource;
     use crate::run::test_support::{MENU, site_pages, write_warc};
-    use crate::run::{BuildOptions, DecidedPage, NoProgress, Output, RunPlan};
+    use crate::run::{BuildOptions, DecidedPage, NoProgress, Output, RenderedAhead, RunPlan};
 
     /// One read of `records` as `options` say, with `models`: the pages decided and the
     /// summary.
@@ -158,7 +158,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = write_warc(dir.path(), "input.warc", records);
         let inputs = InputSet::open(&[path], None).unwrap();
-        let plan = RunPlan::new(options, &inputs, Output::Caller);
+        let plan = RunPlan::new(options, &inputs, Output::Caller(RenderedAhead::Nothing));
         let mut pages = Vec::new();
         let mut emit = |page: DecidedPage| {
             pages.push(page);

@@ -240,36 +240,43 @@ pub fn run(args: ExtractArgs) -> Result<()> {
     let progress = TerminalProgress::new();
     let mut counts = OutputCounts::default();
     let mut inexact_spans = 0_u64;
-    let summary = run::extract(&args.inputs.inputs, &options, &progress, &mut |decided| {
-        let page = ExtractedPage::of(&decided, plan.detect_language, plan.text);
-        let left_out = plan.left_out(&page);
-        counts.count(&page, left_out);
-        if left_out.is_some() {
-            return Ok(());
-        }
-        let destination = match &mut writer {
-            Writer::Dolma(folder) => {
-                let detector = options.detector.name();
-                let row = output::dolma::dolma_row(&decided, &page, &run_date, detector)
-                    .map_err(std::io::Error::from)?;
-                inexact_spans += u64::from(!row.laid_out_whole);
-                return folder.write(&row);
+    let rendered_ahead = plan.rendered_ahead();
+    let summary = run::extract(
+        &args.inputs.inputs,
+        &options,
+        rendered_ahead,
+        &progress,
+        &mut |decided| {
+            let page = ExtractedPage::of(&decided, plan.detect_language, plan.text);
+            let left_out = plan.left_out(&page);
+            counts.count(&page, left_out);
+            if left_out.is_some() {
+                return Ok(());
             }
-            Writer::Records(destination) => destination,
-        };
-        let record = if format == output::Format::Wet {
-            output::conversion_record(&page, &run_date)
-        } else {
-            let blocks = args.explain.then(|| explained_blocks(&decided).into());
-            let line = page
-                .json_line(blocks.as_ref())
-                .map_err(std::io::Error::from)?;
-            let mut line = terminal_safe_json(line).into_bytes();
-            line.push(b'\n');
-            line
-        };
-        destination.write_record(&record)
-    })?;
+            let destination = match &mut writer {
+                Writer::Dolma(folder) => {
+                    let detector = options.detector.name();
+                    let row = output::dolma::dolma_row(&decided, &page, &run_date, detector)
+                        .map_err(std::io::Error::from)?;
+                    inexact_spans += u64::from(!row.laid_out_whole);
+                    return folder.write(&row);
+                }
+                Writer::Records(destination) => destination,
+            };
+            let record = if format == output::Format::Wet {
+                output::conversion_record(&page, &run_date)
+            } else {
+                let blocks = args.explain.then(|| explained_blocks(&decided).into());
+                let line = page
+                    .json_line(blocks.as_ref())
+                    .map_err(std::io::Error::from)?;
+                let mut line = terminal_safe_json(line).into_bytes();
+                line.push(b'\n');
+                line
+            };
+            destination.write_record(&record)
+        },
+    )?;
     if inexact_spans > 0 {
         notice!(
             "note: {} whose kept text is not laid out as the whole text with parts cut out (a table laid out otherwise once cells are dropped): their dolma text is the kept text with each dropped block put in on a line of its own",

@@ -32,12 +32,13 @@ use std::time::Instant;
 use indexer_pipeline::{Pipeline, SideStage};
 
 use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Rule, Verdict};
+use crate::output::{DetectedLanguage, detect_language};
 use crate::read::{InputSet, PlacedItem, RecordLocation, RecordPlaces};
 use crate::report::{BuildSummary, SkippedRecord};
 use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
 use crate::run::rounds::RecordSource;
 use crate::run::site_models::{SiteModelLedger, SiteModelStore, fingerprint};
-use crate::run::{BuildError, BuildOptions, DecidedPage, Progress, RunPlan};
+use crate::run::{BuildError, BuildOptions, DecidedPage, Progress, RenderedAhead, RunPlan};
 use crate::segment::SegmentedPage;
 
 mod shards;
@@ -311,7 +312,7 @@ fn two_passes<D: Detector>(
     let stopped = || options.stopped();
     let is_unchanged = |page: &SegmentedPage, origin: &Origin| is_known(unchanged, page, origin);
     let label = source.label();
-    let mut waiting = Waiting::new(plan.renders_kept_text);
+    let mut waiting = Waiting::new(plan.rendered_ahead, plan.writes_lines_only);
     let mut complete = CompleteSites::new(pipeline.workers());
     let mut pages = InputPages::new(inputs, *limits, segment_options);
     let mut site_records = if D::DECIDES_SITE_BY_SITE {
@@ -628,6 +629,7 @@ fn tally_and_emit_page(
         verdicts,
         origin,
         kept_text,
+        language,
     } = decision;
     tally.pages += 1;
     tally.html_bytes += page.html_bytes as u64;
@@ -675,15 +677,17 @@ fn tally_and_emit_page(
         plain_text: origin.plain_text,
         digest: origin.digest,
         rendered_text: kept_text,
+        rendered_language: language,
     })
 }
 
-/// A page's verdicts and where its record lies; and its kept text when it was rendered where
-/// the page was decided ([`RunPlan::renders_kept_text`]).
+/// A page's verdicts and where its record lies; and its kept text (and that text's language)
+/// when they were rendered where the page was decided ([`RunPlan::rendered_ahead`]).
 pub(super) struct Decision {
     verdicts: Vec<Verdict>,
     origin: Origin,
     kept_text: Option<String>,
+    language: Option<Option<DetectedLanguage>>,
 }
 
 impl Decision {
@@ -692,6 +696,7 @@ impl Decision {
             verdicts,
             origin,
             kept_text: None,
+            language: None,
         }
     }
 
@@ -700,18 +705,25 @@ impl Decision {
         self.kept_text.as_ref().map_or(0, String::capacity)
     }
 
-    /// The decision of `page`, its kept text rendered now when `render` says so.
+    /// The decision of `page`, with what `ahead` says rendered now.
     pub(super) fn rendered(
         page: &SegmentedPage,
         verdicts: Vec<Verdict>,
         origin: Origin,
-        render: bool,
+        ahead: RenderedAhead,
     ) -> Self {
-        let kept_text = render.then(|| Verdict::kept_text(page, &verdicts));
+        let kept_text = ahead
+            .kept_text()
+            .then(|| Verdict::kept_text(page, &verdicts));
+        let language = match &kept_text {
+            Some(text) if ahead.language() => Some(detect_language(text)),
+            _ => None,
+        };
         Decision {
             verdicts,
             origin,
             kept_text,
+            language,
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::run::test_support::{
     FOOTER, MENU, content, html_response, page_html, page_url, request, response, site_pages,
     write_warc,
 };
-use crate::run::{NoProgress, Output};
+use crate::run::{NoProgress, Output, RenderedAhead};
 
 /// Pages a block's text must have been learned from before [`SeenBefore`] drops it.
 const MIN_PAGES: u32 = 2;
@@ -228,7 +228,7 @@ fn run_detector<D: Detector>(
     let plan = RunPlan {
         passes,
         batch_memory,
-        ..RunPlan::new(&options, inputs, Output::Caller)
+        ..RunPlan::new(&options, inputs, Output::Caller(RenderedAhead::Nothing))
     };
     run_read(inputs, &options, &plan, |read| {
         run_with(Shards::new(vec![detector]), read)
@@ -237,7 +237,7 @@ fn run_detector<D: Detector>(
 
 /// One read of `inputs` with the detector `options` name, as their plan says.
 fn run_options(inputs: &InputSet, options: &BuildOptions) -> Outcome {
-    let plan = RunPlan::new(options, inputs, Output::Caller);
+    let plan = RunPlan::new(options, inputs, Output::Caller(RenderedAhead::Nothing));
     run_read(inputs, options, &plan, |read| read.run())
 }
 
@@ -506,7 +506,7 @@ fn a_stop_ends_the_read_as_interrupted() {
         };
         let plan = RunPlan {
             passes,
-            ..RunPlan::new(&options, &inputs, Output::Caller)
+            ..RunPlan::new(&options, &inputs, Output::Caller(RenderedAhead::Nothing))
         };
         let mut emitted = 0;
         // The caller stops the run at the first page it is handed.
@@ -644,7 +644,7 @@ fn with_one_worker_each_small_site_is_decided_at_once() {
     };
     let plan = RunPlan {
         passes: Passes::Two,
-        ..RunPlan::new(&options, &inputs, Output::Caller)
+        ..RunPlan::new(&options, &inputs, Output::Caller(RenderedAhead::Nothing))
     };
     let detector = SiteBySite::new(calls.clone());
     let outcome = run_read(&inputs, &options, &plan, |read| {
@@ -674,7 +674,10 @@ fn only_an_index_builds_waiting_pages_let_go_of_their_links_targets() {
         detector: DetectorKind::Bloom,
         ..options()
     };
-    for (output, lines_only) in [(Output::Index, true), (Output::Caller, false)] {
+    for (output, lines_only) in [
+        (Output::Index, true),
+        (Output::Caller(RenderedAhead::Nothing), false),
+    ] {
         let plan = RunPlan::new(&options, &inputs, output);
         assert_eq!(plan.writes_lines_only, lines_only);
         let Outcome { pages, .. } = run_read(&inputs, &options, &plan, |read| read.run());
@@ -709,19 +712,42 @@ fn an_index_builds_plan_has_the_kept_text_rendered_where_pages_are_decided() {
         detector: DetectorKind::Bloom,
         ..options()
     };
-    for (output, rendered) in [(Output::Index, true), (Output::Caller, false)] {
+    for (output, text, language) in [
+        (Output::Index, true, false),
+        (Output::Caller(RenderedAhead::Nothing), false, false),
+        (Output::Caller(RenderedAhead::KeptText), true, false),
+        (
+            Output::Caller(RenderedAhead::KeptTextAndLanguage),
+            true,
+            true,
+        ),
+    ] {
         let plan = RunPlan::new(&options, &inputs, output);
-        assert_eq!(plan.renders_kept_text, rendered);
+        assert_eq!(plan.rendered_ahead.kept_text(), text, "{output:?}");
+        assert_eq!(plan.rendered_ahead.language(), language, "{output:?}");
         let Outcome { pages, .. } = run_read(&inputs, &options, &plan, |read| read.run());
         assert_eq!(pages.len(), 40);
         let mut with_text = 0;
         for page in &pages {
-            assert_eq!(page.rendered_text.is_some(), rendered, "{}", page.page.url);
+            let url = &page.page.url;
+            assert_eq!(page.rendered_text.is_some(), text, "{url}");
+            assert_eq!(page.rendered_language.is_some(), language, "{url}");
             let now = Verdict::kept_text(&page.page, &page.verdicts);
-            assert_eq!(page.kept_text(), now, "{}", page.page.url);
+            assert_eq!(page.kept_text(), now, "{url}");
+            // Detected ahead or now, the kept text's language is the same.
+            let language_now = crate::output::detect_language(&now);
+            assert_eq!(page.kept_text_language(), language_now, "{url}");
             with_text += usize::from(!now.is_empty());
         }
         assert!(with_text > 0, "no page kept any text");
+        if language {
+            assert!(
+                pages
+                    .iter()
+                    .any(|page| matches!(page.rendered_language, Some(Some(_)))),
+                "no language detected ahead"
+            );
+        }
     }
 }
 
@@ -752,7 +778,7 @@ fn sites_learned_on_several_threads_are_decided_as_by_one() {
                     };
                     let plan = RunPlan {
                         batch_memory,
-                        ..RunPlan::new(&options, &inputs, Output::Caller)
+                        ..RunPlan::new(&options, &inputs, Output::Caller(RenderedAhead::Nothing))
                     };
                     assert_eq!(plan.learning_threads, learning_threads);
                     run_read(&inputs, &options, &plan, |read| read.run())

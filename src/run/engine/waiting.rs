@@ -28,7 +28,7 @@ use crate::read::{Cut, Parts, RecordItem, RecordPlaces, site_of};
 use crate::report::BuildSummary;
 use crate::run::prepare::{Origin, Prepared};
 use crate::run::rounds::RecordSource;
-use crate::run::{BuildError, DecidedPage};
+use crate::run::{BuildError, DecidedPage, RenderedAhead};
 use crate::segment::{SegmentedPage, stable_hash_bytes};
 
 /// Fewer waiting pages than this are decided on the calling thread: starting the workers
@@ -302,20 +302,24 @@ pub(super) struct Waiting<O> {
     first_place: u64,
     /// Approximate bytes held by the pages waiting, decided or not.
     pub(super) bytes: usize,
-    /// Whether a page's kept text is rendered where it is decided, on the workers.
-    renders_kept_text: bool,
+    /// What is rendered of a page where it is decided, on the workers.
+    rendered_ahead: RenderedAhead,
+    /// Whether the kept text as lines is all that is written of a page: with that text
+    /// rendered ahead, its packed layout is then not read back.
+    writes_lines_only: bool,
 }
 
 impl<O: Send> Waiting<O> {
-    /// An empty line; `renders_kept_text`: [`RunPlan::renders_kept_text`].
+    /// An empty line; `rendered_ahead` and `writes_lines_only`: [`RunPlan`]'s.
     ///
-    /// [`RunPlan::renders_kept_text`]: crate::run::RunPlan::renders_kept_text
-    pub(super) fn new(renders_kept_text: bool) -> Self {
+    /// [`RunPlan`]: crate::run::RunPlan
+    pub(super) fn new(rendered_ahead: RenderedAhead, writes_lines_only: bool) -> Self {
         Waiting {
             slots: VecDeque::new(),
             first_place: 0,
             bytes: 0,
-            renders_kept_text,
+            rendered_ahead,
+            writes_lines_only,
         }
     }
 
@@ -396,7 +400,7 @@ impl<O: Send> Waiting<O> {
             }
         }
         let decided = taken.len();
-        let render = self.renders_kept_text;
+        let (ahead, writes_lines_only) = (self.rendered_ahead, self.writes_lines_only);
         // A page's bytes grow by its rendered text, counted while it waits to leave.
         let decide = |(at, mut page, observation, origin, bytes): (
             usize,
@@ -406,7 +410,7 @@ impl<O: Send> Waiting<O> {
             usize,
         )| {
             let verdicts = detectors.of(&page.site).decide(&page, &observation, pages);
-            let read_back = if render {
+            let read_back = if ahead.kept_text() && writes_lines_only {
                 0
             } else {
                 // Written later on the one in-order thread: its marks are read back here.
@@ -414,7 +418,7 @@ impl<O: Send> Waiting<O> {
                 page.layout.unpack();
                 page.layout.heap_bytes().saturating_sub(packed_bytes)
             };
-            let decision = Decision::rendered(&page, verdicts, origin, render);
+            let decision = Decision::rendered(&page, verdicts, origin, ahead);
             let rendered = decision.rendered_bytes() + read_back;
             (at, Prepared::Page(page, decision), bytes, rendered)
         };
