@@ -15,6 +15,7 @@
 //! ([`LEGACY_TOKENIZER_NAME`], [`WebTokenizer`]) and is still searched with them
 //! ([`Analyzer::Legacy`]).
 
+pub mod language;
 pub mod terms;
 
 use std::sync::OnceLock;

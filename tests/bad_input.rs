@@ -101,16 +101,26 @@ fn files_with_no_pages_fail_with_a_clear_message() {
         // A first build that fails leaves no folder behind (not even its lock file).
         assert!(!index.exists(), "{} was left", index.display());
     }
-    // Nor the parents it made for the index, while the folders that were there stay.
-    let index = dir.path().join("made").join("for").join("idx");
-    let output = indexer(&["build", "--index", index.to_str().unwrap()], &[&cases[1]]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
-    assert!(
-        !dir.path().join("made").exists(),
-        "{} was left",
-        dir.path().join("made").display()
-    );
-    assert!(dir.path().exists());
+    // Nor the parents it made for the index, while the folders that were there stay, empty
+    // as they were: given absolute, relative, and through `..`.
+    let kept = dir.path().join("kept");
+    std::fs::create_dir(&kept).unwrap();
+    for index in [
+        kept.join("made").join("for").join("idx"),
+        std::path::PathBuf::from("made/for/idx"),
+        kept.join("made").join("..").join("idx"),
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_indexer"))
+            .current_dir(&kept)
+            .args(["build", "--index"])
+            .arg(&index)
+            .arg(&cases[1])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        let left: Vec<_> = std::fs::read_dir(&kept).unwrap().collect();
+        assert!(left.is_empty(), "{} left {left:?}", index.display());
+    }
     // A folder of files that are neither pages nor crawls: the error says what is read.
     let notes = dir.path().join("notes");
     std::fs::create_dir(&notes).unwrap();

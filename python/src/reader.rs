@@ -51,17 +51,23 @@ fn run_extract(
     sender: SyncSender<Message>,
 ) {
     let mut counts = OutputCounts::default();
-    let result = run::extract(&inputs, &options, plan.rendered_ahead(), &NoProgress, &mut |decided| {
-        let page = ExtractedPage::of(&decided, plan.detect_language, plan.text);
-        let left_out = plan.left_out(&page);
-        counts.count(&page, left_out);
-        if left_out.is_some() {
-            return Ok(());
-        }
-        sender.send(Message::Page(Box::new(page))).map_err(|_| {
-            BuildError::Output(std::io::Error::other("the Python iterator was closed"))
-        })
-    });
+    let result = run::extract(
+        &inputs,
+        &options,
+        plan.rendered_ahead(),
+        &NoProgress,
+        &mut |decided| {
+            let page = ExtractedPage::of(&decided, plan.detect_language, plan.text);
+            let left_out = plan.left_out(&page);
+            counts.count(&page, left_out);
+            if left_out.is_some() {
+                return Ok(());
+            }
+            sender.send(Message::Page(Box::new(page))).map_err(|_| {
+                BuildError::Output(std::io::Error::other("the Python iterator was closed"))
+            })
+        },
+    );
     let message = match result {
         Ok(summary) => Message::Done(
             serde_json::json!({

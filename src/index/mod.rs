@@ -403,11 +403,68 @@ impl<'a> IndexedPage<'a> {
 pub struct Generation {
     root: PathBuf,
     directory: PathBuf,
+    // Dropped before the lock, which it may remove while it is still held.
+    made: MadeFolders,
     _lock: File,
     published: bool,
-    /// The outermost folder made for it (`root` or an ancestor), when `root` was not there:
-    /// a first build that fails leaves no folder behind, not even the parents it made.
-    made_from: Option<PathBuf>,
+}
+
+/// The folders made for an index that was not there (`root` and the parents it lacked),
+/// removed when dropped unless [`kept`](Self::keep): a first build that fails leaves no
+/// folder behind, not even its lock file.
+struct MadeFolders {
+    root: PathBuf,
+    /// Outermost first; each as the path's components named it.
+    folders: Vec<PathBuf>,
+    kept: bool,
+}
+
+impl MadeFolders {
+    /// Makes `root` and the parents it lacks, one component at a time, so that only the
+    /// folders this call made are noted (a `..` in the path or a folder another process
+    /// makes meanwhile is not).
+    fn make(root: &Path) -> Result<MadeFolders, IndexError> {
+        let mut made = MadeFolders {
+            root: root.to_path_buf(),
+            folders: Vec::new(),
+            kept: false,
+        };
+        let mut path = PathBuf::new();
+        for component in root.components() {
+            path.push(component);
+            if path.is_dir() {
+                continue;
+            }
+            match fs::create_dir(&path) {
+                Ok(()) => made.folders.push(path.clone()),
+                Err(error)
+                    if error.kind() == std::io::ErrorKind::AlreadyExists && path.is_dir() => {}
+                Err(error) => return Err(io_error("create", &path)(error)),
+            }
+        }
+        Ok(made)
+    }
+
+    fn keep(&mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for MadeFolders {
+    fn drop(&mut self) {
+        if self.kept || self.folders.is_empty() {
+            return;
+        }
+        if self.folders.last() == Some(&self.root) {
+            let _ = fs::remove_file(self.root.join(LOCK));
+        }
+        for folder in self.folders.iter().rev() {
+            // A folder something else was put in stays, and so do those around it.
+            if fs::remove_dir(folder).is_err() {
+                break;
+            }
+        }
+    }
 }
 
 impl Generation {
@@ -436,12 +493,7 @@ impl Generation {
                 " and it is not empty; refusing to write into it",
             ));
         }
-        let made_from = root
-            .ancestors()
-            .take_while(|folder| !folder.as_os_str().is_empty() && !folder.exists())
-            .last()
-            .map(Path::to_path_buf);
-        fs::create_dir_all(root).map_err(io_error("create", root))?;
+        let made = MadeFolders::make(root)?;
         let lock_path = root.join(LOCK);
         let lock = File::options()
             .create(true)
@@ -477,9 +529,9 @@ impl Generation {
         Ok(Generation {
             root: root.to_path_buf(),
             directory,
+            made,
             _lock: lock,
             published: false,
-            made_from,
         })
     }
 
@@ -517,6 +569,7 @@ impl Generation {
             let _ = directory.sync_all();
         }
         self.published = true;
+        self.made.keep();
         // The new index is live; an old generation that cannot be removed now is removed by
         // the next build.
         let _ = remove_stale_generations(&self.root);
@@ -527,17 +580,8 @@ impl Generation {
 impl Drop for Generation {
     fn drop(&mut self) {
         if !self.published {
+            // Then the folders made for it, if any, while the lock is still held.
             let _ = fs::remove_dir_all(&self.directory);
-            if let Some(made_from) = &self.made_from {
-                // Still locked: the lock file goes first, then each folder made, innermost
-                // first, while nothing else was put in it.
-                let _ = fs::remove_file(self.root.join(LOCK));
-                for folder in self.root.ancestors() {
-                    if fs::remove_dir(folder).is_err() || folder == made_from {
-                        break;
-                    }
-                }
-            }
         }
     }
 }

@@ -4,7 +4,7 @@
 //! | module | in | out |
 //! |---|---|---|
 //! | [`page`] | a decided page | an [`ExtractedPage`]: URL, site, title, record id, date, charset, language, block counts, kept text — the JSON line's keys, in order |
-//! | [`language`] | kept text | its language, ISO 639-3 (whatlang) |
+//! | [`crate::analyze::language`] (re-exported) | kept text | its language, ISO 639-3 (whatlang) |
 //! | [`wet`] | extracted pages | WARC/1.0 `warcinfo` and `conversion` records, as Common Crawl's WET files |
 //! | [`dolma`] | a decided page and its extracted page | dolma's `documents` row (the whole visible text) and its `attributes` row (each block's span, its template probability and whether it was kept) |
 //! | [`file`](mod@file) | records as bytes | a file compressed by its extension (`.gz`, `.zst`), renamed into place when complete |
@@ -15,15 +15,14 @@
 
 pub mod dolma;
 mod file;
-mod language;
 mod page;
 mod wet;
 
-pub use file::{Compression, OutputFile, is_special, is_standard_output};
-pub use language::{
+pub use crate::analyze::language::{
     DetectedLanguage, detect_language, detect_language_in, language_code, language_filter,
     language_of,
 };
+pub use file::{Compression, OutputFile, is_special, is_standard_output};
 pub use page::ExtractedPage;
 pub use wet::{conversion_record, hashed_uuid, warcinfo_record};
 

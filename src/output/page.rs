@@ -65,11 +65,11 @@ impl ExtractedPage {
             Some(time) => Some(rfc3339(time.0)),
             None => decided.date.clone(),
         };
-        let language = match form {
+        let language = match (form, decided.rendered_language) {
             _ if !detect_language => None,
-            // The lines' language, detected where the page was decided when it was.
-            TextForm::Lines => decided.kept_text_language(),
-            TextForm::Markdown { .. } => super::language::detect_language(&text),
+            // The lines' language, detected where the page was decided.
+            (TextForm::Lines, Some(language)) => language,
+            _ => super::detect_language(&text),
         };
         ExtractedPage {
             url: decided.page.url.clone(),

@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use crate::analyze::language::DetectedLanguage;
 use crate::detect::{DecisionRecord, Verdict};
-use crate::output::DetectedLanguage;
 use crate::read::{FetchTime, RecordLocation};
 use crate::segment::SegmentedPage;
 
@@ -45,14 +45,15 @@ pub struct DecidedPage {
     /// the verdicts as they were decided, so only the read sets it.
     pub(crate) rendered_text: Option<String>,
     /// The language of [`rendered_text`](Self::rendered_text), when it was detected where
-    /// the page was decided ([`RenderedAhead::KeptTextAndLanguage`]); `None` has it detected
-    /// when asked.
+    /// the page was decided ([`RenderedAhead::KeptTextAndLanguage`]); `None` has the caller
+    /// detect it.
     pub(crate) rendered_language: Option<Option<DetectedLanguage>>,
 }
 
 /// What a two-pass read prepares of each page where it decides it, on the workers, so that
-/// the one thread that receives pages in order only hands them on: what the caller will ask
-/// of every page.
+/// the one thread that receives pages in order does less: what the caller will ask of every
+/// page. A one-pass read, which decides on that thread, and a page of plain text prepare
+/// nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RenderedAhead {
     /// Nothing: the caller renders what it needs.
@@ -60,18 +61,18 @@ pub enum RenderedAhead {
     Nothing,
     /// The kept text as lines ([`DecidedPage::kept_text`]).
     KeptText,
-    /// The kept text as lines and its language ([`DecidedPage::kept_text_language`]).
+    /// The kept text as lines and its language ([`crate::analyze::language::detect_language`]).
     KeptTextAndLanguage,
 }
 
 impl RenderedAhead {
     /// Whether the kept text is rendered ahead.
-    pub fn kept_text(self) -> bool {
+    pub fn renders_kept_text(self) -> bool {
         self != RenderedAhead::Nothing
     }
 
     /// Whether the kept text's language is detected ahead.
-    pub fn language(self) -> bool {
+    pub fn detects_language(self) -> bool {
         self == RenderedAhead::KeptTextAndLanguage
     }
 }
@@ -83,16 +84,6 @@ impl DecidedPage {
         match &self.rendered_text {
             Some(text) => Cow::Borrowed(text),
             None => Cow::Owned(Verdict::kept_text(&self.page, &self.verdicts)),
-        }
-    }
-
-    /// The language of the kept text as lines ([`crate::output::detect_language`] of
-    /// [`kept_text`](Self::kept_text)): the one detected where the page was decided when it
-    /// was, detected now otherwise.
-    pub fn kept_text_language(&self) -> Option<DetectedLanguage> {
-        match self.rendered_language {
-            Some(language) => language,
-            None => crate::output::detect_language(&self.kept_text()),
         }
     }
 

@@ -31,8 +31,8 @@ use std::time::Instant;
 
 use indexer_pipeline::{Pipeline, SideStage};
 
+use crate::analyze::language::{DetectedLanguage, detect_language};
 use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Rule, Verdict};
-use crate::output::{DetectedLanguage, detect_language};
 use crate::read::{InputSet, PlacedItem, RecordLocation, RecordPlaces};
 use crate::report::{BuildSummary, SkippedRecord};
 use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
@@ -713,10 +713,10 @@ impl Decision {
         ahead: RenderedAhead,
     ) -> Self {
         let kept_text = ahead
-            .kept_text()
+            .renders_kept_text()
             .then(|| Verdict::kept_text(page, &verdicts));
         let language = match &kept_text {
-            Some(text) if ahead.language() => Some(detect_language(text)),
+            Some(text) if ahead.detects_language() => Some(detect_language(text)),
             _ => None,
         };
         Decision {

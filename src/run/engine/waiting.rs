@@ -410,10 +410,11 @@ impl<O: Send> Waiting<O> {
             usize,
         )| {
             let verdicts = detectors.of(&page.site).decide(&page, &observation, pages);
-            let read_back = if ahead.kept_text() && writes_lines_only {
+            let read_back = if ahead.renders_kept_text() && writes_lines_only {
                 0
             } else {
-                // Written later on the one in-order thread: its marks are read back here.
+                // Read later on the one in-order thread (Markdown, dolma's spans, a text
+                // rendered there): its marks are read back here.
                 let packed_bytes = page.layout.heap_bytes();
                 page.layout.unpack();
                 page.layout.heap_bytes().saturating_sub(packed_bytes)

@@ -1,7 +1,8 @@
 //! Language: a page's kept text in, its language out, as an ISO 639-3 code (`eng`, `deu`,
 //! `cmn`: whatlang's codes, and what Common Crawl writes in `WARC-Identified-Content-Language`).
 //! Also the codes `extract --lang` accepts: 639-3, or 639-1 (`en`, `de`) for the 70 languages
-//! whatlang knows.
+//! whatlang knows. Used by `run` (a page's language detected on the worker that decides it)
+//! and re-exported by `output`, whose records carry it.
 
 /// Characters of kept text the detector reads, at most: enough for trigram statistics, and
 /// a long page costs no more than a short one.
