@@ -57,12 +57,9 @@ fn run_extract(
         plan.rendered_ahead(),
         &NoProgress,
         &mut |decided| {
-            let page = ExtractedPage::of(&decided, plan.detect_language, plan.text);
-            let left_out = plan.left_out(&page);
-            counts.count(&page, left_out);
-            if left_out.is_some() {
+            let Some(page) = plan.extracted(&decided, &mut counts) else {
                 return Ok(());
-            }
+            };
             sender.send(Message::Page(Box::new(page))).map_err(|_| {
                 BuildError::Output(std::io::Error::other("the Python iterator was closed"))
             })

@@ -1,4 +1,4 @@
-//! Output of `extract` for corpus pipelines: [`DecidedPage`](crate::run::DecidedPage)s in,
+//! Output of `extract` for corpus pipelines: [`DecidedPage`]s in,
 //! records out, as an [`OutputPlan`] made once from the caller's options says.
 //!
 //! | module | in | out |
@@ -29,7 +29,7 @@ pub use wet::{conversion_record, hashed_uuid, warcinfo_record};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::run::RenderedAhead;
+use crate::run::{DecidedPage, RenderedAhead};
 
 /// What `extract` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -157,6 +157,19 @@ impl OutputPlan {
             (TextForm::Lines, false) => RenderedAhead::KeptText,
             (TextForm::Lines, true) => RenderedAhead::KeptTextAndLanguage,
         }
+    }
+
+    /// The record of `decided` as this plan writes it ([`ExtractedPage::of`]), counted in
+    /// `counts`; `None` when the plan leaves it out ([`left_out`](Self::left_out)).
+    pub fn extracted(
+        &self,
+        decided: &DecidedPage,
+        counts: &mut OutputCounts,
+    ) -> Option<ExtractedPage> {
+        let page = ExtractedPage::of(decided, self.detect_language, self.text);
+        let left_out = self.left_out(&page);
+        counts.count(&page, left_out);
+        left_out.is_none().then_some(page)
     }
 
     /// Why `page` is left out, or `None` when it is written.

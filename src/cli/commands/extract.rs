@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 
-use indexer::output::{self, ExtractedPage, OutputCounts, OutputFile, OutputPlan};
+use indexer::output::{self, OutputCounts, OutputFile, OutputPlan};
 use indexer::report::BuildSummary;
 use indexer::run::{self, BuildOptions};
 
@@ -247,12 +247,9 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         rendered_ahead,
         &progress,
         &mut |decided| {
-            let page = ExtractedPage::of(&decided, plan.detect_language, plan.text);
-            let left_out = plan.left_out(&page);
-            counts.count(&page, left_out);
-            if left_out.is_some() {
+            let Some(page) = plan.extracted(&decided, &mut counts) else {
                 return Ok(());
-            }
+            };
             let destination = match &mut writer {
                 Writer::Dolma(folder) => {
                     let detector = options.detector.name();
