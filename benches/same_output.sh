@@ -25,6 +25,8 @@ mkdir -p "$out"
 runs=(
   "hybrid|--detector hybrid"
   "hybrid-one-pass|--detector hybrid --one-pass"
+  "hybrid-markdown|--detector hybrid --markdown"
+  "hybrid-markdown-links|--detector hybrid --markdown --links --images --no-lang"
   "bloom|--detector bloom"
   "bloom-paper-headings|--detector bloom --bloom-paper-headings"
   "sandwich|--detector sandwich"

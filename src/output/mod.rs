@@ -29,6 +29,8 @@ pub use wet::{conversion_record, hashed_uuid, warcinfo_record};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+pub use crate::run::TextForm;
+
 use crate::run::{DecidedPage, RenderedAhead};
 
 /// What `extract` writes.
@@ -68,22 +70,6 @@ pub enum OutputError {
         /// Why.
         #[source]
         source: std::io::Error,
-    },
-}
-
-/// How a page's kept text is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TextForm {
-    /// Lines ([`crate::segment::Layout::plain_text`]): what a build indexes.
-    #[default]
-    Lines,
-    /// CommonMark with GitHub tables ([`crate::segment::Layout::markdown`]), with links and
-    /// images when asked.
-    Markdown {
-        /// Links as `[text](absolute URL)`.
-        links: bool,
-        /// Images as `![alt](absolute URL)`.
-        images: bool,
     },
 }
 
@@ -149,13 +135,12 @@ impl OutputPlan {
     }
 
     /// What a read can prepare of each page on its workers for this plan
-    /// ([`crate::run::extract`]): the kept text as lines, and its language when it is
-    /// detected; nothing when the text is written as Markdown.
+    /// ([`crate::run::extract`]): the kept text in the plan's form, and its language when
+    /// it is detected.
     pub fn rendered_ahead(&self) -> RenderedAhead {
-        match (self.text, self.detect_language) {
-            (TextForm::Markdown { .. }, _) => RenderedAhead::Nothing,
-            (TextForm::Lines, false) => RenderedAhead::KeptText,
-            (TextForm::Lines, true) => RenderedAhead::KeptTextAndLanguage,
+        match self.detect_language {
+            false => RenderedAhead::KeptText(self.text),
+            true => RenderedAhead::KeptTextAndLanguage(self.text),
         }
     }
 

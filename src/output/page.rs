@@ -56,20 +56,16 @@ impl ExtractedPage {
     /// The record of `decided`, its text in `form`, with the language of its kept text when
     /// `detect_language`.
     pub fn of(decided: &DecidedPage, detect_language: bool, form: TextForm) -> ExtractedPage {
-        let text = match form {
-            TextForm::Lines => decided.kept_text().into_owned(),
-            TextForm::Markdown { links, images } => decided.kept_markdown(links, images),
-        };
+        let text = decided.kept_text_as(form).into_owned();
         let blocks_kept = decided.verdicts.iter().filter(|v| v.keep).count();
         let date = match decided.fetched {
             Some(time) => Some(rfc3339(time.0)),
             None => decided.date.clone(),
         };
-        let language = match (form, decided.rendered_language) {
+        let language = match decided.rendered_language(form) {
             _ if !detect_language => None,
-            // The lines' language, detected where the page was decided.
-            (TextForm::Lines, Some(language)) => language,
-            _ => super::detect_language(&text),
+            Some(detected_ahead) => detected_ahead,
+            None => super::detect_language(&text),
         };
         ExtractedPage {
             url: decided.page.url.clone(),

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::analyze::language::DetectedLanguage;
+use crate::analyze::language::{DetectedLanguage, detect_language};
 use crate::detect::{DecisionRecord, Verdict};
 use crate::read::{FetchTime, RecordLocation};
 use crate::segment::SegmentedPage;
@@ -39,15 +39,29 @@ pub struct DecidedPage {
     pub plain_text: bool,
     /// A stable 64-bit hash of the page's decoded HTML.
     pub digest: u64,
-    /// [`kept_text`](Self::kept_text), when it was rendered where the page was decided (on
-    /// a worker: [`RunPlan::rendered_ahead`](crate::run::RunPlan::rendered_ahead));
-    /// `None` has it rendered when asked. Set by the read that decided the page: it follows
-    /// the verdicts as they were decided, so only the read sets it.
-    pub(crate) rendered_text: Option<String>,
-    /// The language of [`rendered_text`](Self::rendered_text), when it was detected where
-    /// the page was decided ([`RenderedAhead::KeptTextAndLanguage`]); `None` has the caller
-    /// detect it.
-    pub(crate) rendered_language: Option<Option<DetectedLanguage>>,
+    /// The kept text in the form the caller writes it, and its language, when they were made
+    /// where the page was decided (on a worker: [`RunPlan::rendered_ahead`]); `None` has
+    /// them made when asked. Set by the read that decided the page: it follows the verdicts
+    /// as they were decided, so only the read sets it.
+    ///
+    /// [`RunPlan::rendered_ahead`]: crate::run::RunPlan::rendered_ahead
+    pub(crate) rendered: Option<RenderedText>,
+}
+
+/// How a page's kept text is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TextForm {
+    /// Lines ([`crate::segment::Layout::plain_text`]): what a build indexes.
+    #[default]
+    Lines,
+    /// CommonMark with GitHub tables ([`crate::segment::Layout::markdown`]), with links and
+    /// images when asked.
+    Markdown {
+        /// Links as `[text](absolute URL)`.
+        links: bool,
+        /// Images as `![alt](absolute URL)`.
+        images: bool,
+    },
 }
 
 /// What a two-pass read prepares of each page where it decides it, on the workers, so that
@@ -59,53 +73,105 @@ pub enum RenderedAhead {
     /// Nothing: the caller renders what it needs.
     #[default]
     Nothing,
-    /// The kept text as lines ([`DecidedPage::kept_text`]).
-    KeptText,
-    /// The kept text as lines and its language ([`crate::analyze::language::detect_language`]).
-    KeptTextAndLanguage,
+    /// The kept text in this form ([`DecidedPage::kept_text_as`]).
+    KeptText(TextForm),
+    /// The kept text in this form and its language
+    /// ([`crate::analyze::language::detect_language`]).
+    KeptTextAndLanguage(TextForm),
 }
 
 impl RenderedAhead {
-    /// Whether the kept text is rendered ahead.
-    pub fn renders_kept_text(self) -> bool {
-        self != RenderedAhead::Nothing
+    /// The form the kept text is rendered in ahead, if it is.
+    pub fn text_form(self) -> Option<TextForm> {
+        match self {
+            RenderedAhead::Nothing => None,
+            RenderedAhead::KeptText(form) | RenderedAhead::KeptTextAndLanguage(form) => Some(form),
+        }
     }
 
     /// Whether the kept text's language is detected ahead.
     pub fn detects_language(self) -> bool {
-        self == RenderedAhead::KeptTextAndLanguage
+        matches!(self, RenderedAhead::KeptTextAndLanguage(_))
+    }
+
+    /// The kept text of `page` under `verdicts` and its language, as this says to make
+    /// them; `None` when it says nothing.
+    pub(crate) fn render(self, page: &SegmentedPage, verdicts: &[Verdict]) -> Option<RenderedText> {
+        let form = self.text_form()?;
+        let text = render(page, verdicts, form);
+        let language = self.detects_language().then(|| detect_language(&text));
+        Some(RenderedText {
+            form,
+            text,
+            language,
+        })
     }
 }
 
+/// A page's kept text, rendered in one form where the page was decided.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RenderedText {
+    /// The form it is in.
+    pub(crate) form: TextForm,
+    /// The text.
+    pub(crate) text: String,
+    /// Its language, when it was detected ([`RenderedAhead::KeptTextAndLanguage`]).
+    pub(crate) language: Option<Option<DetectedLanguage>>,
+}
+
+impl RenderedText {
+    /// Bytes it holds.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.text.capacity()
+    }
+}
+
+/// The kept text of `page` under `verdicts`, in `form`.
+fn render(page: &SegmentedPage, verdicts: &[Verdict], form: TextForm) -> String {
+    let TextForm::Markdown { links, images } = form else {
+        return Verdict::kept_text(page, verdicts);
+    };
+    if page.layout.is_empty() {
+        return Verdict::kept_text(page, verdicts);
+    }
+    let options = crate::segment::MarkdownOptions {
+        links,
+        images,
+        base_url: page.url.clone(),
+    };
+    let keep = |block: usize| verdicts.get(block).is_some_and(|verdict| verdict.keep);
+    page.layout.markdown(&page.blocks, keep, &options)
+}
+
 impl DecidedPage {
-    /// The kept text as lines ([`Verdict::kept_text`]): [`rendered_text`](Self::rendered_text)
-    /// when the page has it, rendered now otherwise.
+    /// The kept text as lines ([`Verdict::kept_text`]): rendered where the page was decided
+    /// when it was, now otherwise.
     pub fn kept_text(&self) -> Cow<'_, str> {
-        match &self.rendered_text {
-            Some(text) => Cow::Borrowed(text),
-            None => Cow::Owned(Verdict::kept_text(&self.page, &self.verdicts)),
+        self.kept_text_as(TextForm::Lines)
+    }
+
+    /// The kept text in `form`: rendered where the page was decided when it was in that
+    /// form ([`RenderedAhead`]), now otherwise.
+    pub fn kept_text_as(&self, form: TextForm) -> Cow<'_, str> {
+        match &self.rendered {
+            Some(rendered) if rendered.form == form => Cow::Borrowed(&rendered.text),
+            _ => Cow::Owned(render(&self.page, &self.verdicts, form)),
         }
+    }
+
+    /// The language of the kept text in `form`, when it was detected where the page was
+    /// decided: `Some(None)` when none was found there, `None` when it was not looked for.
+    pub(crate) fn rendered_language(&self, form: TextForm) -> Option<Option<DetectedLanguage>> {
+        self.rendered
+            .as_ref()
+            .filter(|rendered| rendered.form == form)
+            .and_then(|rendered| rendered.language)
     }
 
     /// Whether the detector found main content on the page
     /// ([`Verdict::found_main_content`]).
     pub fn found_main_content(&self) -> bool {
         Verdict::found_main_content(&self.page, &self.verdicts)
-    }
-
-    /// The kept text as CommonMark with GitHub tables ([`crate::segment::Layout::markdown`]),
-    /// with links and images when asked.
-    pub fn kept_markdown(&self, links: bool, images: bool) -> String {
-        let options = crate::segment::MarkdownOptions {
-            links,
-            images,
-            base_url: self.page.url.clone(),
-        };
-        let keep = |block: usize| self.verdicts.get(block).is_some_and(|verdict| verdict.keep);
-        if self.page.layout.is_empty() {
-            return self.kept_text().into_owned();
-        }
-        self.page.layout.markdown(&self.page.blocks, keep, &options)
     }
 
     /// The page's decisions as the index stores them ([`DecisionRecord`]).

@@ -30,7 +30,7 @@ mod sample;
 mod single;
 mod site_models;
 
-pub use decided::{DecidedPage, RenderedAhead};
+pub use decided::{DecidedPage, RenderedAhead, TextForm};
 pub use error::BuildError;
 pub use options::{
     BuildOptions, DEFAULT_DETECTOR, DEFAULT_ONE_PASS_DETECTOR, NeedsOnePassDetector, NoProgress,
@@ -345,7 +345,7 @@ mod tests {
         options: &BuildOptions,
     ) -> Result<(Vec<DecidedPage>, BuildSummary), BuildError> {
         let mut pages = Vec::new();
-        let ahead = RenderedAhead::KeptTextAndLanguage;
+        let ahead = RenderedAhead::KeptTextAndLanguage(TextForm::Lines);
         let summary = extract(inputs, options, ahead, &NoProgress, &mut |page| {
             pages.push(page);
             Ok(())

@@ -6,7 +6,7 @@ use crate::detect::Passes;
 use crate::index::IndexBuild;
 use crate::read::{InputSet, PLACE_BYTES};
 use crate::report::BuildSummary;
-use crate::run::{BuildOptions, RenderedAhead};
+use crate::run::{BuildOptions, RenderedAhead, TextForm};
 
 /// Memory the run needs besides detector state and waiting pages (buffers, pages in flight
 /// on the workers), bytes, with up to [`THREADS_IN_BASE_MEMORY`] segmenting threads.
@@ -138,7 +138,7 @@ impl RunPlan {
             index_threads,
             writer_heap,
             rendered_ahead: match output {
-                Output::Index => RenderedAhead::KeptText,
+                Output::Index => RenderedAhead::KeptText(TextForm::Lines),
                 Output::Caller(rendered_ahead) => rendered_ahead,
             },
             writes_lines_only: output == Output::Index,

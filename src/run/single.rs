@@ -104,8 +104,7 @@ fn decide_with<D: Detector>(
         charset: origin.charset,
         plain_text: origin.plain_text,
         digest: origin.digest,
-        rendered_text: None,
-        rendered_language: None,
+        rendered: None,
     })
 }
 

@@ -31,10 +31,10 @@ use std::time::Instant;
 
 use indexer_pipeline::{Pipeline, SideStage};
 
-use crate::analyze::language::{DetectedLanguage, detect_language};
 use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Rule, Verdict};
 use crate::read::{InputSet, PlacedItem, RecordLocation, RecordPlaces};
 use crate::report::{BuildSummary, SkippedRecord};
+use crate::run::decided::RenderedText;
 use crate::run::prepare::{InputPages, Observed, Origin, Prepared, observe, read_lock};
 use crate::run::rounds::RecordSource;
 use crate::run::site_models::{SiteModelLedger, SiteModelStore, fingerprint};
@@ -628,8 +628,7 @@ fn tally_and_emit_page(
     let Decision {
         verdicts,
         origin,
-        kept_text,
-        language,
+        rendered,
     } = decision;
     tally.pages += 1;
     tally.html_bytes += page.html_bytes as u64;
@@ -676,8 +675,7 @@ fn tally_and_emit_page(
         charset: origin.charset,
         plain_text: origin.plain_text,
         digest: origin.digest,
-        rendered_text: kept_text,
-        rendered_language: language,
+        rendered,
     })
 }
 
@@ -686,8 +684,7 @@ fn tally_and_emit_page(
 pub(super) struct Decision {
     verdicts: Vec<Verdict>,
     origin: Origin,
-    kept_text: Option<String>,
-    language: Option<Option<DetectedLanguage>>,
+    rendered: Option<RenderedText>,
 }
 
 impl Decision {
@@ -695,14 +692,13 @@ impl Decision {
         Decision {
             verdicts,
             origin,
-            kept_text: None,
-            language: None,
+            rendered: None,
         }
     }
 
     /// Bytes of the kept text rendered with the decision.
     pub(super) fn rendered_bytes(&self) -> usize {
-        self.kept_text.as_ref().map_or(0, String::capacity)
+        self.rendered.as_ref().map_or(0, RenderedText::heap_bytes)
     }
 
     /// The decision of `page`, with what `ahead` says rendered now.
@@ -712,18 +708,11 @@ impl Decision {
         origin: Origin,
         ahead: RenderedAhead,
     ) -> Self {
-        let kept_text = ahead
-            .renders_kept_text()
-            .then(|| Verdict::kept_text(page, &verdicts));
-        let language = match &kept_text {
-            Some(text) if ahead.detects_language() => Some(detect_language(text)),
-            _ => None,
-        };
+        let rendered = ahead.render(page, &verdicts);
         Decision {
             verdicts,
             origin,
-            kept_text,
-            language,
+            rendered,
         }
     }
 }

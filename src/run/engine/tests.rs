@@ -12,7 +12,7 @@ use crate::run::test_support::{
     FOOTER, MENU, content, html_response, page_html, page_url, request, response, site_pages,
     write_warc,
 };
-use crate::run::{NoProgress, Output, RenderedAhead};
+use crate::run::{NoProgress, Output, RenderedAhead, TextForm};
 
 /// Pages a block's text must have been learned from before [`SeenBefore`] drops it.
 const MIN_PAGES: u32 = 2;
@@ -713,18 +713,36 @@ fn what_the_plan_renders_ahead_is_rendered_where_pages_are_decided() {
         detector: DetectorKind::Bloom,
         ..options()
     };
-    for (output, text, language) in [
-        (Output::Index, true, false),
-        (Output::Caller(RenderedAhead::Nothing), false, false),
-        (Output::Caller(RenderedAhead::KeptText), true, false),
+    let markdown = TextForm::Markdown {
+        links: true,
+        images: false,
+    };
+    for (output, form, language) in [
+        (Output::Index, Some(TextForm::Lines), false),
+        (Output::Caller(RenderedAhead::Nothing), None, false),
         (
-            Output::Caller(RenderedAhead::KeptTextAndLanguage),
+            Output::Caller(RenderedAhead::KeptText(TextForm::Lines)),
+            Some(TextForm::Lines),
+            false,
+        ),
+        (
+            Output::Caller(RenderedAhead::KeptTextAndLanguage(TextForm::Lines)),
+            Some(TextForm::Lines),
             true,
+        ),
+        (
+            Output::Caller(RenderedAhead::KeptText(markdown)),
+            Some(markdown),
+            false,
+        ),
+        (
+            Output::Caller(RenderedAhead::KeptTextAndLanguage(markdown)),
+            Some(markdown),
             true,
         ),
     ] {
         let plan = RunPlan::new(&options, &inputs, output);
-        assert_eq!(plan.rendered_ahead.renders_kept_text(), text, "{output:?}");
+        assert_eq!(plan.rendered_ahead.text_form(), form, "{output:?}");
         assert_eq!(
             plan.rendered_ahead.detects_language(),
             language,
@@ -732,25 +750,48 @@ fn what_the_plan_renders_ahead_is_rendered_where_pages_are_decided() {
         );
         let Outcome { pages, .. } = run_read(&inputs, &options, &plan, |read| read.run());
         assert_eq!(pages.len(), 40);
-        let mut with_text = 0;
+        let (mut with_text, mut with_heading) = (0, 0);
         for page in &pages {
             let url = &page.page.url;
-            assert_eq!(page.rendered_text.is_some(), text, "{url}");
-            assert_eq!(page.rendered_language.is_some(), language, "{url}");
-            let now = Verdict::kept_text(&page.page, &page.verdicts);
-            assert_eq!(page.kept_text(), now, "{url}");
-            // Detected ahead, the kept text's language is the one detected now.
-            if let Some(ahead) = page.rendered_language {
-                assert_eq!(ahead, detect_language(&now), "{url}");
+            let rendered = page.rendered.as_ref();
+            assert_eq!(rendered.map(|rendered| rendered.form), form, "{url}");
+            assert_eq!(
+                rendered.is_some_and(|rendered| rendered.language.is_some()),
+                language,
+                "{url}"
+            );
+            // What was rendered ahead is what is rendered now, in either form.
+            let mut fresh = page.clone();
+            fresh.rendered = None;
+            for asked in [TextForm::Lines, markdown] {
+                let now = fresh.kept_text_as(asked);
+                assert_eq!(page.kept_text_as(asked), now, "{url} {asked:?}");
+                let ahead = page.rendered_language(asked);
+                assert_eq!(ahead.is_some(), language && form == Some(asked), "{url}");
+                // Detected ahead, the kept text's language is the one detected now.
+                if let Some(ahead) = ahead {
+                    assert_eq!(ahead, detect_language(&now), "{url}");
+                }
             }
-            with_text += usize::from(!now.is_empty());
+            let lines = page.kept_text();
+            assert_eq!(
+                lines,
+                Verdict::kept_text(&page.page, &page.verdicts),
+                "{url}"
+            );
+            with_text += usize::from(!lines.is_empty());
+            with_heading += usize::from(page.kept_text_as(markdown).contains("# Chapter"));
         }
         assert!(with_text > 0, "no page kept any text");
+        assert!(with_heading > 0, "no kept heading rendered as Markdown");
         if language {
             assert!(
-                pages
-                    .iter()
-                    .any(|page| matches!(page.rendered_language, Some(Some(_)))),
+                pages.iter().any(|page| matches!(
+                    page.rendered
+                        .as_ref()
+                        .and_then(|rendered| rendered.language),
+                    Some(Some(_))
+                )),
                 "no language detected ahead"
             );
         }

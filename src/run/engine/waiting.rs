@@ -410,7 +410,7 @@ impl<O: Send> Waiting<O> {
             usize,
         )| {
             let verdicts = detectors.of(&page.site).decide(&page, &observation, pages);
-            let read_back = if ahead.renders_kept_text() && writes_lines_only {
+            let read_back = if ahead.text_form().is_some() && writes_lines_only {
                 0
             } else {
                 // Read later on the one in-order thread (Markdown, dolma's spans, a text
