@@ -206,7 +206,8 @@ fn cross_validation_holds_every_site_out() {
     );
     let mut lines = String::new();
     let file = std::fs::File::open(&held_out).unwrap();
-    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(file), &mut lines).unwrap();
+    std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(file), &mut lines)
+        .unwrap();
     let folds: std::collections::BTreeSet<String> = lines
         .lines()
         .map(|line| {

@@ -168,7 +168,7 @@ fn search_hits_and_export_carry_the_record_s_place() {
 /// The rows of a dolma folder's `documents` or `attributes/indexer` file.
 fn dolma_rows(path: &Path) -> Vec<serde_json::Value> {
     let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
         .read_to_string(&mut text)
         .unwrap();
     json_lines(&text)

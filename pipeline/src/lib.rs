@@ -17,7 +17,9 @@
 //! is caught and returned as [`PipelineError::Panicked`].
 //!
 //! Beside the sink, a [`SideStage`] takes serial work off it: one thread doing, in the order
-//! given, what the sink hands it, its outputs taken back when the sink asks ([`side`]).
+//! given, what the sink hands it, its outputs taken back when the sink asks ([`side`]). An
+//! [`OrderedPool`] does the same on several threads of its own, for a caller outside any run
+//! ([`pool`]).
 //!
 //! This crate knows stages and channels, nothing about what flows through them.
 
@@ -27,8 +29,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 
+pub mod pool;
 pub mod side;
 
+pub use pool::OrderedPool;
 pub use side::SideStage;
 
 /// How a run failed.

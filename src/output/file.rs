@@ -1,7 +1,15 @@
 //! The output file: records (bytes) in, a file out, compressed as its name says — `.gz`
 //! (gzip; one member per record when asked, as Common Crawl writes WET files, so a reader can
 //! seek to a record), `.zst` (zstd), anything else plain — and written atomically: to a
-//! temporary file beside it, renamed to its name by [`OutputFile::commit`]. A run that fails
+//! temporary file beside it, renamed to its name by [`OutputFile::commit`].
+//!
+//! A compressed file is written in pieces: its records are gathered into pieces of about
+//! [`GZIP_PIECE`] or [`ZSTD_PIECE`] bytes (whole records), each compressed on its own as a
+//! gzip member or a zstd frame, one after another in the file — a file both formats read as
+//! one stream, as `zcat`, `zstdcat` and every library's reader do. The pieces are compressed
+//! on threads of the file's own when it is given some ([`OutputFile::compressing_on`]), so
+//! that the thread writing records only hands them over; the bytes of the file are the same
+//! on any number of threads. A run that fails
 //! or stops before then leaves no file, not a half one (the temporary file is removed when the
 //! [`OutputFile`] is dropped). A name that is not a file — `/dev/null`, `/dev/stdout`, a named
 //! pipe — is written straight to: renaming a file over it would replace the device or the
@@ -12,6 +20,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use flate2::write::GzEncoder;
+use indexer_pipeline::OrderedPool;
 
 use super::OutputError;
 
@@ -45,12 +54,146 @@ impl Compression {
 const GZIP_LEVEL: u32 = 6;
 const ZSTD_LEVEL: i32 = 3;
 
+/// Bytes of records a gzip file compresses as one member: a piece larger made the docs'
+/// extract 0.1 % smaller at 2 MiB, one smaller 0.3 % larger at 512 KiB (gzip's window is 32 KiB).
+pub const GZIP_PIECE: usize = 1 << 20;
+
+/// Bytes of records a zstd file compresses as one frame: zstd's window at level 3 is 2 MiB
+/// and more, so a piece loses matches across its start; the docs' extract came out 2.4 %
+/// larger than one frame at 1 MiB, 1.1 % at 2 MiB, 0.5 % at 4 MiB.
+pub const ZSTD_PIECE: usize = 4 << 20;
+
+/// The threads compressing an output file's pieces ([`OutputFile::compressing_on`]) for a
+/// run on `run_threads` threads: none for one (the writing thread compresses), and one for
+/// each eight past that. Compression is about a twentieth of an `extract`'s CPU (gzip level 6
+/// of the JSON lines of the docs: docs/MEASUREMENTS.md).
+pub fn compressing_threads(run_threads: usize) -> usize {
+    match run_threads {
+        0 | 1 => 0,
+        threads => threads.div_ceil(8),
+    }
+}
+
 enum Encoder {
     Plain(BufWriter<File>),
-    Gzip(GzEncoder<BufWriter<File>>),
-    /// A gzip member per record, each finished before the next starts.
-    GzipMembers(BufWriter<File>),
-    Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
+    Compressed(Box<Compressing>),
+}
+
+/// How a compressed file's pieces are made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PieceFormat {
+    /// A gzip member a piece.
+    Gzip,
+    /// A gzip member a record.
+    GzipMembers,
+    /// A zstd frame a piece.
+    Zstd,
+}
+
+impl PieceFormat {
+    fn piece_bytes(self) -> usize {
+        match self {
+            PieceFormat::Gzip | PieceFormat::GzipMembers => GZIP_PIECE,
+            PieceFormat::Zstd => ZSTD_PIECE,
+        }
+    }
+
+    /// The compressed bytes of `piece`.
+    fn compress(self, piece: Piece) -> io::Result<Vec<u8>> {
+        let output = Vec::with_capacity(piece.bytes.len() / 3);
+        match self {
+            PieceFormat::Gzip => {
+                let mut member = GzEncoder::new(output, flate2::Compression::new(GZIP_LEVEL));
+                member.write_all(&piece.bytes)?;
+                member.finish()
+            }
+            PieceFormat::GzipMembers => {
+                let mut output = output;
+                let mut start = 0;
+                for &end in &piece.record_ends {
+                    let mut member = GzEncoder::new(output, flate2::Compression::new(GZIP_LEVEL));
+                    member.write_all(&piece.bytes[start..end])?;
+                    output = member.finish()?;
+                    start = end;
+                }
+                Ok(output)
+            }
+            PieceFormat::Zstd => {
+                let mut frame = zstd::stream::write::Encoder::new(output, ZSTD_LEVEL)?;
+                frame.write_all(&piece.bytes)?;
+                frame.finish()
+            }
+        }
+    }
+}
+
+/// Whole records, compressed together.
+#[derive(Default)]
+struct Piece {
+    bytes: Vec<u8>,
+    /// Where each record ends in `bytes`, when each is a member of its own.
+    record_ends: Vec<usize>,
+}
+
+/// A compressed file being written: the piece being filled, and the pieces compressing.
+struct Compressing {
+    file: BufWriter<File>,
+    format: PieceFormat,
+    piece: Piece,
+    /// Pieces handed on so far.
+    pieces: u64,
+    /// The threads compressing pieces; `None` compresses them on the writing thread.
+    threads: Option<OrderedPool<Piece, io::Result<Vec<u8>>>>,
+}
+
+impl Compressing {
+    fn write_record(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.piece.bytes.extend_from_slice(bytes);
+        if self.format == PieceFormat::GzipMembers {
+            self.piece.record_ends.push(self.piece.bytes.len());
+        }
+        if self.piece.bytes.len() >= self.format.piece_bytes() {
+            self.hand_on()?;
+        }
+        Ok(())
+    }
+
+    /// Compresses the piece filled so far and writes what is compressed, in order.
+    fn hand_on(&mut self) -> io::Result<()> {
+        let piece = std::mem::take(&mut self.piece);
+        self.pieces += 1;
+        let Some(threads) = &mut self.threads else {
+            let compressed = self.format.compress(piece)?;
+            return self.file.write_all(&compressed);
+        };
+        threads.give(piece).map_err(pool_error)?;
+        for compressed in threads.ready().map_err(pool_error)? {
+            self.file.write_all(&compressed?)?;
+        }
+        Ok(())
+    }
+
+    /// Compresses what is left, writes every piece and hands back the file.
+    fn finish(mut self) -> io::Result<BufWriter<File>> {
+        // An empty gzip or zstd file is still one (empty) member or frame.
+        let empty_stream = self.pieces == 0 && self.format != PieceFormat::GzipMembers;
+        if !self.piece.bytes.is_empty() || empty_stream {
+            self.hand_on()?;
+        }
+        if let Some(threads) = &mut self.threads {
+            for compressed in threads.settle().map_err(pool_error)? {
+                self.file.write_all(&compressed?)?;
+            }
+        }
+        Ok(self.file)
+    }
+}
+
+fn pool_error(error: indexer_pipeline::PipelineError<io::Error>) -> io::Error {
+    match error {
+        indexer_pipeline::PipelineError::Stage { error, .. } => error,
+        panicked => io::Error::other(format!("compressing: {panicked}")),
+    }
 }
 
 /// A file being written under a temporary name (or straight to a device or pipe).
@@ -258,15 +401,21 @@ impl OutputFile {
             (Some(temporary), file)
         };
         let file = BufWriter::with_capacity(256 << 10, file);
-        let encoder = match (compression, member_per_record) {
-            (Compression::None, _) => Encoder::Plain(file),
-            (Compression::Gzip, true) => Encoder::GzipMembers(file),
-            (Compression::Gzip, false) => {
-                Encoder::Gzip(GzEncoder::new(file, flate2::Compression::new(GZIP_LEVEL)))
-            }
-            (Compression::Zstd, _) => {
-                Encoder::Zstd(zstd::stream::write::Encoder::new(file, ZSTD_LEVEL).map_err(create)?)
-            }
+        let format = match (compression, member_per_record) {
+            (Compression::None, _) => None,
+            (Compression::Gzip, true) => Some(PieceFormat::GzipMembers),
+            (Compression::Gzip, false) => Some(PieceFormat::Gzip),
+            (Compression::Zstd, _) => Some(PieceFormat::Zstd),
+        };
+        let encoder = match format {
+            None => Encoder::Plain(file),
+            Some(format) => Encoder::Compressed(Box::new(Compressing {
+                file,
+                format,
+                piece: Piece::default(),
+                pieces: 0,
+                threads: None,
+            })),
         };
         Ok(OutputFile {
             path: path.to_path_buf(),
@@ -275,18 +424,28 @@ impl OutputFile {
         })
     }
 
+    /// The file with its pieces compressed on `threads` threads of its own, started now
+    /// ([`compressing_threads`] says how many for a run); on the writing thread for none, and
+    /// for a file written as is. The file's bytes are the same either way.
+    pub fn compressing_on(mut self, threads: usize) -> Result<OutputFile, OutputError> {
+        if let (Encoder::Compressed(compressing), 1..) = (&mut self.encoder, threads) {
+            let format = compressing.format;
+            let pool = OrderedPool::start("compress", threads, threads, move |piece| {
+                format.compress(piece)
+            });
+            compressing.threads = Some(pool.map_err(|source| OutputError::Create {
+                path: self.path.clone(),
+                source,
+            })?);
+        }
+        Ok(self)
+    }
+
     /// Appends one record.
     pub fn write_record(&mut self, bytes: &[u8]) -> Result<(), OutputError> {
         let written = match &mut self.encoder {
             Encoder::Plain(file) => file.write_all(bytes),
-            Encoder::Gzip(encoder) => encoder.write_all(bytes),
-            Encoder::GzipMembers(file) => {
-                let mut member = GzEncoder::new(file, flate2::Compression::new(GZIP_LEVEL));
-                member
-                    .write_all(bytes)
-                    .and_then(|()| member.finish().map(drop))
-            }
-            Encoder::Zstd(encoder) => encoder.write_all(bytes),
+            Encoder::Compressed(compressing) => compressing.write_record(bytes),
         };
         written.map_err(|source| self.write_error(source))
     }
@@ -304,9 +463,8 @@ impl OutputFile {
             source,
         };
         let file = match encoder {
-            Encoder::Plain(file) | Encoder::GzipMembers(file) => file,
-            Encoder::Gzip(encoder) => encoder.finish().map_err(write_error)?,
-            Encoder::Zstd(encoder) => encoder.finish().map_err(write_error)?,
+            Encoder::Plain(file) => file,
+            Encoder::Compressed(compressing) => compressing.finish().map_err(write_error)?,
         };
         let file = file.into_inner().map_err(|e| write_error(e.into_error()))?;
         let Some(temporary) = temporary else {
@@ -373,6 +531,94 @@ mod tests {
             .read_to_end(&mut decoded)
             .unwrap();
         assert_eq!(decoded, b"first\nsecond\n");
+    }
+
+    /// The members (gzip) or frames (zstd) that start in `bytes`, by their magic numbers:
+    /// an estimate that compressed data may inflate by chance, so only compared as at least.
+    fn starts(bytes: &[u8], magic: &[u8]) -> usize {
+        bytes.windows(magic.len()).filter(|w| w == &magic).count()
+    }
+
+    #[test]
+    fn a_large_file_is_compressed_in_pieces_the_same_on_any_number_of_threads() {
+        // Records of varied, hardly compressible text: about 6 MiB in all.
+        let mut state = 7u64;
+        let records: Vec<Vec<u8>> = (0..2000)
+            .map(|n| {
+                let words = 300 + n % 700;
+                let mut line = format!("{{\"n\":{n},\"text\":\"");
+                for _ in 0..words {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    line.push_str(&format!("w{} ", state >> 52));
+                }
+                line.push_str("\"}\n");
+                line.into_bytes()
+            })
+            .collect();
+        let plain = records.concat();
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, members: bool, threads: usize| {
+            let path = dir.path().join(name);
+            let mut out = OutputFile::create(&path, members)
+                .unwrap()
+                .compressing_on(threads)
+                .unwrap();
+            for record in &records {
+                out.write_record(record).unwrap();
+            }
+            out.commit().unwrap();
+            std::fs::read(&path).unwrap()
+        };
+        let gunzip = |bytes: &[u8]| {
+            let mut decoded = Vec::new();
+            flate2::read::MultiGzDecoder::new(bytes)
+                .read_to_end(&mut decoded)
+                .unwrap();
+            decoded
+        };
+        let gzip = write("out.jsonl.gz", false, 0);
+        assert_eq!(gunzip(&gzip), plain);
+        let pieces = plain.len().div_ceil(GZIP_PIECE);
+        assert!(pieces >= 5, "{pieces}");
+        assert!(starts(&gzip, &[0x1f, 0x8b, 0x08]) >= pieces - 1);
+        let zst = write("out.jsonl.zst", false, 0);
+        assert_eq!(zstd::decode_all(&zst[..]).unwrap(), plain);
+        assert!(plain.len() > ZSTD_PIECE);
+        assert!(starts(&zst, &[0x28, 0xb5, 0x2f, 0xfd]) >= plain.len().div_ceil(ZSTD_PIECE));
+        let wet = write("out.wet.gz", true, 0);
+        assert_eq!(gunzip(&wet), plain);
+        assert!(
+            starts(&wet, &[0x1f, 0x8b, 0x08]) >= records.len(),
+            "a member per record"
+        );
+        // On threads of their own, the same bytes.
+        for threads in [1, 3] {
+            assert!(write("out.jsonl.gz", false, threads) == gzip, "{threads}");
+            assert!(write("out.jsonl.zst", false, threads) == zst, "{threads}");
+            assert!(write("out.wet.gz", true, threads) == wet, "{threads}");
+        }
+        // Nothing written: one empty member or frame, as one stream would write; no member
+        // when each record is one.
+        for (name, members, empty) in [
+            ("empty.gz", false, 1),
+            ("empty.zst", false, 1),
+            ("empty.wet.gz", true, 0),
+        ] {
+            for threads in [0, 2] {
+                let path = dir.path().join(name);
+                let out = OutputFile::create(&path, members).unwrap();
+                out.compressing_on(threads).unwrap().commit().unwrap();
+                let bytes = std::fs::read(&path).unwrap();
+                assert_eq!(bytes.is_empty(), empty == 0, "{name}");
+                if name.ends_with(".zst") {
+                    assert!(zstd::decode_all(&bytes[..]).unwrap().is_empty());
+                } else if !bytes.is_empty() {
+                    assert!(gunzip(&bytes).is_empty());
+                }
+            }
+        }
     }
 
     #[test]

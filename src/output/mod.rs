@@ -22,7 +22,10 @@ pub use crate::analyze::language::{
     DetectedLanguage, detect_language, detect_language_in, language_code, language_filter,
     language_of,
 };
-pub use file::{Compression, OutputFile, is_special, is_standard_output};
+pub use file::{
+    Compression, GZIP_PIECE, OutputFile, ZSTD_PIECE, compressing_threads, is_special,
+    is_standard_output,
+};
 pub use page::ExtractedPage;
 pub use wet::{conversion_record, hashed_uuid, warcinfo_record};
 

@@ -143,8 +143,9 @@ impl Destination {
 
 impl DolmaFolder {
     /// dolma's folder layout under `folder`: the two files, each renamed into place when
-    /// complete.
-    fn create(folder: &std::path::Path) -> Result<DolmaFolder> {
+    /// complete and compressed on `threads` threads of its own
+    /// ([`OutputFile::compressing_on`]).
+    fn create(folder: &std::path::Path, threads: usize) -> Result<DolmaFolder> {
         const PART: &str = "part-0000.jsonl.gz";
         let documents = folder.join("documents");
         let attributes = folder.join("attributes").join("indexer");
@@ -154,8 +155,9 @@ impl DolmaFolder {
         }
         Ok(DolmaFolder {
             folder: folder.to_path_buf(),
-            documents: OutputFile::create(&documents.join(PART), false)?,
-            attributes: OutputFile::create(&attributes.join(PART), false)?,
+            documents: OutputFile::create(&documents.join(PART), false)?.compressing_on(threads)?,
+            attributes: OutputFile::create(&attributes.join(PART), false)?
+                .compressing_on(threads)?,
         })
     }
 
@@ -218,14 +220,14 @@ pub fn run(args: ExtractArgs) -> Result<()> {
         stop: Some(stop_on_interrupt()),
         ..args.run.options(args.detector.chosen(&args.run))?
     };
+    let compressing = output::compressing_threads(options.threads);
     let mut writer = match &args.output {
         Some(folder) if format == output::Format::Dolma => {
-            Writer::Dolma(Box::new(DolmaFolder::create(folder)?))
+            Writer::Dolma(Box::new(DolmaFolder::create(folder, compressing)?))
         }
-        Some(path) => Writer::Records(Destination::File(Box::new(OutputFile::create(
-            path,
-            format == output::Format::Wet,
-        )?))),
+        Some(path) => Writer::Records(Destination::File(Box::new(
+            OutputFile::create(path, format == output::Format::Wet)?.compressing_on(compressing)?,
+        ))),
         None => Writer::Records(Destination::Stdout(BufWriter::new(
             std::io::stdout().lock(),
         ))),
