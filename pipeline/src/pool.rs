@@ -12,12 +12,12 @@
 //! hand over a source and wait: it keeps working between gives (a writer compressing what a
 //! run's sink hands it, say), and the pool's threads live as long as the pool, not a scope.
 //!
-//! Back-pressure: at most `capacity` items wait for a thread; `give` blocks beyond. Outputs
-//! wait until taken, so a caller that takes what is ready after each give holds at most
-//! `capacity` items, one a thread, and the outputs not yet in order. A panic in `work` is
-//! caught and returned by the next `give`, `ready` or `settle` as
-//! [`PipelineError::Panicked`] with stage `"pool"`. Dropping the pool lets its threads finish
-//! the items given and joins them.
+//! Back-pressure: at most `capacity` items wait for a thread, and at most `capacity` plus one
+//! a thread are given and not yet taken back (waiting, being worked on, or done behind an
+//! earlier one); `give` blocks beyond either. A panic in `work` is caught and returned as
+//! [`PipelineError::Panicked`] with stage `"pool"` by the next `give`, `ready` or `settle`,
+//! and by every one after it. Dropping the pool lets its threads finish the items given and
+//! joins them.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -38,6 +38,10 @@ pub struct OrderedPool<I, O> {
     next_given: u64,
     /// The place of the next output to take back.
     next_taken: u64,
+    /// The most items given and not yet taken back.
+    most_outstanding: u64,
+    /// The message of a panic in `work`, once one is seen.
+    panicked: Option<String>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -51,7 +55,8 @@ impl<I: Send + 'static, O: Send + 'static> OrderedPool<I, O> {
         capacity: usize,
         work: impl Fn(I) -> O + Send + Sync + 'static,
     ) -> std::io::Result<Self> {
-        let (given_tx, given_rx) = bounded::<(u64, I)>(capacity.max(1));
+        let (threads, capacity) = (threads.max(1), capacity.max(1));
+        let (given_tx, given_rx) = bounded::<(u64, I)>(capacity);
         // Unbounded: a thread never waits for the caller, so the caller may block on a full
         // `given` channel without both waiting on each other.
         let (done_tx, done_rx) = unbounded();
@@ -62,9 +67,11 @@ impl<I: Send + 'static, O: Send + 'static> OrderedPool<I, O> {
             early: BTreeMap::new(),
             next_given: 0,
             next_taken: 0,
+            most_outstanding: (capacity + threads) as u64,
+            panicked: None,
             threads: Vec::new(),
         };
-        for _ in 0..threads.max(1) {
+        for _ in 0..threads {
             let (given, done, work) = (given_rx.clone(), done_tx.clone(), Arc::clone(&work));
             let thread = std::thread::Builder::new()
                 .name(name.to_string())
@@ -83,8 +90,19 @@ impl<I: Send + 'static, O: Send + 'static> OrderedPool<I, O> {
         Ok(pool)
     }
 
-    /// Hands `item` to the pool; waits while `capacity` items wait for a thread.
+    /// Hands `item` to the pool; waits while `capacity` items wait for a thread, or while
+    /// the items given and not taken back are as many as the pool holds (the outputs that
+    /// came back meanwhile are taken by the next [`ready`](Self::ready)).
     pub fn give<E>(&mut self, item: I) -> Result<(), PipelineError<E>> {
+        self.failed()?;
+        while self.next_given - self.next_taken >= self.most_outstanding
+            && !self.early.contains_key(&self.next_taken)
+        {
+            match self.done.recv() {
+                Ok((place, output)) => self.arrived(place, output)?,
+                Err(_) => return Err(self.stopped()),
+            }
+        }
         let sent = self
             .given
             .as_ref()
@@ -101,6 +119,7 @@ impl<I: Send + 'static, O: Send + 'static> OrderedPool<I, O> {
 
     /// The outputs ready at the front of the line, in the order given, without waiting.
     pub fn ready<E>(&mut self) -> Result<Vec<O>, PipelineError<E>> {
+        self.failed()?;
         loop {
             match self.done.try_recv() {
                 Ok((place, output)) => self.arrived(place, output)?,
@@ -115,6 +134,7 @@ impl<I: Send + 'static, O: Send + 'static> OrderedPool<I, O> {
     /// Waits until every item given has been worked on; their outputs not yet taken, in the
     /// order given.
     pub fn settle<E>(&mut self) -> Result<Vec<O>, PipelineError<E>> {
+        self.failed()?;
         let mut outputs = Vec::new();
         while self.next_taken < self.next_given {
             if !self.early.contains_key(&self.next_taken) {
@@ -138,12 +158,27 @@ impl<I: Send + 'static, O: Send + 'static> OrderedPool<I, O> {
         place: u64,
         output: Result<O, String>,
     ) -> Result<(), PipelineError<E>> {
-        let output = output.map_err(|message| PipelineError::Panicked {
-            stage: "pool",
-            message,
-        })?;
-        self.early.insert(place, output);
-        Ok(())
+        match output {
+            Ok(output) => {
+                self.early.insert(place, output);
+                Ok(())
+            }
+            Err(message) => {
+                self.panicked = Some(message);
+                self.failed()
+            }
+        }
+    }
+
+    /// The panic seen in `work`, if any: it stops the pool for good.
+    fn failed<E>(&self) -> Result<(), PipelineError<E>> {
+        match &self.panicked {
+            Some(message) => Err(PipelineError::Panicked {
+                stage: "pool",
+                message: message.clone(),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// The outputs at the front of the line, taken out of it.
@@ -161,15 +196,16 @@ impl<I: Send + 'static, O: Send + 'static> OrderedPool<I, O> {
         // A panic's message came through `done` unless the thread died some other way.
         while let Ok((_, output)) = self.done.try_recv() {
             if let Err(message) = output {
-                return PipelineError::Panicked {
-                    stage: "pool",
-                    message,
-                };
+                self.panicked = Some(message);
+                break;
             }
         }
+        let message = self
+            .panicked
+            .get_or_insert_with(|| "the pool's threads stopped".into());
         PipelineError::Panicked {
             stage: "pool",
-            message: "the pool's threads stopped".to_string(),
+            message: message.clone(),
         }
     }
 }
@@ -228,12 +264,55 @@ mod tests {
         if result.is_ok() {
             result = pool.settle::<()>();
         }
-        match result {
-            Err(PipelineError::Panicked { stage, message }) => {
-                assert_eq!(stage, "pool");
-                assert_eq!(message, "pool broke at 3");
+        let is_the_panic = |result: Result<Vec<u64>, PipelineError<()>>| {
+            matches!(result, Err(PipelineError::Panicked { stage: "pool", message })
+                if message == "pool broke at 3")
+        };
+        assert!(is_the_panic(result));
+        // And again, whatever is asked next, without waiting for the item that never came.
+        assert!(is_the_panic(pool.settle()));
+        assert!(is_the_panic(pool.ready()));
+        assert!(is_the_panic(pool.give(200).map(|()| Vec::new())));
+        // Dropped, the pool joins the thread left.
+        drop(pool);
+
+        // Every thread dead: a give fails rather than waits.
+        let mut pool = OrderedPool::start("test", 1, 1, |n: u64| -> u64 {
+            panic!("pool broke at {n}")
+        })
+        .unwrap();
+        let mut result = Ok(());
+        for n in 0..10u64 {
+            result = pool.give::<()>(n);
+            if result.is_err() {
+                break;
             }
-            other => panic!("unexpected {other:?}"),
         }
+        assert!(matches!(
+            result,
+            Err(PipelineError::Panicked { message, .. }) if message == "pool broke at 0"
+        ));
+    }
+
+    #[test]
+    fn a_slow_item_holds_back_the_gives_after_it() {
+        let mut pool = OrderedPool::start("test", 2, 1, |n: u64| {
+            if n == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            n
+        })
+        .unwrap();
+        // While the first item is worked on, the other thread could finish every later one:
+        // they wait in the pool, at most capacity plus threads given and not taken back.
+        let mut outputs = Vec::new();
+        for n in 0..50u64 {
+            pool.give::<()>(n).unwrap();
+            outputs.extend(pool.ready::<()>().unwrap());
+            let outstanding = pool.next_given - pool.next_taken;
+            assert!(outstanding <= 3, "{outstanding} after item {n}");
+        }
+        outputs.extend(pool.settle::<()>().unwrap());
+        assert_eq!(outputs, (0..50).collect::<Vec<_>>());
     }
 }

@@ -126,9 +126,10 @@ pub struct RunArgs {
     /// Segmenting threads; 0 or absent: the number of cores (at most 1024).
     #[arg(help_heading = "Memory and limits", long, value_parser = clap::value_parser!(u16).range(0..=1024))]
     threads: Option<u16>,
-    /// Two-pass detectors that decide site by site (bloom, hybrid): threads that learn the
-    /// pages, each holding its share of the sites; 0 or absent: one per 8 segmenting threads.
-    /// The output is the same whatever their number.
+    /// Detectors that decide site by site (bloom, hybrid): threads that learn the pages (in
+    /// one pass, decide and learn them), each holding its share of the sites; 0 or absent:
+    /// one per 8 segmenting threads in two passes, one per 2 in one pass. The output is the
+    /// same whatever their number.
     #[arg(help_heading = "Memory and limits", long, value_parser = clap::value_parser!(u16).range(0..=64))]
     learning_threads: Option<u16>,
     #[command(flatten)]

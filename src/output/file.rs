@@ -6,7 +6,9 @@
 //! A compressed file is written in pieces: its records are gathered into pieces of about
 //! [`GZIP_PIECE`] or [`ZSTD_PIECE`] bytes (whole records), each compressed on its own as a
 //! gzip member or a zstd frame, one after another in the file — a file both formats read as
-//! one stream, as `zcat`, `zstdcat` and every library's reader do. The pieces are compressed
+//! one stream to a reader that reads on past a member or frame's end, as `zcat`, `zstdcat`,
+//! Python's `gzip` and `flate2::read::MultiGzDecoder` do (`flate2::read::GzDecoder` stops
+//! after the first). The pieces are compressed
 //! on threads of the file's own when it is given some ([`OutputFile::compressing_on`]), so
 //! that the thread writing records only hands them over; the bytes of the file are the same
 //! on any number of threads. A run that fails
@@ -54,8 +56,9 @@ impl Compression {
 const GZIP_LEVEL: u32 = 6;
 const ZSTD_LEVEL: i32 = 3;
 
-/// Bytes of records a gzip file compresses as one member: a piece larger made the docs'
-/// extract 0.1 % smaller at 2 MiB, one smaller 0.3 % larger at 512 KiB (gzip's window is 32 KiB).
+/// Bytes of records a gzip file compresses as one member: gzip's window is 32 KiB, and the
+/// docs' extract came out 0.6 % larger than one member in pieces of 512 KiB, 0.3 % at 1 MiB,
+/// 0.2 % at 2 MiB.
 pub const GZIP_PIECE: usize = 1 << 20;
 
 /// Bytes of records a zstd file compresses as one frame: zstd's window at level 3 is 2 MiB
@@ -64,8 +67,8 @@ pub const GZIP_PIECE: usize = 1 << 20;
 pub const ZSTD_PIECE: usize = 4 << 20;
 
 /// The threads compressing an output file's pieces ([`OutputFile::compressing_on`]) for a
-/// run on `run_threads` threads: none for one (the writing thread compresses), and one for
-/// each eight past that. Compression is about a twentieth of an `extract`'s CPU (gzip level 6
+/// run on `run_threads` threads: none for one (the writing thread compresses), else one for
+/// every eight run threads or part of eight. Compression is about a twentieth of an `extract`'s CPU (gzip level 6
 /// of the JSON lines of the docs: docs/MEASUREMENTS.md).
 pub fn compressing_threads(run_threads: usize) -> usize {
     match run_threads {
@@ -140,20 +143,27 @@ struct Compressing {
     file: BufWriter<File>,
     format: PieceFormat,
     piece: Piece,
-    /// Pieces handed on so far.
-    pieces: u64,
+    /// Whether a piece has been handed on.
+    handed_on: bool,
     /// The threads compressing pieces; `None` compresses them on the writing thread.
     threads: Option<OrderedPool<Piece, io::Result<Vec<u8>>>>,
 }
 
 impl Compressing {
+    /// Adds a record to the piece being filled, handing that piece on first when the record
+    /// would take it past its size: a piece is larger only when it is one record.
     fn write_record(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let piece_bytes = self.format.piece_bytes();
+        let filled = self.piece.bytes.len();
+        if filled > 0 && filled + bytes.len() > piece_bytes {
+            self.hand_on()?;
+        }
+        if self.piece.bytes.is_empty() {
+            self.piece.bytes.reserve(piece_bytes.max(bytes.len()));
+        }
         self.piece.bytes.extend_from_slice(bytes);
         if self.format == PieceFormat::GzipMembers {
             self.piece.record_ends.push(self.piece.bytes.len());
-        }
-        if self.piece.bytes.len() >= self.format.piece_bytes() {
-            self.hand_on()?;
         }
         Ok(())
     }
@@ -161,7 +171,7 @@ impl Compressing {
     /// Compresses the piece filled so far and writes what is compressed, in order.
     fn hand_on(&mut self) -> io::Result<()> {
         let piece = std::mem::take(&mut self.piece);
-        self.pieces += 1;
+        self.handed_on = true;
         let Some(threads) = &mut self.threads else {
             let compressed = self.format.compress(piece)?;
             return self.file.write_all(&compressed);
@@ -175,9 +185,10 @@ impl Compressing {
 
     /// Compresses what is left, writes every piece and hands back the file.
     fn finish(mut self) -> io::Result<BufWriter<File>> {
-        // An empty gzip or zstd file is still one (empty) member or frame.
-        let empty_stream = self.pieces == 0 && self.format != PieceFormat::GzipMembers;
-        if !self.piece.bytes.is_empty() || empty_stream {
+        // An empty gzip or zstd file is still one (empty) member or frame; an empty record
+        // written as a member of its own is one too.
+        let empty_stream = !self.handed_on && self.format != PieceFormat::GzipMembers;
+        if !self.piece.bytes.is_empty() || !self.piece.record_ends.is_empty() || empty_stream {
             self.hand_on()?;
         }
         if let Some(threads) = &mut self.threads {
@@ -413,7 +424,7 @@ impl OutputFile {
                 file,
                 format,
                 piece: Piece::default(),
-                pieces: 0,
+                handed_on: false,
                 threads: None,
             })),
         };

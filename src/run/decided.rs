@@ -145,7 +145,7 @@ fn render(page: &SegmentedPage, verdicts: &[Verdict], form: TextForm) -> String 
 
 impl DecidedPage {
     /// The kept text as lines ([`Verdict::kept_text`]): rendered where the page was decided
-    /// when it was, now otherwise.
+    /// when it was rendered there as lines, now otherwise.
     pub fn kept_text(&self) -> Cow<'_, str> {
         self.kept_text_as(TextForm::Lines)
     }

@@ -26,9 +26,9 @@ pub struct BuildOptions {
     pub settings: DetectorSettings,
     /// Segmenting worker threads.
     pub threads: usize,
-    /// Two-pass detectors that decide site by site: threads that learn the pages, each
-    /// holding its share of the sites (0: one per 8 segmenting threads). The output is the
-    /// same whatever their number.
+    /// Detectors that decide site by site: threads that learn the pages (in one pass, decide
+    /// and learn them), each holding its share of the sites (0: one per 8 segmenting threads
+    /// in two passes, one per 2 in one pass). The output is the same whatever their number.
     pub learning_threads: usize,
     /// Per-page limits.
     pub limits: SegmentLimits,

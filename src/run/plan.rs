@@ -40,9 +40,11 @@ pub enum Output {
 pub struct RunPlan {
     /// Segmenting worker threads.
     pub threads: usize,
-    /// Threads that learn a two-pass read, each with a detector of its own holding its share
-    /// of the sites: more than one only for a detector that decides site by site
-    /// ([`BuildOptions::learning_threads`], by default one per 8 segmenting threads).
+    /// Threads that learn a two-pass read, or decide and learn a one-pass one, each with a
+    /// detector of its own holding its share of the sites: more than one only for a detector
+    /// that decides site by site ([`BuildOptions::learning_threads`]; by default one per 8
+    /// segmenting threads in two passes, where learning is a small part of the work, and one
+    /// per 2 in one pass, where deciding was a third of an `extract`'s CPU).
     pub learning_threads: usize,
     /// Threads of the index writer (0 when extracting). A two-pass detector that decides
     /// all pages at the end indexes after they are parsed, so the writer gets every core; one
@@ -128,7 +130,8 @@ impl RunPlan {
         let estimate = inputs.total_bytes() as f64 * ASSUMED_EXPANSION * per_html_byte;
         let rounds = per_html_byte > 0.0 && estimate > state_budget && !options.one_pass;
         let learning_threads = match options.learning_threads {
-            _ if passes == Passes::One || !options.detector.decides_site_by_site() => 1,
+            _ if !options.detector.decides_site_by_site() => 1,
+            0 if passes == Passes::One => threads.div_ceil(2),
             0 => threads.div_ceil(8),
             chosen => chosen,
         };

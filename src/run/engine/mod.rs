@@ -24,14 +24,17 @@
 //! docs/MEASUREMENTS.md, design choices measured).
 //!
 //! A one-pass detector ([`Passes::One`]) decides each page in input order and then learns
-//! from it.
+//! from it, on a thread of its own beside the in-order one ([`Deciding`]) — for a detector
+//! that decides site by site, on as many as it has [`shards`], each deciding its sites.
 
 use std::sync::RwLock;
 use std::time::Instant;
 
 use indexer_pipeline::{Pipeline, SideStage};
 
-use crate::detect::{Detector, DetectorVisitor, NoPages, PageSource, Passes, Rule, Verdict};
+use crate::detect::{
+    Counter, Detector, DetectorVisitor, NoPages, PageSource, Passes, Rule, Verdict,
+};
 use crate::read::{InputSet, PlacedItem, RecordLocation, RecordPlaces};
 use crate::report::{BuildSummary, SkippedRecord};
 use crate::run::decided::RenderedText;
@@ -420,7 +423,8 @@ fn two_passes<D: Detector>(
     Ok(tally)
 }
 
-/// A one-pass read: each page decided as it arrives, then learned.
+/// A one-pass read: each page decided as it arrives, then learned — on the deciding thread of
+/// the shard that holds its site ([`Deciding`]), not on the one that keeps pages in order.
 fn one_pass<D: Detector>(
     detectors: Shards<D>,
     reading: Reading<'_, '_, '_>,
@@ -428,6 +432,7 @@ fn one_pass<D: Detector>(
     let Reading {
         inputs,
         options,
+        plan,
         source,
         progress,
         emit,
@@ -435,55 +440,248 @@ fn one_pass<D: Detector>(
         pipeline,
         mut tally,
         mut site_models,
-        ..
     } = reading;
-    // One pass learns every site in input order: one detector holds them all.
-    debug_assert_eq!(detectors.len(), 1);
-    let detector = detectors.first();
-    let (limits, segment_options) = (&options.limits, read_lock(detector).segment_options());
+    let (limits, segment_options) = (
+        &options.limits,
+        read_lock(detectors.first()).segment_options(),
+    );
     let is_unchanged = |page: &SegmentedPage, origin: &Origin| is_known(unchanged, page, origin);
     let label = source.label();
     progress.start_pass(&format!("{label}deciding"));
-    let mut pages = 0u64;
-    pipeline.run(
-        Reading::records(source, None, inputs, options, progress),
-        |item| Ok(observe(item.read(), limits, segment_options, |_| detector)),
-        |prepared| {
-            let decided = match prepared {
-                Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
-                    pass_over_unchanged(&mut tally, progress, &page);
-                    return Ok(());
-                }
-                Prepared::Page(page, observed) => {
-                    progress.record_done(page.html_bytes);
-                    let mut detector = write_lock(detector);
-                    site_models.arrive(|| &mut *detector, &page.site);
-                    let verdicts = detector.decide(&page, &observed.observation, &NoPages);
-                    detector.learn(&observed.observation);
-                    pages += 1;
-                    if pages.is_multiple_of(256) {
-                        tally.peak_state_bytes =
-                            tally.peak_state_bytes.max(detector.state_bytes() as u64);
+    std::thread::scope(|scope| -> Result<(), BuildError> {
+        let mut deciding =
+            Deciding::start(scope, pipeline.window(), &detectors, plan.rendered_ahead);
+        pipeline.run(
+            Reading::records(source, None, inputs, options, progress),
+            |item| {
+                Ok(observe(item.read(), limits, segment_options, |site| {
+                    detectors.of(site)
+                }))
+            },
+            |prepared| {
+                match prepared {
+                    Prepared::Page(page, observed) if is_unchanged(&page, &observed.origin) => {
+                        pass_over_unchanged(&mut tally, progress, &page);
                     }
-                    Prepared::Page(page, Decision::new(verdicts, observed.origin))
+                    Prepared::Page(page, observed) => {
+                        progress.record_done(page.html_bytes);
+                        let detector = detectors.of(&page.site);
+                        site_models.arrive(|| write_lock(detector), &page.site);
+                        deciding.give(detectors.index_of(&page.site), page, observed)?;
+                    }
+                    Prepared::Text(page, origin) => {
+                        progress.record_done(page.html_bytes);
+                        deciding.push_ready(Prepared::Text(page, origin));
+                    }
+                    Prepared::Skipped(skip) => {
+                        progress.record_done(0);
+                        deciding.push_ready(Prepared::Skipped(skip));
+                    }
                 }
-                Prepared::Text(page, origin) => {
-                    progress.record_done(page.html_bytes);
-                    Prepared::Text(page, origin)
-                }
-                Prepared::Skipped(skip) => {
-                    progress.record_done(0);
-                    Prepared::Skipped(skip)
-                }
-            };
-            tally_and_emit(&mut tally, decided, emit)
-        },
-    )?;
-    let detector = read_lock(detector);
-    tally.peak_state_bytes = tally.peak_state_bytes.max(detector.state_bytes() as u64);
-    tally.add_counters(detector.counters());
-    tally.site_models = site_models.finish(|_| &*detector);
+                deciding.emit_ready(&mut tally, emit)
+            },
+        )?;
+        deciding.finish(&mut tally, emit)
+    })?;
+    let detectors = detectors.read();
+    tally.peak_state_bytes = tally.peak_state_bytes.max(detectors.state_bytes() as u64);
+    // A one-pass read's shards hold their sites to the end, side by side: a peak of theirs
+    // (a table's most entries) adds up as a count does.
+    let mut counters: Vec<Counter> = Vec::new();
+    for counter in detectors.each().flat_map(|detector| detector.counters()) {
+        match counters.iter_mut().find(|seen| seen.name == counter.name) {
+            Some(seen) => seen.value += counter.value,
+            None => counters.push(counter),
+        }
+    }
+    tally.add_counters(counters);
+    tally.site_models = site_models.finish(|site| detectors.of(site));
     Ok(tally)
+}
+
+/// A page of a one-pass read decided on its shard's thread, with what the plan renders ahead;
+/// and, every [`STATE_SAMPLE_PAGES`] pages of the shard, the shard's state bytes then.
+type DecidedOnShard = (SegmentedPage, Decision, Option<usize>);
+
+/// Pages a shard's deciding thread decides between two looks at its state's bytes.
+const STATE_SAMPLE_PAGES: u64 = 256;
+
+/// The deciding of a one-pass read, on a thread a shard ([`SideStage`]) beside the one that
+/// keeps pages in input order: each page is handed, in input order, to the thread of the
+/// shard that holds its site, which decides it, learns it and renders what the plan says;
+/// the page comes back to its place in the line, and the pages at the front of the line leave
+/// in input order. A shard sees its sites' pages in input order, and its detector decides by
+/// their site alone ([`Detector::DECIDES_SITE_BY_SITE`]; a detector that learns across sites
+/// is one shard), so each verdict is the one a single thread would give.
+struct Deciding<'scope, O> {
+    /// One a shard, in the shards' order.
+    stages: Vec<SideStage<'scope, (SegmentedPage, Observed<O>), DecidedOnShard>>,
+    /// The pages since the front of the line, in input order: being decided on a shard, or
+    /// ready to leave.
+    line: std::collections::VecDeque<InLine>,
+    /// The place of the line's front: the pages that have left it.
+    first_place: u64,
+    /// The most pages the line holds before the in-order thread waits for its front.
+    longest_line: usize,
+    /// The last state bytes each shard reported, and the most of their sum.
+    state_bytes: Vec<usize>,
+    peak_state_bytes: usize,
+}
+
+/// A page in a one-pass read's line.
+// Most of a line is pages ready to leave: boxing them would add an allocation a page and
+// save nothing.
+#[allow(clippy::large_enum_variant)]
+enum InLine {
+    /// Being decided on this shard.
+    Deciding(usize),
+    /// Decided (or never to be: a page of plain text, a skip), ready to leave.
+    Ready(Prepared<Decision>),
+}
+
+impl<'scope, O: Send + 'scope> Deciding<'scope, O> {
+    /// Starts the deciding thread of each of `detectors`; at most `capacity` pages wait for
+    /// each, and the line holds at most four times that a shard.
+    fn start<'env, D: Detector<Observation = O>>(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        capacity: usize,
+        detectors: &'scope Shards<D>,
+        ahead: RenderedAhead,
+    ) -> Self {
+        let decide = |detector: &'scope RwLock<D>| {
+            let mut pages = 0u64;
+            move |(page, observed): (SegmentedPage, Observed<O>)| {
+                let mut detector = write_lock(detector);
+                let verdicts = detector.decide(&page, &observed.observation, &NoPages);
+                detector.learn(&observed.observation);
+                pages += 1;
+                let state_bytes = pages
+                    .is_multiple_of(STATE_SAMPLE_PAGES)
+                    .then(|| detector.state_bytes());
+                drop(detector);
+                let decision = Decision::rendered(&page, verdicts, observed.origin, ahead);
+                (page, decision, state_bytes)
+            }
+        };
+        let stages: Vec<_> = detectors
+            .all()
+            .iter()
+            .map(|detector| SideStage::start(scope, capacity, decide(detector)))
+            .collect();
+        Deciding {
+            longest_line: 4 * capacity.max(1) * stages.len(),
+            state_bytes: vec![0; stages.len()],
+            stages,
+            line: std::collections::VecDeque::new(),
+            first_place: 0,
+            peak_state_bytes: 0,
+        }
+    }
+
+    /// Hands `page` to the deciding thread of `shard`, the one that holds its site.
+    fn give(
+        &mut self,
+        shard: usize,
+        page: SegmentedPage,
+        observed: Observed<O>,
+    ) -> Result<(), BuildError> {
+        let place = self.first_place + self.line.len() as u64;
+        self.line.push_back(InLine::Deciding(shard));
+        self.stages[shard].give(place, (page, observed))?;
+        Ok(())
+    }
+
+    /// Adds a page that needs no decision, or a skip.
+    fn push_ready(&mut self, ready: Prepared<Decision>) {
+        self.line.push_back(InLine::Ready(ready));
+    }
+
+    /// Puts the pages decided so far back in their places and hands every page ready at the
+    /// front of the line to `emit`; while the line is longer than it may be, waits for the
+    /// shard deciding its front.
+    fn emit_ready(
+        &mut self,
+        tally: &mut BuildSummary,
+        emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
+    ) -> Result<(), BuildError> {
+        for shard in 0..self.stages.len() {
+            let decided = self.stages[shard].ready()?;
+            self.put_back(shard, decided)?;
+        }
+        loop {
+            self.leave(tally, emit)?;
+            match self.line.front() {
+                Some(&InLine::Deciding(shard)) if self.line.len() > self.longest_line => {
+                    let decided = self.stages[shard].settle()?;
+                    self.put_back(shard, decided)?;
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// Waits until every page handed over is decided, and hands every page to `emit`.
+    fn finish(
+        &mut self,
+        tally: &mut BuildSummary,
+        emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
+    ) -> Result<(), BuildError> {
+        for shard in 0..self.stages.len() {
+            let decided = self.stages[shard].settle()?;
+            self.put_back(shard, decided)?;
+        }
+        self.leave(tally, emit)?;
+        if !self.line.is_empty() {
+            return Err(BuildError::Pipeline(format!(
+                "{} pages of a one-pass read were never decided",
+                self.line.len()
+            )));
+        }
+        tally.peak_state_bytes = tally.peak_state_bytes.max(self.peak_state_bytes as u64);
+        Ok(())
+    }
+
+    fn put_back(
+        &mut self,
+        shard: usize,
+        decided: Vec<(u64, DecidedOnShard)>,
+    ) -> Result<(), BuildError> {
+        for (place, (page, decision, state_bytes)) in decided {
+            if let Some(bytes) = state_bytes {
+                self.state_bytes[shard] = bytes;
+                self.peak_state_bytes = self.peak_state_bytes.max(self.state_bytes.iter().sum());
+            }
+            let at = place
+                .checked_sub(self.first_place)
+                .and_then(|at| usize::try_from(at).ok());
+            match at.and_then(|at| self.line.get_mut(at)) {
+                Some(slot @ InLine::Deciding(_)) => {
+                    *slot = InLine::Ready(Prepared::Page(page, decision))
+                }
+                _ => {
+                    return Err(BuildError::Pipeline(format!(
+                        "a decided page came back to place {place}, where no page was being decided"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the pages ready at the front of the line to `emit`.
+    fn leave(
+        &mut self,
+        tally: &mut BuildSummary,
+        emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
+    ) -> Result<(), BuildError> {
+        while let Some(InLine::Ready(_)) = self.line.front() {
+            if let Some(InLine::Ready(ready)) = self.line.pop_front() {
+                self.first_place += 1;
+                tally_and_emit(tally, ready, emit)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The summary of a read by `detector` before any record is read.

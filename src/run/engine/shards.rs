@@ -1,5 +1,5 @@
-//! Shards: one detector of a two-pass read as several, each holding the sites whose key falls
-//! to it, so that sites can be learned on several threads at once.
+//! Shards: one detector of a read as several, each holding the sites whose key falls to it,
+//! so that sites can be learned (in one pass, decided and learned) on several threads at once.
 //!
 //! In: the detectors a read was made with (one, or [`RunPlan::learning_threads`] of the same
 //! kind and settings for a detector that decides site by site). Out: the detector of a site;
@@ -36,11 +36,6 @@ impl<D: Detector> Shards<D> {
         Shards {
             detectors: detectors.into_iter().map(RwLock::new).collect(),
         }
-    }
-
-    /// How many there are.
-    pub(super) fn len(&self) -> usize {
-        self.detectors.len()
     }
 
     /// Which one holds `site`.

@@ -798,12 +798,9 @@ fn what_the_plan_renders_ahead_is_rendered_where_pages_are_decided() {
     }
 }
 
-/// Sites learned on several threads, each by a detector of its own, are decided as one
-/// detector decides them: the same verdicts, counters and saved figures, whether their sites'
-/// pages arrive one site after another or interleaved, and whether the batch memory fills.
-#[test]
-fn sites_learned_on_several_threads_are_decided_as_by_one() {
-    let dir = tempfile::tempdir().unwrap();
+/// The records of four sites of 3, 5, 7 and 9 pages: one site after another, and
+/// interleaved a page of each at a time.
+fn four_sites_one_after_another_and_interleaved() -> [Vec<Vec<u8>>; 2] {
     let sites: Vec<Vec<Vec<u8>>> = ["a.example", "b.example", "c.example", "d.example"]
         .iter()
         .enumerate()
@@ -812,8 +809,63 @@ fn sites_learned_on_several_threads_are_decided_as_by_one() {
     let interleaved: Vec<Vec<u8>> = (0..9)
         .flat_map(|n| sites.iter().filter_map(move |pages| pages.get(n).cloned()))
         .collect();
-    let in_order: Vec<Vec<u8>> = sites.concat();
-    for records in [in_order, interleaved] {
+    [sites.concat(), interleaved]
+}
+
+/// In one pass, sites decided and learned on several threads, each by a detector of its own,
+/// are decided as one detector decides them, and their pages leave in input order with what
+/// the plan renders ahead.
+#[test]
+fn sites_decided_in_one_pass_on_several_threads_are_decided_as_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    for records in four_sites_one_after_another_and_interleaved() {
+        let inputs = inputs_of(&dir, &records);
+        let outcome = |learning_threads| {
+            let options = BuildOptions {
+                detector: DetectorKind::Hybrid,
+                one_pass: true,
+                learning_threads,
+                ..options()
+            };
+            let ahead = RenderedAhead::KeptTextAndLanguage(TextForm::Lines);
+            let plan = RunPlan::new(&options, &inputs, Output::Caller(ahead));
+            assert_eq!(plan.passes, Passes::One);
+            assert_eq!(plan.learning_threads, learning_threads);
+            run_read(&inputs, &options, &plan, |read| read.run())
+        };
+        let (one, three) = (outcome(1), outcome(3));
+        assert_eq!(one.pages.len(), records.len());
+        assert_eq!(one.urls(), three.urls());
+        let decided = |outcome: &Outcome| -> Vec<(Vec<Verdict>, Option<RenderedText>)> {
+            outcome
+                .pages
+                .iter()
+                .map(|page| (page.verdicts.clone(), page.rendered.clone()))
+                .collect()
+        };
+        assert_eq!(decided(&one), decided(&three));
+        assert!(one.pages.iter().all(|page| page.rendered.is_some()));
+        // A page's verdicts follow what its site's earlier pages taught: some block of a
+        // later page is dropped.
+        assert!(
+            decided(&one)
+                .iter()
+                .flat_map(|(verdicts, _)| verdicts)
+                .any(|verdict| !verdict.keep)
+        );
+        assert_eq!(one.summary.counters, three.summary.counters);
+        assert_eq!(one.summary.peak_state_bytes, three.summary.peak_state_bytes);
+        assert_eq!(one.summary.pages, three.summary.pages);
+    }
+}
+
+/// Sites learned on several threads, each by a detector of its own, are decided as one
+/// detector decides them: the same verdicts, counters and saved figures, whether their sites'
+/// pages arrive one site after another or interleaved, and whether the batch memory fills.
+#[test]
+fn sites_learned_on_several_threads_are_decided_as_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    for records in four_sites_one_after_another_and_interleaved() {
         let inputs = inputs_of(&dir, &records);
         for detector in [DetectorKind::Hybrid, DetectorKind::Bloom] {
             for batch_memory in [1 << 30, 4096] {

@@ -413,8 +413,8 @@ impl<O: Send> Waiting<O> {
             let read_back = if ahead.text_form().is_some() && writes_lines_only {
                 0
             } else {
-                // Read later on the one in-order thread (Markdown, dolma's spans, a text
-                // rendered there): its marks are read back here.
+                // Read later (to render Markdown here, dolma's spans or a text on the one
+                // in-order thread): its marks are read back here.
                 let packed_bytes = page.layout.heap_bytes();
                 page.layout.unpack();
                 page.layout.heap_bytes().saturating_sub(packed_bytes)
