@@ -20,13 +20,13 @@
 //! joins them.
 
 use std::collections::BTreeMap;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError, bounded, unbounded};
 
-use crate::{PipelineError, panic_message};
+use crate::PipelineError;
+use crate::side::work_in_order_given;
 
 /// The caller's end of an ordered worker pool.
 pub struct OrderedPool<I, O> {
@@ -75,16 +75,7 @@ impl<I: Send + 'static, O: Send + 'static> OrderedPool<I, O> {
             let (given, done, work) = (given_rx.clone(), done_tx.clone(), Arc::clone(&work));
             let thread = std::thread::Builder::new()
                 .name(name.to_string())
-                .spawn(move || {
-                    for (place, item) in given {
-                        let output = catch_unwind(AssertUnwindSafe(|| work(item)))
-                            .map_err(|payload| panic_message(payload.as_ref()));
-                        let failed = output.is_err();
-                        if done.send((place, output)).is_err() || failed {
-                            return;
-                        }
-                    }
-                })?;
+                .spawn(move || work_in_order_given(&given, &done, |item| work(item)))?;
             pool.threads.push(thread);
         }
         Ok(pool)

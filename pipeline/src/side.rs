@@ -24,6 +24,24 @@ use crossbeam_channel::{Receiver, Sender, TryRecvError, bounded, unbounded};
 
 use crate::{PipelineError, panic_message};
 
+/// A worker thread's loop: `work` applied to each item taken from `given`, its output (or its
+/// panic's message) sent to `done` with the item's place; stops when `given` closes, `done`
+/// is dropped, or `work` panics.
+pub(crate) fn work_in_order_given<I, O>(
+    given: &Receiver<(u64, I)>,
+    done: &Sender<(u64, Result<O, String>)>,
+    mut work: impl FnMut(I) -> O,
+) {
+    for (place, item) in given {
+        let output = catch_unwind(AssertUnwindSafe(|| work(item)))
+            .map_err(|payload| panic_message(payload.as_ref()));
+        let failed = output.is_err();
+        if done.send((place, output)).is_err() || failed {
+            return;
+        }
+    }
+}
+
 /// The sink's end of a side stage: work given, outputs taken back.
 pub struct SideStage<'scope, I, O> {
     given: Option<Sender<(u64, I)>>,
@@ -39,22 +57,13 @@ impl<'scope, I: Send + 'scope, O: Send + 'scope> SideStage<'scope, I, O> {
     pub fn start<'env>(
         scope: &'scope Scope<'scope, 'env>,
         capacity: usize,
-        mut work: impl FnMut(I) -> O + Send + 'scope,
+        work: impl FnMut(I) -> O + Send + 'scope,
     ) -> Self {
         let (given_tx, given_rx) = bounded::<(u64, I)>(capacity.max(1));
         // Unbounded: the side thread never waits for the sink, so the sink may block on a
         // full `given` channel without both waiting on each other.
         let (done_tx, done_rx) = unbounded();
-        let thread = scope.spawn(move || {
-            for (place, item) in given_rx {
-                let output = catch_unwind(AssertUnwindSafe(|| work(item)))
-                    .map_err(|payload| panic_message(payload.as_ref()));
-                let failed = output.is_err();
-                if done_tx.send((place, output)).is_err() || failed {
-                    return;
-                }
-            }
-        });
+        let thread = scope.spawn(move || work_in_order_given(&given_rx, &done_tx, work));
         SideStage {
             given: Some(given_tx),
             done: done_rx,

@@ -3,19 +3,19 @@
 //! seek to a record), `.zst` (zstd), anything else plain — and written atomically: to a
 //! temporary file beside it, renamed to its name by [`OutputFile::commit`].
 //!
-//! A compressed file is written in pieces: its records are gathered into pieces of about
-//! [`GZIP_PIECE`] or [`ZSTD_PIECE`] bytes (whole records), each compressed on its own as a
-//! gzip member or a zstd frame, one after another in the file — a file both formats read as
-//! one stream to a reader that reads on past a member or frame's end, as `zcat`, `zstdcat`,
-//! Python's `gzip` and `flate2::read::MultiGzDecoder` do (`flate2::read::GzDecoder` stops
-//! after the first). The pieces are compressed
-//! on threads of the file's own when it is given some ([`OutputFile::compressing_on`]), so
-//! that the thread writing records only hands them over; the bytes of the file are the same
-//! on any number of threads. A run that fails
-//! or stops before then leaves no file, not a half one (the temporary file is removed when the
-//! [`OutputFile`] is dropped). A name that is not a file — `/dev/null`, `/dev/stdout`, a named
-//! pipe — is written straight to: renaming a file over it would replace the device or the
-//! pipe with a file.
+//! A run that fails or stops before then leaves no file, not a half one (the temporary file is
+//! removed when the [`OutputFile`] is dropped). A name that is not a file — `/dev/null`,
+//! `/dev/stdout`, a named pipe — is written straight to: renaming a file over it would
+//! replace the device or the pipe with a file.
+//!
+//! A compressed file is written in pieces of whole records, at most [`GZIP_PIECE`] or
+//! [`ZSTD_PIECE`] bytes unless one record is larger, each compressed on its own as a gzip
+//! member or a zstd frame, one after another in the file: one stream to a reader that reads
+//! on past a member or frame's end, as `zcat`, `zstdcat`, Python's `gzip` and
+//! `flate2::read::MultiGzDecoder` do (`flate2::read::GzDecoder` stops after the first). The
+//! pieces are compressed on threads of the file's own when it is given some
+//! ([`OutputFile::compressing_on`]), so that the thread writing records only hands them over;
+//! the file's bytes are the same on any number of threads.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -68,8 +68,8 @@ pub const ZSTD_PIECE: usize = 4 << 20;
 
 /// The threads compressing an output file's pieces ([`OutputFile::compressing_on`]) for a
 /// run on `run_threads` threads: none for one (the writing thread compresses), else one for
-/// every eight run threads or part of eight. Compression is about a twentieth of an `extract`'s CPU (gzip level 6
-/// of the JSON lines of the docs: docs/MEASUREMENTS.md).
+/// every eight run threads or part of eight. Compression is about a twentieth of an
+/// `extract`'s CPU (gzip level 6 of the JSON lines of the docs: docs/MEASUREMENTS.md).
 pub fn compressing_threads(run_threads: usize) -> usize {
     match run_threads {
         0 | 1 => 0,

@@ -605,15 +605,13 @@ impl<'scope, O: Send + 'scope> Deciding<'scope, O> {
         emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
     ) -> Result<(), BuildError> {
         for shard in 0..self.stages.len() {
-            let decided = self.stages[shard].ready()?;
-            self.put_back(shard, decided)?;
+            self.take_back(shard, false)?;
         }
         loop {
             self.leave(tally, emit)?;
             match self.line.front() {
                 Some(&InLine::Deciding(shard)) if self.line.len() > self.longest_line => {
-                    let decided = self.stages[shard].settle()?;
-                    self.put_back(shard, decided)?;
+                    self.take_back(shard, true)?;
                 }
                 _ => return Ok(()),
             }
@@ -627,8 +625,7 @@ impl<'scope, O: Send + 'scope> Deciding<'scope, O> {
         emit: &mut dyn FnMut(DecidedPage) -> Result<(), BuildError>,
     ) -> Result<(), BuildError> {
         for shard in 0..self.stages.len() {
-            let decided = self.stages[shard].settle()?;
-            self.put_back(shard, decided)?;
+            self.take_back(shard, true)?;
         }
         self.leave(tally, emit)?;
         if !self.line.is_empty() {
@@ -641,11 +638,15 @@ impl<'scope, O: Send + 'scope> Deciding<'scope, O> {
         Ok(())
     }
 
-    fn put_back(
-        &mut self,
-        shard: usize,
-        decided: Vec<(u64, DecidedOnShard)>,
-    ) -> Result<(), BuildError> {
+    /// Puts the pages `shard` has decided back in their places: those done so far, or
+    /// every page handed to it when `wait`.
+    fn take_back(&mut self, shard: usize, wait: bool) -> Result<(), BuildError> {
+        let stage = &mut self.stages[shard];
+        let decided = if wait {
+            stage.settle()?
+        } else {
+            stage.ready()?
+        };
         for (place, (page, decision, state_bytes)) in decided {
             if let Some(bytes) = state_bytes {
                 self.state_bytes[shard] = bytes;
